@@ -1,0 +1,456 @@
+"""The porcelain: one agent's memory. `Agent.open(...)` then store, recall, ...
+
+Every write is one transaction ending in one Dolt commit authored by the
+agent; bad input is rejected before anything is written.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Sequence
+
+import numpy as np
+
+from . import phase as phase_mod
+from . import trust, wave
+from .config import Home, Settings
+from .embed import DEFAULT_DIM, DEFAULT_MODEL_VERSION, Embedder, default_embedder
+from .errors import AgentExists, BadInput, NotFound, StorageError
+from .identity import Identity
+from .index import VectorIndex
+from .model import (DEFAULT_AMPLITUDE, Memory, blob_to_vector, content_hash, iso, parse_time, summarise,
+                    utcnow, uuid7, validate_agent_id, validate_amplitude, validate_category,
+                    validate_content, validate_tags, validate_vector)
+from .store.base import Commit, SqlRepository
+from .store.doltlite import DoltliteRepository
+
+DB_FILE = "memory.db"
+KEY_FILE = "ed25519.pem"
+BOOST_STEP, BOOST_MAX = 0.05, 2.0
+OVERFETCH = 3
+
+
+def working_branch(agent_id: str) -> str:
+    return f"{agent_id}/working"
+
+
+@dataclass
+class StoreResult:
+    memory: Memory
+    deduplicated: bool = False
+    commit: str | None = None
+
+    def to_dict(self) -> dict:
+        return {**self.memory.to_dict(), "deduplicated": self.deduplicated, "commit": self.commit}
+
+
+@dataclass
+class RecallHit:
+    memory: Memory
+    score: float
+    similarity: float
+    strength: float
+    access_count: int = 0
+
+    def to_dict(self) -> dict:
+        return {"id": self.memory.id, "score": round(self.score, 6), "similarity": round(self.similarity, 6),
+                "strength": round(self.strength, 6), "access_count": self.access_count,
+                "disputed": self.memory.disputed, "summary": self.memory.summary,
+                "content": self.memory.content, "category": self.memory.category,
+                "origin_agent": self.memory.origin_agent, "amplitude": round(self.memory.amplitude, 6),
+                "created_at": self.memory.created_at}
+
+
+@dataclass
+class MemoryInput:
+    """What a caller gives to store one memory (validated by Agent)."""
+
+    content: str
+    category: str | None = None
+    tags: Sequence[str] = ()
+    importance: float = DEFAULT_AMPLITUDE
+    phase: float | None = None
+    stance: str | None = None
+    vector: Any = None
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+
+class Agent:
+    """One agent's memory database, branch, key and index."""
+
+    def __init__(self, home: Home, agent_id: str, repo: SqlRepository, identity: Identity,
+                 *, embedder: Embedder | None = None, branch: str | None = None):
+        self.home = home
+        self.agent_id = agent_id
+        self.repo = repo
+        self.identity = identity
+        self.settings: Settings = home.settings
+        self._embedder = embedder
+        self.branch = branch or working_branch(agent_id)
+        self._index: VectorIndex | None = None
+
+    # --- lifecycle -------------------------------------------------------
+    @classmethod
+    def init(cls, agent_id: str, *, home: str | Path | None = None, exist_ok: bool = False,
+             embedder: Embedder | None = None, display_name: str | None = None) -> "Agent":
+        """Create the agent's database (branches main and <id>/working), key and own row."""
+        agent_id = validate_agent_id(agent_id)
+        the_home = Home.at(home)
+        folder = the_home.agent_dir(agent_id)
+        if (folder / DB_FILE).exists():
+            if not exist_ok:
+                raise AgentExists("agent", f"{agent_id} is already initialised in {the_home.root} (use --exist-ok)")
+            return cls.open(agent_id, home=the_home.root, embedder=embedder)
+        first = not the_home.agents()
+        folder.mkdir(parents=True, exist_ok=True)
+        staging = folder / (DB_FILE + ".init")
+        for leftover in (staging, folder / KEY_FILE):
+            leftover.unlink(missing_ok=True)  # an interrupted init left these; nothing refers to them
+        try:
+            identity = Identity.generate(folder / KEY_FILE)
+            repo = DoltliteRepository(staging, create=True)
+            now = iso(utcnow())
+            repo.migrate(author=agent_id, now=now)
+            model = embedder or _LazyModel()
+            with repo.transaction():
+                repo.insert("agents", [{
+                    "agent_id": agent_id, "display_name": display_name or agent_id,
+                    "public_key": identity.public_key, "trust_score": 1.0,
+                    "branch_name": working_branch(agent_id), "model_version": model.model_version,
+                    "last_synced_commit": None, "last_sync": None,
+                    "capabilities": json.dumps({"dim": model.dim}), "created_at": now}])
+                repo.commit(f"init agent {agent_id}", author=agent_id)
+            repo.create_branch(working_branch(agent_id))
+            repo.close()
+            # The database appears under its real name only when complete.
+            staging.rename(folder / DB_FILE)
+            lock = folder / f".{staging.name}-lock"
+            if lock.exists():
+                lock.unlink()
+        except BaseException:
+            staging.unlink(missing_ok=True)
+            (folder / KEY_FILE).unlink(missing_ok=True)
+            raise
+        if first:
+            the_home.remember_default_agent(agent_id)
+        return cls.open(agent_id, home=the_home.root, embedder=embedder)
+
+    @classmethod
+    def open(cls, agent_id: str | None = None, *, home: str | Path | None = None,
+             embedder: Embedder | None = None, branch: str | None = None) -> "Agent":
+        the_home = Home.at(home)
+        agent_id = the_home.resolve_agent(agent_id)
+        folder = the_home.agent_dir(agent_id)
+        if not (folder / DB_FILE).exists():
+            raise NotFound("agent", f"{agent_id} was never initialised in {the_home.root}; run `cmem init --agent {agent_id}`")
+        repo = DoltliteRepository(folder / DB_FILE)
+        try:
+            identity = Identity.load(folder / KEY_FILE)
+            agent = cls(the_home, agent_id, repo, identity, embedder=embedder, branch=branch)
+            if agent.branch not in repo.branches():
+                raise NotFound("branch", f"no branch {agent.branch!r}")
+            repo.checkout(agent.branch)
+            repo.migrate(author=agent_id, now=iso(utcnow()))
+        except BaseException:
+            repo.close()
+            raise
+        return agent
+
+    def close(self) -> None:
+        if self._index is not None:
+            self._index.save()
+        self.repo.close()
+
+    def __enter__(self) -> "Agent":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    @property
+    def folder(self) -> Path:
+        return self.home.agent_dir(self.agent_id)
+
+    @property
+    def embedder(self) -> Embedder:
+        if self._embedder is None:
+            self._embedder = default_embedder()
+        return self._embedder
+
+    # --- store -----------------------------------------------------------
+    def store(self, content: str, *, category: str | None = None, tags: Sequence[str] = (),
+              importance: float = DEFAULT_AMPLITUDE, phase: float | None = None,
+              stance: str | None = None, vector: Any = None) -> StoreResult:
+        """Store one memory as one commit; identical content reinforces instead."""
+        item = MemoryInput(content, category, tags, importance, phase, stance, vector)
+        return self.store_many([item])[0]
+
+    def store_many(self, items: Iterable[MemoryInput | Mapping[str, Any]]) -> list[StoreResult]:
+        """Store many memories in one transaction and one commit."""
+        items = [i if isinstance(i, MemoryInput) else MemoryInput(**i) for i in items]
+        if not items:
+            return []
+        prepared = [self._prepare(i, position) for position, i in enumerate(items)]
+        missing = [n for n, p in enumerate(prepared) if p["vector"] is None]
+        if missing:
+            vectors = self.embedder.embed([prepared[n]["content"] for n in missing])
+            for n, v in zip(missing, vectors):
+                prepared[n]["vector"] = validate_vector(v, self.embedder.dim)
+        now = iso(utcnow())
+        results: list[StoreResult] = []
+        new_rows: list[dict] = []
+        reinforced: dict[str, Memory] = {}
+        by_hash = self._existing_by_hash({p["hash"] for p in prepared})
+        for p in prepared:
+            existing = by_hash.get(p["hash"])
+            if existing is not None and wave.phase_difference(existing.phase, p["phase"]) < wave.CONSTRUCTIVE_MAX:
+                amplitude, merged_phase = wave.superpose(existing.amplitude, existing.phase, p["amplitude"],
+                                                         p["phase"], cap=self.settings.amplitude_cap)
+                existing.amplitude, existing.phase = amplitude, merged_phase
+                existing.updated_at, existing.sync_version = now, existing.sync_version + 1
+                reinforced[existing.id] = existing
+                results.append(StoreResult(existing, deduplicated=True))
+                continue
+            memory = Memory(
+                id=uuid7(), content=p["content"], summary=summarise(p["content"]), vector=p["vector"],
+                dim=int(p["vector"].shape[0]), model_version=p["model_version"], content_hash=p["hash"],
+                amplitude=p["amplitude"], phase=p["phase"], stance=p["stance"], category=p["category"],
+                tags=p["tags"], origin_agent=self.agent_id, created_at=now, updated_at=now)
+            memory.signature = self.identity.sign(memory.claim())
+            by_hash[p["hash"]] = memory
+            new_rows.append(memory.to_row())
+            results.append(StoreResult(memory))
+        with self.repo.transaction():
+            self.repo.insert("memories", new_rows)
+            for memory in reinforced.values():
+                self.repo.update("memories", {"amplitude": memory.amplitude, "phase": memory.phase,
+                                              "updated_at": memory.updated_at,
+                                              "sync_version": memory.sync_version}, {"id": memory.id})
+            head = self.repo.commit(self._store_message(results), author=self.agent_id)
+        for r in results:
+            r.commit = head
+        self._after_commit()
+        return results
+
+    def _prepare(self, item: MemoryInput, position: int) -> dict:
+        content = validate_content(item.content)
+        phase, stance = phase_mod.resolve(content, phase=item.phase, stance=item.stance)
+        vector = None
+        model_version = self.embedder_version
+        if item.vector is not None:
+            vector = validate_vector(item.vector, self.dim)
+        return {"content": content, "hash": content_hash(content), "category": validate_category(item.category),
+                "tags": validate_tags(item.tags), "amplitude": validate_amplitude(item.importance),
+                "phase": phase, "stance": stance, "vector": vector, "model_version": model_version}
+
+    @property
+    def embedder_version(self) -> str:
+        return self._embedder.model_version if self._embedder else self._own_row()["model_version"]
+
+    @property
+    def dim(self) -> int:
+        if self._embedder is not None:
+            return self._embedder.dim
+        return int(json.loads(self._own_row()["capabilities"]).get("dim", 384))
+
+    def _own_row(self) -> dict:
+        rows = self.repo.select("agents", {"agent_id": self.agent_id})
+        if not rows:
+            raise StorageError(f"the agents table has no row for {self.agent_id}")
+        return rows[0]
+
+    def _existing_by_hash(self, hashes: set[str]) -> dict[str, Memory]:
+        rows = self.repo.select_in("memories", "content_hash", sorted(hashes))
+        out: dict[str, Memory] = {}
+        for row in rows:
+            if row["origin_agent"] == self.agent_id and not row["retracted"] and row["absorbed_into"] is None:
+                out[row["content_hash"]] = Memory.from_row(row)
+        return out
+
+    @staticmethod
+    def _store_message(results: Sequence[StoreResult]) -> str:
+        if len(results) == 1:
+            r = results[0]
+            verb = "reinforce" if r.deduplicated else "store"
+            return f"{verb} {r.memory.id}: {r.memory.summary[:72]}"
+        added = sum(1 for r in results if not r.deduplicated)
+        return f"store {added} memories, reinforce {len(results) - added}"
+
+    def _after_commit(self) -> None:
+        """Every gc_every commits, give the file back its churn (doltlite appends chunks)."""
+        count = int(self._local("commits_since_gc") or 0) + 1
+        if count >= self.settings.gc_every:
+            self.repo.gc()
+            count = 0
+        self._set_local("commits_since_gc", str(count))
+
+    def _local(self, key: str) -> str | None:
+        rows = self.repo.select("local_state", {"key": key})
+        return rows[0]["value"] if rows else None
+
+    def _set_local(self, key: str, value: str) -> None:
+        self.repo.upsert("local_state", [{"key": key, "value": value}], key=["key"])
+
+    # --- read --------------------------------------------------------------
+    def get(self, memory_id: str, *, as_of: str | None = None) -> Memory:
+        rows = self.repo.select("memories", {"id": memory_id}, as_of=as_of)
+        if not rows:
+            raise NotFound("memory", f"no memory with id {memory_id!r}")
+        return Memory.from_row(rows[0])
+
+    def show(self, memory_id: str) -> dict:
+        memory = self.get(memory_id)
+        links = self.repo.select("skip_links", {"source_id": memory_id}) + \
+            self.repo.select("skip_links", {"target_id": memory_id})
+        access = self.repo.select("local_access", {"memory_id": memory_id})
+        return {**memory.to_dict(), "links": links, "access_count": access[0]["count"] if access else 0}
+
+    def resolve_as_of(self, ref: str) -> str:
+        """A commit, branch, tag or timestamp -> a commit hash on this agent's history."""
+        try:
+            return self.repo.resolve(ref)
+        except NotFound:
+            pass
+        try:
+            when = parse_time(ref)
+        except BadInput:
+            raise NotFound("as-of", f"{ref!r} is neither a commit, a branch nor a timestamp") from None
+        for commit in self.repo.log(self.branch):
+            committed = parse_time(commit.date.replace(" ", "T"))
+            if committed <= when:
+                return commit.hash
+        raise NotFound("as-of", f"{ref} is before this agent's first commit")
+
+    def trust_scores(self, *, as_of: str | None = None) -> dict[str, float]:
+        scores = {r["agent_id"]: float(r["trust_score"])
+                  for r in self.repo.select("agents", columns=("agent_id", "trust_score"), as_of=as_of)}
+        scores[self.agent_id] = 1.0  # an agent's own memories have trust 1
+        return scores
+
+    def index(self) -> VectorIndex:
+        if self._index is None:
+            self._index = VectorIndex(self.folder, dim=self.dim, model_version=self.embedder_version)
+        self._index.ensure(self.repo, self.repo.head(self.branch))
+        return self._index
+
+    def recall(self, query: str, *, k: int = 5, as_of: str | None = None, include_faded: bool = False,
+               vector: Any = None, now: datetime | None = None) -> list[RecallHit]:
+        """Memories ranked by cos^2 * amplitude * trust * recency * boost(access)."""
+        if not isinstance(k, int) or k < 1:
+            raise BadInput("k", f"must be a positive whole number, got {k!r}")
+        query_vector = (validate_vector(vector, self.dim) if vector is not None
+                        else validate_vector(self.embedder.embed([validate_content(query)])[0], self.dim))
+        now = now or utcnow()
+        if as_of is not None:
+            commit = self.resolve_as_of(as_of)
+            rows = [r for r in self.repo.select("memories", as_of=commit)
+                    if not r["retracted"] and r["absorbed_into"] is None and r["dim"] == self.dim]
+            candidates = self._exact(rows, query_vector)
+            return self._rank(candidates, k, include_faded, now, trust_as_of=commit, count_access=False)
+        index = self.index()
+        want = k * OVERFETCH
+        while True:
+            found = index.search(query_vector, want)
+            rows = {r["id"]: r for r in self.repo.select_in("memories", "id", [mid for mid, _ in found])}
+            candidates = [(rows[mid], float(np.dot(blob_to_vector(rows[mid]["vector"]), query_vector)))
+                          for mid, _ in found if mid in rows]
+            hits = self._rank(candidates, k, include_faded, now, count_access=True)
+            if len(hits) >= k or want >= len(index):
+                return hits
+            want *= 4  # many candidates were faded: widen the net
+
+    @staticmethod
+    def _exact(rows: list[dict], query_vector: np.ndarray) -> list[tuple[dict, float]]:
+        if not rows:
+            return []
+        matrix = np.stack([blob_to_vector(r["vector"]) for r in rows])
+        sims = matrix @ query_vector
+        return list(zip(rows, (float(s) for s in sims)))
+
+    def _rank(self, candidates: list[tuple[dict, float]], k: int, include_faded: bool, now: datetime,
+              *, trust_as_of: str | None = None, count_access: bool) -> list[RecallHit]:
+        scores = self.trust_scores(as_of=trust_as_of)
+        access = {r["memory_id"]: int(r["count"]) for r in
+                  self.repo.select_in("local_access", "memory_id", [row["id"] for row, _ in candidates])}
+        hits = []
+        for row, similarity in candidates:
+            memory = Memory.from_row(row)
+            strength = (memory.amplitude * scores.get(memory.origin_agent, trust.START)
+                        * trust.recency(parse_time(memory.created_at), now, memory.category, self.settings.half_lives))
+            if strength < self.settings.fade_threshold and not include_faded:
+                continue
+            n = access.get(memory.id, 0)
+            boost = min(1 + BOOST_STEP * n, BOOST_MAX)
+            score = max(similarity, 0.0) ** 2 * strength * boost
+            hits.append(RecallHit(memory, score, similarity, strength, n))
+        hits.sort(key=lambda h: h.score, reverse=True)
+        hits = hits[:k]
+        if count_access and hits:
+            self._count_access([h.memory.id for h in hits], now)
+        return hits
+
+    def _count_access(self, ids: Sequence[str], now: datetime) -> None:
+        """Hebbian counters live in an ignored table: recall never makes a commit."""
+        stamp = iso(now)
+        with self.repo.transaction():
+            existing = {r["memory_id"]: r["count"] for r in self.repo.select_in("local_access", "memory_id", ids)}
+            self.repo.upsert("local_access", [{"memory_id": i, "count": existing.get(i, 0) + 1,
+                                               "last_access": stamp} for i in ids], key=["memory_id"])
+
+    # --- forget, log, status --------------------------------------------------
+    def forget(self, memory_id: str) -> dict:
+        """Retract one of this agent's own memories (a signed, committed change; never a delete)."""
+        memory = self.get(memory_id)
+        if memory.origin_agent != self.agent_id:
+            raise BadInput("memory", f"{memory_id} belongs to {memory.origin_agent}; only its origin can retract it")
+        if memory.retracted:
+            return {"id": memory_id, "retracted": True, "changed": False, "commit": None}
+        memory.retracted = True
+        memory.updated_at = iso(utcnow())
+        memory.sync_version += 1
+        memory.signature = self.identity.sign(memory.claim())
+        with self.repo.transaction():
+            self.repo.update("memories", {"retracted": 1, "updated_at": memory.updated_at,
+                                          "sync_version": memory.sync_version, "signature": memory.signature},
+                             {"id": memory_id})
+            head = self.repo.commit(f"retract {memory_id}: {memory.summary[:72]}", author=self.agent_id)
+        self._after_commit()
+        return {"id": memory_id, "retracted": True, "changed": True, "commit": head}
+
+    def log(self, n: int | None = 20) -> list[Commit]:
+        if n is not None and (not isinstance(n, int) or n < 1):
+            raise BadInput("n", f"must be a positive whole number, got {n!r}")
+        return self.repo.log(self.branch, limit=n)
+
+    def status(self) -> dict:
+        head = self.repo.head(self.branch)
+        meta_path = self.folder / "index.json"
+        index_state: dict[str, Any] = {"built": meta_path.exists()}
+        if meta_path.exists():
+            meta = json.loads(meta_path.read_text())
+            index_state.update(head=meta["head"], count=meta["count"], current=meta["head"] == head)
+        counts = {
+            "memories": self.repo.count("memories"),
+            "own": self.repo.count("memories", {"origin_agent": self.agent_id}),
+            "retracted": self.repo.count("memories", {"retracted": 1}),
+            "disputed": self.repo.count("memories", {"disputed": 1}),
+            "absorbed": self.repo.count("memories") - self.repo.count("memories", {"absorbed_into": None}),
+            "peers": self.repo.count("agents") - 1,
+            "open_cases": self.repo.count("quarantine", {"status": ["pending", "escalated"]}),
+        }
+        return {"agent": self.agent_id, "home": str(self.home.root), "engine": "doltlite",
+                "database": str(self.folder / DB_FILE), "branch": self.branch, "head": head,
+                "schema_version": self.repo.schema_version(), "counts": counts, "index": index_state,
+                "remotes": self.repo.remotes()}
+
+
+class _LazyModel:
+    """Names the default model at init without loading it."""
+
+    model_version = DEFAULT_MODEL_VERSION
+    dim = DEFAULT_DIM

@@ -1,0 +1,104 @@
+"""Where agents live and how they are tuned: the home folder and cmem.toml.
+
+Precedence, highest first: command-line option, environment (CMEM_HOME,
+CMEM_AGENT, CMEM_REMOTE, CMEM_NATS_URL), cmem.toml in the home, defaults.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any, Mapping
+
+from . import trust, wave
+from .errors import BadInput, NotFound
+from .model import validate_agent_id
+
+CONFIG_FILE = "cmem.toml"
+
+
+@dataclass(frozen=True)
+class Settings:
+    similarity_threshold: float = wave.SIMILARITY_THRESHOLD
+    amplitude_cap: float = wave.AMPLITUDE_CAP
+    dispute_penalty: float = wave.DISPUTE_PENALTY
+    escalation_threshold: int = 3
+    fade_threshold: float = 0.05
+    gc_every: int = 500  # run dolt_gc after this many commits by this process family
+    half_lives: Mapping[str, float] = field(default_factory=lambda: dict(trust.DEFAULT_HALF_LIVES_DAYS))
+
+    @classmethod
+    def from_mapping(cls, raw: Mapping[str, Any]) -> "Settings":
+        values: dict[str, Any] = {}
+        sections = {**raw.get("merge", {}), **raw.get("recall", {}), **raw.get("storage", {})}
+        names = {f.name for f in fields(cls)}
+        for key, value in sections.items():
+            if key not in names or key == "half_lives":
+                raise BadInput("cmem.toml", f"unknown setting {key!r}")
+            values[key] = value
+        half_lives = raw.get("trust", {}).get("half_lives")
+        if half_lives:
+            values["half_lives"] = {**trust.DEFAULT_HALF_LIVES_DAYS, **half_lives}
+        return cls(**values)
+
+
+def home_path(home: str | os.PathLike | None = None) -> Path:
+    chosen = home or os.environ.get("CMEM_HOME") or Path.home() / ".cmem"
+    return Path(chosen).expanduser().resolve()
+
+
+@dataclass(frozen=True)
+class Home:
+    """The folder holding agents: <home>/cmem.toml and <home>/agents/<id>/."""
+
+    root: Path
+
+    @classmethod
+    def at(cls, home: str | os.PathLike | None = None) -> "Home":
+        return cls(home_path(home))
+
+    @property
+    def config(self) -> dict:
+        path = self.root / CONFIG_FILE
+        if not path.exists():
+            return {}
+        try:
+            return tomllib.loads(path.read_text(encoding="utf-8"))
+        except tomllib.TOMLDecodeError as e:
+            raise BadInput("cmem.toml", str(e)) from e
+
+    @property
+    def settings(self) -> Settings:
+        return Settings.from_mapping(self.config)
+
+    def agent_dir(self, agent_id: str) -> Path:
+        return self.root / "agents" / validate_agent_id(agent_id)
+
+    def agents(self) -> list[str]:
+        folder = self.root / "agents"
+        return sorted(p.name for p in folder.iterdir() if (p / "memory.db").exists()) if folder.is_dir() else []
+
+    def setting(self, env: str, key: str, default: str | None = None) -> str | None:
+        return os.environ.get(env) or self.config.get(key) or default
+
+    def resolve_agent(self, agent_id: str | None = None) -> str:
+        """The agent a command acts as: option, CMEM_AGENT, cmem.toml, or the only one."""
+        chosen = agent_id or self.setting("CMEM_AGENT", "agent")
+        if chosen:
+            return validate_agent_id(chosen)
+        known = self.agents()
+        if len(known) == 1:
+            return known[0]
+        if not known:
+            raise NotFound("agent", f"no agent in {self.root}; run `cmem init --agent ID`")
+        raise BadInput("agent", f"several agents in {self.root} ({', '.join(known)}); name one with --agent")
+
+    def remember_default_agent(self, agent_id: str) -> None:
+        """Write `agent = ID` into cmem.toml when it names no agent yet."""
+        path = self.root / CONFIG_FILE
+        if "agent" in self.config:
+            return
+        text = path.read_text(encoding="utf-8") if path.exists() else ""
+        path.write_text(f'agent = "{agent_id}"\n' + text, encoding="utf-8")

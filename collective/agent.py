@@ -16,12 +16,12 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
+from . import exchange, merge, quarantine, trust, wave
 from . import phase as phase_mod
-from . import trust, wave
 from .config import Home, Settings
 from .embed import DEFAULT_DIM, DEFAULT_MODEL_VERSION, Embedder, default_embedder
 from .errors import AgentExists, BadInput, NotFound, StorageError
-from .identity import Identity
+from .identity import Identity, fingerprint
 from .index import VectorIndex
 from .model import (DEFAULT_AMPLITUDE, Memory, blob_to_vector, content_hash, iso, parse_time, summarise,
                     utcnow, uuid7, validate_agent_id, validate_amplitude, validate_category,
@@ -234,7 +234,7 @@ class Agent:
             head = self.repo.commit(self._store_message(results), author=self.agent_id)
         for r in results:
             r.commit = head
-        self._after_commit()
+        self.after_commit()
         return results
 
     def _prepare(self, item: MemoryInput, position: int) -> dict:
@@ -281,7 +281,7 @@ class Agent:
         added = sum(1 for r in results if not r.deduplicated)
         return f"store {added} memories, reinforce {len(results) - added}"
 
-    def _after_commit(self) -> None:
+    def after_commit(self) -> None:
         """Every gc_every commits, give the file back its churn (doltlite appends chunks)."""
         count = int(self._local("commits_since_gc") or 0) + 1
         if count >= self.settings.gc_every:
@@ -344,7 +344,7 @@ class Agent:
         if not isinstance(k, int) or k < 1:
             raise BadInput("k", f"must be a positive whole number, got {k!r}")
         query_vector = (validate_vector(vector, self.dim) if vector is not None
-                        else validate_vector(self.embedder.embed([validate_content(query)])[0], self.dim))
+                        else validate_vector(self.embedder.embed([validate_content(query, "query")])[0], self.dim))
         now = now or utcnow()
         if as_of is not None:
             commit = self.resolve_as_of(as_of)
@@ -419,7 +419,7 @@ class Agent:
                                           "sync_version": memory.sync_version, "signature": memory.signature},
                              {"id": memory_id})
             head = self.repo.commit(f"retract {memory_id}: {memory.summary[:72]}", author=self.agent_id)
-        self._after_commit()
+        self.after_commit()
         return {"id": memory_id, "retracted": True, "changed": True, "commit": head}
 
     def log(self, n: int | None = 20) -> list[Commit]:
@@ -447,6 +447,124 @@ class Agent:
                 "database": str(self.folder / DB_FILE), "branch": self.branch, "head": head,
                 "schema_version": self.repo.schema_version(), "counts": counts, "index": index_state,
                 "remotes": self.repo.remotes()}
+
+
+    # --- the collective: remotes, push, pull, quarantine, trust ------------------
+    def comparator(self):
+        """How this agent tells agreement from contradiction when memories meet."""
+        return merge.PhaseComparator(self.settings.similarity_threshold)
+
+    def add_remote(self, name: str, url: str) -> dict:
+        return exchange.add_remote(self, name, url)
+
+    def remotes(self) -> dict[str, str]:
+        return self.repo.remotes()
+
+    def push(self, remote: str | None = None) -> dict:
+        return exchange.push(self, remote)
+
+    def pull(self, remote: str | None = None, *, peers: Sequence[str] = (), dry_run: bool = False) -> dict:
+        return exchange.pull(self, remote, peers=peers, dry_run=dry_run)
+
+    def cases(self, status: str | None = None) -> list[dict]:
+        if status is not None and status not in quarantine.STATUSES:
+            raise BadInput("status", f"must be one of {', '.join(quarantine.STATUSES)}, got {status!r}")
+        rows = self.repo.select("quarantine", {"status": status} if status else None, order_by="created_at")
+        return [_case_dict(r) for r in rows]
+
+    def case(self, case_id: str) -> dict:
+        rows = self.repo.select("quarantine", {"id": case_id})
+        if not rows:
+            raise NotFound("case", f"no quarantine case {case_id!r}")
+        case = _case_dict(rows[0])
+        scores = self.trust_scores()
+        for side in ("a", "b"):
+            memory_id = case[f"memory_id_{side}"]
+            found = self.repo.select("memories", {"id": memory_id})
+            if not found and quarantine.QUARANTINE_BRANCH in self.repo.branches():
+                found = self.repo.select("memories", {"id": memory_id}, as_of=quarantine.QUARANTINE_BRANCH)
+            origin = case[f"agent_{side}"]
+            case[side] = {**(Memory.from_row(found[0]).to_dict() if found else {"id": memory_id}),
+                          "trust": scores.get(origin, trust.START)}
+        case["history"] = [c.to_dict() for c in self.repo.log(self.branch, limit=200)
+                           if case_id in c.message or case["memory_id_a"] in c.message
+                           or case["memory_id_b"] in c.message]
+        return case
+
+    def resolve_case(self, case_id: str, *, keep: str, note: str | None = None, by: str | None = None,
+                     remote: str | None = None) -> dict:
+        """A person's verdict: recorded with who and why, flags and trust follow, then pushed."""
+        quarantine.validate_keep(keep)
+        rows = self.repo.select("quarantine", {"id": case_id})
+        if not rows:
+            raise NotFound("case", f"no quarantine case {case_id!r}")
+        now = iso(utcnow())
+        resolved = quarantine.resolution(rows[0], keep=keep, note=note, by=by or "reviewer",
+                                         agent=self.agent_id, at=now)
+        remote_name = None
+        if self.repo.remotes():
+            remote_name = exchange.resolve_remote(self, remote)
+        with self.repo.transaction():
+            self.repo.upsert("quarantine", [resolved], key=["id"])
+            self.apply_resolution_effects(resolved)
+            head = self.repo.commit(f"quarantine: resolve {case_id} keep {keep}", author=self.agent_id)
+        self.after_commit()
+        shared = exchange.share_cases(self, remote_name) if remote_name else {"pushed": False}
+        return {**_case_dict(resolved), "commit": head, "quarantine": shared}
+
+    def apply_resolution_effects(self, case: dict) -> None:
+        """Flags and trust after a verdict; the caller holds the transaction."""
+        effect = quarantine.effects(case)
+        decision = json.loads(case["resolution"])
+        now = iso(utcnow())
+        for memory_id, disputed in effect.disputed.items():
+            self.repo.update("memories", {"disputed": int(disputed), "updated_at": now}, {"id": memory_id})
+        if effect.consensus:
+            self.repo.upsert("skip_links", [
+                {"source_id": case["memory_id_a"], "target_id": case["memory_id_b"], "link_type": "consensus",
+                 "weight": 1.0, "created_by": self.agent_id, "created_at": now}],
+                key=["source_id", "target_id", "link_type"])
+        scores = self.trust_scores()
+        for agent_id, reason in effect.verdicts:
+            if agent_id == self.agent_id or not self.repo.select("agents", {"agent_id": agent_id}):
+                continue
+            change = trust.change(agent_id, scores[agent_id], reason, holder=self.agent_id)
+            scores[agent_id] = change.score_after
+            self.repo.insert("trust_events", [{
+                "id": uuid7(), "agent_id": agent_id, "delta": change.delta, "score_after": change.score_after,
+                "reason": reason, "evidence": json.dumps({"case_id": case["id"], "memory_ids":
+                                                          [case["memory_id_a"], case["memory_id_b"]]}),
+                "verifier": decision.get("by", "reviewer"), "created_at": now}])
+            self.repo.update("agents", {"trust_score": change.score_after}, {"agent_id": agent_id})
+
+    def peers(self) -> list[dict]:
+        counts: dict[str, int] = {}
+        for row in self.repo.select("memories", columns=("origin_agent",)):
+            counts[row["origin_agent"]] = counts.get(row["origin_agent"], 0) + 1
+        out = []
+        for row in self.repo.select("agents", order_by="agent_id"):
+            if row["agent_id"] == self.agent_id:
+                continue
+            out.append({"agent": row["agent_id"], "trust": round(float(row["trust_score"]), 4),
+                        "last_sync": row["last_sync"], "last_synced_commit": row["last_synced_commit"],
+                        "key_fingerprint": fingerprint(row["public_key"]),
+                        "memories": counts.get(row["agent_id"], 0)})
+        return out
+
+    def trust_ledger(self, agent_id: str) -> dict:
+        rows = self.repo.select("agents", {"agent_id": agent_id})
+        if not rows:
+            raise NotFound("agent", f"{agent_id} is not a known peer")
+        events = self.repo.select("trust_events", {"agent_id": agent_id}, order_by="created_at")
+        for e in events:
+            e["evidence"] = json.loads(e["evidence"])
+        return {"agent": agent_id, "trust": float(rows[0]["trust_score"]), "events": events}
+
+
+def _case_dict(row: dict) -> dict:
+    out = dict(row)
+    out["resolution"] = json.loads(row["resolution"]) if row.get("resolution") else None
+    return out
 
 
 class _LazyModel:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import json
+import os
 import sys
 from typing import Any, Callable, Iterator
 
@@ -224,6 +225,244 @@ def status(home, agent_id, as_json):
             f"index     {index_line}",
         ])
     emit(result, as_json=as_json, text=text)
+
+
+# --- the collective -------------------------------------------------------------
+
+@cli.group()
+def remote():
+    """Manage the commons this agent pushes to and pulls from."""
+
+
+@remote.command("add")
+@click.argument("name")
+@click.argument("url")
+@agent_options
+@json_option
+def remote_add(name, url, home, agent_id, as_json):
+    """Add a commons: file:///abs/path/commons.db or http://host:port/name.db.
+
+    \b
+    JSON: {"name", "url"}
+    """
+    with cli_errors():
+        with open_agent(home, agent_id) as agent:
+            result = agent.add_remote(name, url)
+    emit(result, as_json=as_json, text=lambda r: f"remote {r['name']} -> {r['url']}")
+
+
+@remote.command("list")
+@agent_options
+@json_option
+def remote_list(home, agent_id, as_json):
+    """List the remotes.
+
+    \b
+    JSON: {"NAME": "URL", ...}
+    """
+    with cli_errors():
+        with open_agent(home, agent_id) as agent:
+            result = agent.remotes()
+    emit(result, as_json=as_json, text=lambda r: "\n".join(f"{k}\t{v}" for k, v in sorted(r.items())) or "no remotes")
+
+
+@cli.command()
+@click.argument("remote_name", metavar="[REMOTE]", required=False)
+@agent_options
+@json_option
+def push(remote_name, home, agent_id, as_json):
+    """Push <agent>/working, and collective/quarantine when it has news.
+
+    A non-fast-forward push fetches, merges and retries a few times.
+
+    \b
+    JSON: {"remote", "branch", "head", "quarantine": {"pushed", "cases", ...}}
+    """
+    with cli_errors():
+        with open_agent(home, agent_id) as agent:
+            result = agent.push(remote_name)
+    emit(result, as_json=as_json,
+         text=lambda r: f"pushed {r['branch']} ({r['head'][:12]}) to {r['remote']}"
+                        + (f"; quarantine: {r['quarantine']['cases']} case(s)" if r["quarantine"]["pushed"] else ""))
+
+
+def _render_pull(r: dict) -> str:
+    lines = []
+    for p in r["peers"]:
+        s = p["summary"]
+        if p["status"] == "unchanged":
+            lines.append(f"{p['peer']}: nothing new")
+        elif p["status"] == "refused":
+            lines.append(f"{p['peer']}: REFUSED ({', '.join(f'{k}={v}' for k, v in p['refused'].items())})")
+        else:
+            verb = "would merge" if p["status"] == "planned" else "merged"
+            lines.append(f"{p['peer']}: {verb} {s['new']} new memories: {s['constructive']} agreed, "
+                         f"{s['partial']} partly agreed, {s['destructive']} disputed, {s['independent']} new topics; "
+                         f"{s['updated']} updated, {s['retracted']} retracted"
+                         + (f"; refused {p['refused']}" if p["refused"] else ""))
+            for pair in p["pairs"] if p["status"] == "planned" else ():
+                lines.append(f"    {pair['relation']:12} {pair['remote']} ~ {pair['local']}  {pair['reason']}")
+    if not r["peers"]:
+        lines.append("no peers on the remote yet")
+    return "\n".join(lines)
+
+
+@cli.command()
+@click.argument("remote_name", metavar="[REMOTE]", required=False)
+@click.option("--from", "peers", multiple=True, help="Only this peer; repeat for several.")
+@click.option("--dry-run", is_flag=True, help="Print the plan, write nothing.")
+@agent_options
+@json_option
+def pull(remote_name, peers, dry_run, home, agent_id, as_json):
+    """Fetch the commons and merge what each peer learned since the last pull.
+
+    \b
+    JSON: {"remote", "dry_run", "peers": [{"peer", "head", "status", "commit",
+           "summary", "refused", "pairs", "seconds"}], "quarantine"}
+    """
+    with cli_errors():
+        with open_agent(home, agent_id) as agent:
+            result = agent.pull(remote_name, peers=list(peers), dry_run=dry_run)
+    emit(result, as_json=as_json, text=_render_pull)
+
+
+@cli.command("serve-commons")
+@click.argument("folder", type=click.Path())
+@click.option("--bind", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--port", default=0, type=int, help="Port (0 picks a free one).")
+def serve_commons(folder, bind, port):
+    """Serve every commons database in FOLDER over HTTP until SIGINT or SIGTERM."""
+    import signal
+    import threading
+
+    from .store.commons_server import CommonsServer
+    stop = threading.Event()
+    with cli_errors():
+        server = CommonsServer(folder, bind=bind, port=port).start()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: stop.set())
+    try:
+        click.echo(server.url, nl=True)
+        sys.stdout.flush()
+        while not stop.wait(0.5):
+            pass
+    finally:
+        server.stop()
+    click.echo("stopped", err=True)
+
+
+@cli.command()
+@agent_options
+@json_option
+def agents(home, agent_id, as_json):
+    """The peers this agent knows: trust, last sync, key fingerprint, memories held.
+
+    \b
+    JSON: [{"agent", "trust", "last_sync", "last_synced_commit", "key_fingerprint", "memories"}]
+    """
+    with cli_errors():
+        with open_agent(home, agent_id) as agent:
+            result = agent.peers()
+    emit(result, as_json=as_json,
+         text=lambda rows: "\n".join(f"{r['agent']:20} trust {r['trust']:.3f}  memories {r['memories']:6}  "
+                                     f"key {r['key_fingerprint']}  last sync {r['last_sync'] or 'never'}"
+                                     for r in rows) or "no peers yet")
+
+
+@cli.command("trust")
+@click.argument("peer")
+@agent_options
+@json_option
+def trust_cmd(peer, home, agent_id, as_json):
+    """A peer's trust score and the ledger of every change to it.
+
+    \b
+    JSON: {"agent", "trust", "events": [{"delta", "score_after", "reason", "evidence", "verifier", "created_at"}]}
+    """
+    with cli_errors():
+        with open_agent(home, agent_id) as agent:
+            result = agent.trust_ledger(peer)
+    emit(result, as_json=as_json,
+         text=lambda r: "\n".join([f"{r['agent']}: trust {r['trust']:.3f}"] + [
+             f"  {e['created_at']} {e['delta']:+.3f} -> {e['score_after']:.3f} {e['reason']} (by {e['verifier']})"
+             for e in r["events"]]))
+
+
+@cli.group("quarantine")
+def quarantine_group():
+    """Disagreements between memories, waiting for a person."""
+
+
+def _render_cases(cases: list[dict]) -> str:
+    if not cases:
+        return "no cases"
+    return "\n".join(f"{c['id']}  {c['status']:9} disputes {c['dispute_count']}  "
+                     f"{c['agent_a']} vs {c['agent_b']}" for c in cases)
+
+
+@quarantine_group.command("list")
+@click.option("--status", help="pending, escalated or resolved.")
+@agent_options
+@json_option
+def quarantine_list(status, home, agent_id, as_json):
+    """List quarantine cases.
+
+    \b
+    JSON: [{"id", "memory_id_a", "memory_id_b", "agent_a", "agent_b", "similarity",
+            "phase_diff", "dispute_count", "status", "resolution", "created_at", "resolved_at"}]
+    """
+    with cli_errors():
+        with open_agent(home, agent_id) as agent:
+            result = agent.cases(status)
+    emit(result, as_json=as_json, text=_render_cases)
+
+
+@quarantine_group.command("show")
+@click.argument("case_id")
+@agent_options
+@json_option
+def quarantine_show(case_id, home, agent_id, as_json):
+    """The two memories side by side, with origins, trust, similarity and history.
+
+    \b
+    JSON: a case plus "a" and "b" (memories with "trust") and "history" (commits).
+    """
+    with cli_errors():
+        with open_agent(home, agent_id) as agent:
+            result = agent.case(case_id)
+
+    def text(c: dict) -> str:
+        lines = [f"case {c['id']} ({c['status']}, {c['dispute_count']} dispute(s))",
+                 f"similarity {c['similarity']:.3f}, phase difference {c['phase_diff']:.3f} rad"]
+        for side in ("a", "b"):
+            m = c[side]
+            lines.append(f"  {side}: [{m.get('origin_agent', '?')}, trust {m['trust']:.2f}] {m.get('content', '(not held)')}")
+        if c["resolution"]:
+            r = c["resolution"]
+            lines.append(f"resolved: keep {r['keep']} by {r['by']}: {r['note']}")
+        return "\n".join(lines)
+    emit(result, as_json=as_json, text=text)
+
+
+@quarantine_group.command("resolve")
+@click.argument("case_id")
+@click.option("--keep", required=True, help="a, b, both or merged.")
+@click.option("--note", help="Why.")
+@click.option("--by", default=lambda: os.environ.get("USER") or "reviewer", help="Who decided (default: $USER).")
+@click.argument("remote_name", metavar="[REMOTE]", required=False)
+@agent_options
+@json_option
+def quarantine_resolve(case_id, keep, note, by, remote_name, home, agent_id, as_json):
+    """Record a person's decision on a case, then push it.
+
+    \b
+    JSON: the case after resolution plus "commit" and "quarantine".
+    """
+    with cli_errors():
+        with open_agent(home, agent_id) as agent:
+            result = agent.resolve_case(case_id, keep=keep, note=note, by=by, remote=remote_name)
+    emit(result, as_json=as_json, text=lambda r: f"resolved {r['id']}: keep {r['resolution']['keep']}"
+         + (" (pushed)" if r["quarantine"].get("pushed") else ""))
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -65,11 +65,11 @@ def validate_agent_id(agent_id: str | None) -> str:
     return agent_id
 
 
-def validate_content(content: Any) -> str:
+def validate_content(content: Any, field_name: str = "content") -> str:
     if not isinstance(content, str) or not content.strip():
-        raise BadInput("content", "must be non-empty text")
+        raise BadInput(field_name, "must be non-empty text")
     if len(content.encode("utf-8")) > MAX_CONTENT_BYTES:
-        raise BadInput("content", f"longer than {MAX_CONTENT_BYTES} bytes")
+        raise BadInput(field_name, f"longer than {MAX_CONTENT_BYTES} bytes")
     return content.strip()
 
 
@@ -97,7 +97,8 @@ def validate_phase(phase: Any) -> float:
         raise BadInput("phase", f"not a number: {phase!r}") from e
     if not math.isfinite(value):
         raise BadInput("phase", f"must be a finite number of radians, got {phase!r}")
-    return value % (2 * math.pi)
+    value %= 2 * math.pi
+    return value if value < 2 * math.pi else 0.0  # -1e-17 % 2pi rounds to 2pi
 
 
 def validate_stance(stance: str) -> float:

@@ -60,8 +60,14 @@ def circular_mean(phases: Sequence[float], weights: Iterable[float] | None = Non
     s = sum(wi * math.sin(p) for wi, p in zip(w, phases))
     c = sum(wi * math.cos(p) for wi, p in zip(w, phases))
     if abs(s) < 1e-12 and abs(c) < 1e-12:
-        return float(phases[0]) % (2 * math.pi) if phases else 0.0
-    return math.atan2(s, c) % (2 * math.pi)
+        return wrap(float(phases[0])) if phases else 0.0
+    return wrap(math.atan2(s, c))
+
+
+def wrap(angle: float) -> float:
+    """angle mod 2pi in [0, 2pi): a tiny negative angle % 2pi rounds to 2pi itself."""
+    value = angle % (2 * math.pi)
+    return value if value < 2 * math.pi else 0.0
 
 
 def blend(v1: np.ndarray, a1: float, v2: np.ndarray, a2: float) -> np.ndarray:

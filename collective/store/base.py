@@ -260,7 +260,17 @@ class SqlRepository:
                 self.insert("schema_version", [{"version": version, "applied_at": now}])
                 self.commit(f"schema: migrate to version {version}", author=author)
             applied.append(version)
+        self.ensure_local_tables()
         return applied
+
+    def ensure_local_tables(self) -> None:
+        """The unversioned local_% tables (dolt_ignore) live in each branch's working
+        set, not in commits: create them on the checked-out branch when it lacks them."""
+        for _, sql in migrations(self.dialect):
+            for statement in split_statements(sql):
+                match = re.match(r"CREATE TABLE IF NOT EXISTS (local_\w+)", statement, re.IGNORECASE)
+                if match and not self.table_exists(match.group(1)):
+                    self.execute(statement)
 
     # --- version control -----------------------------------------------
     def commit(self, message: str, *, author: str, allow_empty: bool = False) -> str:
@@ -290,6 +300,20 @@ class SqlRepository:
 
     def checkout(self, name: str) -> None:
         self._vc("checkout", name)
+
+    def create_branch_at(self, name: str, start: str) -> None:
+        """Create `name`, or move it, to point at `start`."""
+        self._vc("branch", "-f", name, start)
+
+    @contextlib.contextmanager
+    def on_branch(self, name: str) -> Iterator[None]:
+        """Work on another branch for a moment (checkout is per connection)."""
+        previous = self.active_branch()
+        self.checkout(name)
+        try:
+            yield
+        finally:
+            self.checkout(previous)
 
     def head(self, ref: str | None = None) -> str:
         return self.resolve(ref or self.active_branch())

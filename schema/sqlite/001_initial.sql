@@ -1,6 +1,10 @@
 -- Version 1 of the agent database (doltlite / SQLite dialect).
 -- Versioned tables are committed to Dolt; tables named local_% are listed in
--- dolt_ignore: per-machine state that must never create a commit.
+-- dolt_ignore: per-machine state that must never create a commit. They live
+-- in each branch's working set, so SqlRepository.migrate creates them (IF NOT
+-- EXISTS) on whichever branch the connection has checked out.
+
+INSERT INTO dolt_ignore (pattern, ignored) VALUES ('local_%', 1);
 
 CREATE TABLE schema_version (
     version     INTEGER PRIMARY KEY,
@@ -113,13 +117,13 @@ CREATE TABLE prune_hints (
     PRIMARY KEY (run_id, memory_id)
 );
 
-CREATE TABLE local_access (
+CREATE TABLE IF NOT EXISTS local_access (
     memory_id    TEXT PRIMARY KEY,
     count        INTEGER NOT NULL DEFAULT 0,
     last_access  TEXT NOT NULL
 );
 
-CREATE TABLE local_outbox (
+CREATE TABLE IF NOT EXISTS local_outbox (
     event_id    TEXT PRIMARY KEY,
     subject     TEXT NOT NULL,
     envelope    TEXT NOT NULL,
@@ -127,14 +131,14 @@ CREATE TABLE local_outbox (
     sent_at     TEXT
 );
 
-CREATE TABLE local_inbox (
+CREATE TABLE IF NOT EXISTS local_inbox (
     event_id     TEXT PRIMARY KEY,
     subject      TEXT NOT NULL,
     envelope     TEXT NOT NULL,
     received_at  TEXT NOT NULL
 );
 
-CREATE TABLE local_state (
+CREATE TABLE IF NOT EXISTS local_state (
     key    TEXT PRIMARY KEY,
     value  TEXT NOT NULL
 );

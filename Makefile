@@ -1,0 +1,27 @@
+# The two commands: `make demo` and `make test`. Both set up .venv first.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: setup demo test bench clean
+
+setup: $(STAMP)
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	HNSWLIB_NO_NATIVE=1 $(BIN)/pip install --quiet -e '.[test]'
+	PYTHON=$(BIN)/python scripts/fetch-tokenizer.sh
+	touch $@
+
+demo: setup
+	$(BIN)/python scripts/demo.py
+
+test: setup
+	$(BIN)/python -m pytest
+
+bench: setup
+	$(BIN)/python scripts/bench_store_recall.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .hypothesis

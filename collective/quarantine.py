@@ -1,0 +1,102 @@
+"""Quarantine cases: ids, escalation, how two copies of a case merge, and what a
+person's resolution does. Pure: the agent reads and writes the rows.
+
+A case is one disputed pair of memories. Its id is a hash of the sorted pair,
+so two agents that open the same dispute produce the same row and, after they
+sync, one case.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+
+from .errors import BadInput
+
+QUARANTINE_BRANCH = "collective/quarantine"
+STATUSES = ("pending", "escalated", "resolved")
+KEEP_CHOICES = ("a", "b", "both", "merged")
+_RANK = {status: rank for rank, status in enumerate(STATUSES)}
+
+
+def case_id(memory_a: str, memory_b: str) -> str:
+    first, second = sorted([memory_a, memory_b])
+    return hashlib.sha256(f"{first}|{second}".encode()).hexdigest()[:32]
+
+
+def escalate(status: str, dispute_count: int, threshold: int) -> str:
+    if status == "pending" and dispute_count >= threshold:
+        return "escalated"
+    return status
+
+
+def merge_cases(ours: dict | None, theirs: dict | None) -> dict:
+    """Two copies of one case, as two agents saw it: counts take the larger value,
+    the further status wins, the earliest opening is kept."""
+    if ours is None or theirs is None:
+        return dict(ours or theirs)  # type: ignore[arg-type]
+    out = dict(ours)
+    out["dispute_count"] = max(int(ours["dispute_count"]), int(theirs["dispute_count"]))
+    out["created_at"] = min(ours["created_at"], theirs["created_at"])
+    if _RANK[theirs["status"]] > _RANK[ours["status"]]:
+        out["status"] = theirs["status"]
+        out["resolution"], out["resolved_at"] = theirs["resolution"], theirs["resolved_at"]
+    elif theirs["status"] == ours["status"] == "resolved" and theirs["resolved_at"] < ours["resolved_at"]:
+        out["resolution"], out["resolved_at"] = theirs["resolution"], theirs["resolved_at"]  # first verdict stands
+    return out
+
+
+def union(*case_lists: list[dict]) -> dict[str, dict]:
+    merged: dict[str, dict] = {}
+    for cases in case_lists:
+        for case in cases:
+            merged[case["id"]] = merge_cases(merged.get(case["id"]), case)
+    return merged
+
+
+def normalise(case: dict) -> dict:
+    """Comparable form of a row read back from either engine."""
+    out = dict(case)
+    out["dispute_count"] = int(out["dispute_count"])
+    out["similarity"] = float(out["similarity"])
+    out["phase_diff"] = float(out["phase_diff"])
+    return out
+
+
+@dataclass(frozen=True)
+class Effects:
+    """What a verdict does on a holder: disputed flags and trust verdicts."""
+
+    disputed: dict[str, bool]          # memory id -> flag afterwards
+    verdicts: list[tuple[str, str]]    # (agent id, trust reason)
+    consensus: bool                    # link the pair as agreeing
+
+
+def validate_keep(keep: str) -> str:
+    if keep not in KEEP_CHOICES:
+        raise BadInput("keep", f"must be one of {', '.join(KEEP_CHOICES)}, got {keep!r}")
+    return keep
+
+
+def resolution(case: dict, *, keep: str, note: str | None, by: str, agent: str, at: str) -> dict:
+    """The case row after a person decided."""
+    if case["status"] == "resolved":
+        raise BadInput("case", f"{case['id']} is already resolved")
+    out = dict(case)
+    out["status"] = "resolved"
+    out["resolution"] = json.dumps({"keep": validate_keep(keep), "note": note or "", "by": by,
+                                    "recorded_by": agent, "at": at}, sort_keys=True)
+    out["resolved_at"] = at
+    return out
+
+
+def effects(case: dict) -> Effects:
+    decision = json.loads(case["resolution"])
+    keep = decision["keep"]
+    a, b = case["memory_id_a"], case["memory_id_b"]
+    if keep == "a":
+        return Effects({a: False, b: True}, [(case["agent_a"], "verdict_for"), (case["agent_b"], "verdict_against")], False)
+    if keep == "b":
+        return Effects({a: True, b: False}, [(case["agent_b"], "verdict_for"), (case["agent_a"], "verdict_against")], False)
+    return Effects({a: False, b: False}, [], keep == "merged")

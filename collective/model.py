@@ -132,11 +132,19 @@ def validate_vector(vector: Any, dim: int) -> np.ndarray:
     return array / norm
 
 
+_ABBREVIATIONS = frozenset("dr mr mrs ms prof st no vs approx e.g i.e etc cf fig eq sgt lt cmdr capt".split())
+
+
 def summarise(content: str) -> str:
     """First sentence, at most SUMMARY_CHARS characters."""
     text = " ".join(content.split())
-    match = re.search(r"(?<=[.!?])\s", text)
-    first = text[: match.start()] if match else text
+    first = text
+    for match in re.finditer(r"(?<=[.!?])\s", text):
+        word = text[: match.start()].rsplit(" ", 1)[-1].rstrip(".!?").lower()
+        if word in _ABBREVIATIONS or len(word) == 1:
+            continue  # "Dr. Okafor", "approx. 3", "J. Smith": not a sentence end
+        first = text[: match.start()]
+        break
     if len(first) > SUMMARY_CHARS:
         first = first[: SUMMARY_CHARS - 1].rstrip() + "…"
     return first

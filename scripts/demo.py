@@ -1,0 +1,139 @@
+"""Three agents, one commons: store, recall, sync, merge, quarantine, resolve.
+
+earth-1 and earth-2 work on Earth, mars-1 on Mars; they meet only through a
+commons database in sync windows. Run with `make demo`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+import textwrap
+from pathlib import Path
+
+import collective.store.doltlite  # noqa: F401  (doltlite before anything touches sqlite3)
+from collective.agent import Agent
+
+MEMORIES = {
+    "earth-1": [
+        ("The coolant pump in module C is safe to operate.", "knowledge", 0.8, None),
+        ("Rover 5 finished its traverse to the northern ridge.", "experience", 0.5, None),
+        ("Crew sleep shift starts at 22:00 station time.", "knowledge", 0.4, None),
+        ("The greenhouse CO2 scrubber filter was replaced this morning.", "experience", 0.6, None),
+        ("Water recycling efficiency is 93 percent this week.", "knowledge", 0.5, None),
+        ("Dr. Okafor leads the bone density study.", "social", 0.4, None),
+    ],
+    "earth-2": [
+        ("The coolant pump in module C is safe to operate", "knowledge", 0.6, None),
+        ("Solar array B produced 41 kWh yesterday.", "knowledge", 0.5, None),
+        ("Sample 14 from the crater rim contains hematite.", "knowledge", 0.7, None),
+    ],
+    "mars-1": [
+        ("The coolant pump in module C is not safe to operate.", "knowledge", 0.9, None),
+        ("Dust storm expected over the landing site within three days.", "knowledge", 0.8, None),
+        ("Rover 5 finished its traverse to the northern ridge.", "experience", 0.5, "uncertain"),
+    ],
+}
+
+
+def say(text: str) -> None:
+    print(textwrap.fill(text, width=96))
+
+
+def heading(text: str) -> None:
+    print(f"\n== {text} " + "=" * max(0, 90 - len(text)))
+
+
+def show_recall(agent: Agent, query: str, **kwargs) -> None:
+    print(f"  {agent.agent_id} recalls {query!r}{' as of ' + kwargs['as_of'][:12] if 'as_of' in kwargs else ''}:")
+    for hit in agent.recall(query, k=3, **kwargs):
+        flag = "  [disputed]" if hit.memory.disputed else ""
+        print(f"    {hit.score:.3f}  {hit.memory.summary}  ({hit.memory.origin_agent}){flag}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--home", help="Where to keep the agents (default: a new temporary folder).")
+    args = parser.parse_args()
+    root = Path(args.home) if args.home else Path(tempfile.mkdtemp(prefix="cmem-demo-"))
+    home, commons = root / "home", root / "commons"
+    commons.mkdir(parents=True, exist_ok=True)
+    url = f"file://{(commons / 'commons.db').resolve()}"
+
+    heading("1. Three agents, each with its own Dolt database")
+    agents = {name: Agent.init(name, home=home, exist_ok=True) for name in MEMORIES}
+    for agent in agents.values():
+        if not agent.remotes():
+            agent.add_remote("origin", url)
+    say(f"Agents live in {home}; the commons is {url}.")
+
+    heading("2. Each agent stores what it learned (one Dolt commit per store)")
+    for name, items in MEMORIES.items():
+        for content, category, importance, stance in items:
+            result = agents[name].store(content, category=category, importance=importance, stance=stance)
+            print(f"  {name:8} stored   {result.memory.summary}  (phase {result.memory.phase:.2f})")
+    again = agents["earth-1"].store("The coolant pump in module C is safe to operate.")
+    print(f"  earth-1  stored the pump memory again: reinforced, amplitude now {again.memory.amplitude:.2f}")
+    first_store = agents["earth-1"].log(n=None)[-3].hash  # after init, before the memories
+    after_two = agents["earth-1"].log(n=None)[-5].hash
+    show_recall(agents["earth-1"], "is the coolant pump safe?")
+    show_recall(agents["earth-1"], "what did the rover do?", as_of=after_two)
+    print("  earth-1 log:")
+    for commit in agents["earth-1"].log(n=4):
+        print(f"    {commit.hash[:12]} {commit.author}: {commit.message}")
+    del first_store
+
+    heading("3. Sync window: everyone pushes, then pulls everyone else")
+    for agent in agents.values():
+        agent.push()
+    for agent in agents.values():
+        result = agent.pull()
+        for peer in result["peers"]:
+            s = peer["summary"]
+            say(f"  {agent.agent_id} pulled {peer['peer']}: {s.get('new', 0)} new memories, "
+                f"{s.get('constructive', 0)} agreed and were absorbed, {s.get('partial', 0)} partly agreed "
+                f"and were linked, {s.get('destructive', 0)} contradicted and went to quarantine, "
+                f"{s.get('independent', 0)} were new topics.")
+    for agent in agents.values():  # a second round so every agent sees every case
+        agent.push()
+    for agent in agents.values():
+        agent.pull()
+
+    heading("4. What each agent now believes about the pump")
+    for agent in agents.values():
+        show_recall(agent, "is the coolant pump safe?")
+
+    heading("5. The quarantine: a person reviews the contradiction")
+    reviewer = agents["earth-1"]
+    cases = reviewer.cases()
+    for case in cases:
+        detail = reviewer.case(case["id"])
+        say(f"  case {case['id'][:12]} ({case['status']}, {case['dispute_count']} dispute(s)): "
+            f"{detail['a'].get('origin_agent')} says {detail['a'].get('content')!r}; "
+            f"{detail['b'].get('origin_agent')} says {detail['b'].get('content')!r}")
+    pump_cases = [c for c in cases if "mars-1" in (c["agent_a"], c["agent_b"])]
+    if pump_cases:
+        case = pump_cases[0]
+        keep = "a" if case["agent_a"] == "mars-1" else "b"
+        resolved = reviewer.resolve_case(case["id"], keep=keep, by="flight-surgeon",
+                                         note="inspection on Mars found a cracked impeller")
+        say(f"  The reviewer sides with mars-1 (keep {keep}); the verdict is recorded and pushed "
+            f"({'pushed' if resolved['quarantine'].get('pushed') else 'not pushed'}).")
+    for agent in agents.values():
+        agent.push()
+    for agent in agents.values():
+        agent.pull()
+    for agent in agents.values():
+        open_cases = agent.cases("pending") + agent.cases("escalated")
+        peers = ", ".join(f"{p['agent']} {p['trust']:.2f}" for p in agent.peers())
+        print(f"  {agent.agent_id:8} open cases: {len(open_cases)}; trust in peers: {peers}")
+
+    heading("6. Recall after the resolution")
+    show_recall(agents["earth-2"], "is the coolant pump safe?")
+    for agent in agents.values():
+        agent.close()
+    say(f"\nDone. Inspect with: CMEM_HOME={home} cmem status --agent earth-1")
+
+
+if __name__ == "__main__":
+    main()

@@ -27,9 +27,8 @@ from .model import (DEFAULT_AMPLITUDE, Memory, blob_to_vector, content_hash, iso
                     utcnow, uuid7, validate_agent_id, validate_amplitude, validate_category,
                     validate_content, validate_tags, validate_vector)
 from .store.base import Commit, SqlRepository
-from .store.doltlite import DoltliteRepository
+from .store import Location
 
-DB_FILE = "memory.db"
 KEY_FILE = "ed25519.pem"
 BOOST_STEP, BOOST_MAX = 0.05, 2.0
 OVERFETCH = 3
@@ -93,27 +92,28 @@ class Agent:
         self._embedder = embedder
         self.branch = branch or working_branch(agent_id)
         self._index: VectorIndex | None = None
+        self.location: Location | None = None  # set by open()
 
     # --- lifecycle -------------------------------------------------------
     @classmethod
     def init(cls, agent_id: str, *, home: str | Path | None = None, exist_ok: bool = False,
-             embedder: Embedder | None = None, display_name: str | None = None) -> "Agent":
+             embedder: Embedder | None = None, display_name: str | None = None,
+             backend: str = "doltlite", dolt_url: str | None = None) -> "Agent":
         """Create the agent's database (branches main and <id>/working), key and own row."""
         agent_id = validate_agent_id(agent_id)
         the_home = Home.at(home)
         folder = the_home.agent_dir(agent_id)
-        if (folder / DB_FILE).exists():
+        if Location.find(folder, the_home.root) is not None:
             if not exist_ok:
                 raise AgentExists("agent", f"{agent_id} is already initialised in {the_home.root} (use --exist-ok)")
             return cls.open(agent_id, home=the_home.root, embedder=embedder)
+        location = Location.new(folder, the_home.root, agent_id, backend=backend, dolt_url=dolt_url)
         first = not the_home.agents()
-        folder.mkdir(parents=True, exist_ok=True)
-        staging = folder / (DB_FILE + ".init")
-        for leftover in (staging, folder / KEY_FILE):
-            leftover.unlink(missing_ok=True)  # an interrupted init left these; nothing refers to them
+        (folder / KEY_FILE).unlink(missing_ok=True)  # an interrupted init left it; nothing refers to it
+        repo = None
         try:
+            repo = location.create()
             identity = Identity.generate(folder / KEY_FILE)
-            repo = DoltliteRepository(staging, create=True)
             now = iso(utcnow())
             repo.migrate(author=agent_id, now=now)
             model = embedder or _LazyModel()
@@ -127,13 +127,12 @@ class Agent:
                 repo.commit(f"init agent {agent_id}", author=agent_id)
             repo.create_branch(working_branch(agent_id))
             repo.close()
-            # The database appears under its real name only when complete.
-            staging.rename(folder / DB_FILE)
-            lock = folder / f".{staging.name}-lock"
-            if lock.exists():
-                lock.unlink()
+            repo = None
+            location.finish()
         except BaseException:
-            staging.unlink(missing_ok=True)
+            if repo is not None:
+                repo.close()
+            location.discard()
             (folder / KEY_FILE).unlink(missing_ok=True)
             raise
         if first:
@@ -146,12 +145,14 @@ class Agent:
         the_home = Home.at(home)
         agent_id = the_home.resolve_agent(agent_id)
         folder = the_home.agent_dir(agent_id)
-        if not (folder / DB_FILE).exists():
+        location = Location.find(folder, the_home.root)
+        if location is None:
             raise NotFound("agent", f"{agent_id} was never initialised in {the_home.root}; run `cmem init --agent {agent_id}`")
-        repo = DoltliteRepository(folder / DB_FILE)
+        repo = location.open()
         try:
             identity = Identity.load(folder / KEY_FILE)
             agent = cls(the_home, agent_id, repo, identity, embedder=embedder, branch=branch)
+            agent.location = location
             if agent.branch not in repo.branches():
                 raise NotFound("branch", f"no branch {agent.branch!r}")
             repo.checkout(agent.branch)
@@ -290,11 +291,11 @@ class Agent:
         self._set_local("commits_since_gc", str(count))
 
     def _local(self, key: str) -> str | None:
-        rows = self.repo.select("local_state", {"key": key})
+        rows = self.repo.select("local_state", {"name": key})
         return rows[0]["value"] if rows else None
 
     def _set_local(self, key: str, value: str) -> None:
-        self.repo.upsert("local_state", [{"key": key, "value": value}], key=["key"])
+        self.repo.upsert("local_state", [{"name": key, "value": value}], key=["name"])
 
     # --- read --------------------------------------------------------------
     def get(self, memory_id: str, *, as_of: str | None = None) -> Memory:
@@ -443,8 +444,8 @@ class Agent:
             "peers": self.repo.count("agents") - 1,
             "open_cases": self.repo.count("quarantine", {"status": ["pending", "escalated"]}),
         }
-        return {"agent": self.agent_id, "home": str(self.home.root), "engine": "doltlite",
-                "database": str(self.folder / DB_FILE), "branch": self.branch, "head": head,
+        return {"agent": self.agent_id, "home": str(self.home.root), **self.location.describe(),
+                "branch": self.branch, "head": head,
                 "schema_version": self.repo.schema_version(), "counts": counts, "index": index_state,
                 "remotes": self.repo.remotes()}
 

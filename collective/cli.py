@@ -71,22 +71,26 @@ def cli() -> None:
 @cli.command()
 @agent_options
 @click.option("--exist-ok", is_flag=True, help="Succeed if the agent already exists.")
+@click.option("--backend", default="doltlite", show_default=True,
+              help="doltlite (embedded) or dolt (a Dolt sql-server).")
+@click.option("--dolt-url", help="With --backend dolt: mysql://user:pass@host:port/db of a server you run "
+                                  "(default: a server managed in the home).")
 @json_option
-def init(home, agent_id, exist_ok, as_json):
+def init(home, agent_id, exist_ok, backend, dolt_url, as_json):
     """Create an agent: its database (branches main and <ID>/working), key pair and own row.
 
     \b
-    JSON: {"agent", "home", "database", "branch", "head", "public_key"}
+    JSON: {"agent", "home", "engine", "database", "branch", "head", "public_key"}
     """
-    from .agent import Agent, DB_FILE
+    from .agent import Agent
     with cli_errors():
         if not agent_id:
             raise BadInput("agent", "missing: give --agent ID")
-        with Agent.init(agent_id, home=home, exist_ok=exist_ok) as agent:
-            result = {"agent": agent.agent_id, "home": str(agent.home.root),
-                      "database": str(agent.folder / DB_FILE), "branch": agent.branch,
-                      "head": agent.repo.head(agent.branch), "public_key": agent.identity.public_key}
-    emit(result, as_json=as_json, text=lambda r: f"initialised {r['agent']} in {r['home']} on {r['branch']}")
+        with Agent.init(agent_id, home=home, exist_ok=exist_ok, backend=backend, dolt_url=dolt_url) as agent:
+            result = {"agent": agent.agent_id, "home": str(agent.home.root), **agent.location.describe(),
+                      "branch": agent.branch, "head": agent.repo.head(agent.branch),
+                      "public_key": agent.identity.public_key}
+    emit(result, as_json=as_json, text=lambda r: f"initialised {r['agent']} ({r['engine']}) in {r['home']} on {r['branch']}")
 
 
 @cli.command()

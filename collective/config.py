@@ -78,7 +78,10 @@ class Home:
 
     def agents(self) -> list[str]:
         folder = self.root / "agents"
-        return sorted(p.name for p in folder.iterdir() if (p / "memory.db").exists()) if folder.is_dir() else []
+        if not folder.is_dir():
+            return []
+        return sorted(p.name for p in folder.iterdir()
+                      if (p / "memory.db").exists() or (p / "backend.json").exists())
 
     def setting(self, env: str, key: str, default: str | None = None) -> str | None:
         return os.environ.get(env) or self.config.get(key) or default

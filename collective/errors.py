@@ -26,6 +26,10 @@ class StorageError(CollectiveError):
     """The database engine failed at something it should have done."""
 
 
+class SerializationFailure(StorageError):
+    """Another transaction on the same branch committed first; the work may be retried."""
+
+
 class NonFastForward(StorageError):
     """A push was refused because the remote moved ahead of us."""
 

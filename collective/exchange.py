@@ -29,13 +29,14 @@ PUSH_ATTEMPTS = 4
 REMOTE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 
 
-def validate_remote_url(url: str) -> str:
+def validate_remote_url(url: str, engine: str = "doltlite") -> str:
     parsed = urlparse(url)
     if parsed.scheme == "file":
         if parsed.netloc or not parsed.path.startswith("/"):
             raise BadInput("url", f"file remotes need an absolute path: file:///abs/path/commons.db, got {url!r}")
         if not Path(parsed.path).parent.is_dir():
             raise BadInput("url", f"folder {Path(parsed.path).parent} does not exist")
+        check_engine(Path(parsed.path), engine)
         return url
     if parsed.scheme in ("http", "https"):
         if not parsed.hostname or not parsed.path.strip("/"):
@@ -44,10 +45,20 @@ def validate_remote_url(url: str) -> str:
     raise BadInput("url", f"unsupported remote {url!r} (use file:///abs/path/commons.db or http://host:port/name.db)")
 
 
+def check_engine(path: Path, engine: str) -> None:
+    """doltlite keeps a commons in one file, Dolt in a folder: they cannot share one."""
+    if engine == "doltlite" and path.is_dir():
+        raise BadInput("remote", f"{path} is a Dolt remote folder; a doltlite agent needs a doltlite commons file")
+    if engine == "dolt" and path.is_file():
+        with open(path, "rb") as f:
+            kind = "a doltlite commons" if f.read(4) == b"CTLD" else "a file, not a Dolt remote folder"
+        raise BadInput("remote", f"{path} is {kind}; a Dolt agent needs a Dolt remote (a folder or remotesapi URL)")
+
+
 def add_remote(agent, name: str, url: str) -> dict:
     if not REMOTE_NAME.fullmatch(name or ""):
         raise BadInput("name", f"{name!r} is not a valid remote name")
-    url = validate_remote_url(url)
+    url = validate_remote_url(url, agent.location.engine)
     if name in agent.repo.remotes():
         raise BadInput("name", f"remote {name!r} exists already")
     agent.repo.add_remote(name, url)
@@ -70,6 +81,9 @@ def resolve_remote(agent, name: str | None) -> str:
 
 def fetch(agent, remote: str) -> dict[str, str]:
     """Fetch every branch of the commons; returns branch -> head."""
+    parsed = urlparse(agent.repo.remotes().get(remote, ""))
+    if parsed.scheme == "file":
+        check_engine(Path(parsed.path), agent.location.engine)
     try:
         return agent.repo.fetch(remote)
     except RemoteUnreachable as e:
@@ -159,6 +173,8 @@ def pull_peer(agent, remote: str, peer: str, head: str, *, dry_run: bool,
         if memory.origin_agent != peer:
             # A copy P holds of someone else's memory: we take it from its origin,
             # and a row that claims an origin without that origin's signature is forged.
+            if memory.origin_agent not in keys:  # not met yet: its key as published on the commons
+                keys[memory.origin_agent] = _published_key(repo, remote, memory.origin_agent)
             known = keys.get(memory.origin_agent)
             if known and verify(known, memory.claim(), memory.signature):
                 relayed += 1
@@ -204,6 +220,15 @@ def pull_peer(agent, remote: str, peer: str, head: str, *, dry_run: bool,
     agent.after_commit()
     report.seconds["apply"] = time.perf_counter() - clock
     return report
+
+
+def _published_key(repo, remote: str, agent_id: str) -> str | None:
+    """An agent's public key from its own branch on the commons, if it has one there."""
+    ref = f"{remote}/{agent_id}/working"
+    if ref not in repo.remote_branches():
+        return None
+    rows = repo.select("agents", {"agent_id": agent_id}, columns=("public_key",), as_of=ref)
+    return rows[0]["public_key"] if rows else None
 
 
 def _changed_rows(repo, watermark: str | None, head: str) -> list[dict]:

@@ -13,10 +13,12 @@ import contextlib
 import re
 from dataclasses import dataclass
 from importlib import resources
-from typing import Any, Iterator, Mapping, Sequence
+import time
+from typing import Any, Callable, Iterator, Mapping, Sequence, TypeVar
 
-from ..errors import NotFound, StorageError
+from ..errors import NotFound, SerializationFailure, StorageError
 
+T = TypeVar("T")
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
@@ -55,6 +57,12 @@ def ident(name: str) -> str:
     if not _IDENT.fullmatch(name):
         raise ValueError(f"not an SQL identifier: {name!r}")
     return name
+
+
+def quote(name: str) -> str:
+    """A checked identifier in backticks, which SQLite and MySQL both accept
+    (Dolt reserves words such as `vector`)."""
+    return f"`{ident(name)}`"
 
 
 def migrations(dialect: str) -> list[tuple[int, str]]:
@@ -111,7 +119,10 @@ class SqlRepository:
     def execute(self, sql: str, params: Sequence = ()) -> Any:
         try:
             cursor = self.conn.cursor()
-            cursor.execute(sql, tuple(params))
+            if params:
+                cursor.execute(sql, tuple(params))
+            else:  # no params: a literal % (LIKE 'local_%') must reach the engine as is
+                cursor.execute(sql)
             return cursor
         except Exception as e:  # the engine's own error types differ per driver
             if isinstance(e, (StorageError, NotFound)):
@@ -151,6 +162,19 @@ class SqlRepository:
         self._depth = 0
         self.execute("COMMIT")
 
+    def atomic(self, work: Callable[[], T], *, attempts: int = 5) -> T:
+        """Run work() in a transaction; run it again if the engine reports that a
+        concurrent transaction on the same branch won (a serialization failure)."""
+        for attempt in range(1, attempts + 1):
+            try:
+                with self.transaction():
+                    return work()
+            except SerializationFailure:
+                if attempt == attempts or self._depth:
+                    raise
+                time.sleep(0.02 * attempt)
+        raise AssertionError("unreachable")
+
     @property
     def in_transaction(self) -> bool:
         return self._depth > 0
@@ -162,28 +186,28 @@ class SqlRepository:
         parts, params = [], []
         for column, value in where.items():
             if value is None:
-                parts.append(f"{ident(column)} IS NULL")
+                parts.append(f"{quote(column)} IS NULL")
             elif isinstance(value, (list, tuple, set, frozenset)):
                 values = list(value)
                 if not values:
                     parts.append("1 = 0")
                     continue
-                parts.append(f"{ident(column)} IN ({', '.join([self.param] * len(values))})")
+                parts.append(f"{quote(column)} IN ({', '.join([self.param] * len(values))})")
                 params.extend(values)
             else:
-                parts.append(f"{ident(column)} = {self.param}")
+                parts.append(f"{quote(column)} = {self.param}")
                 params.append(value)
         return " WHERE " + " AND ".join(parts), params
 
     def select(self, table: str, where: Mapping[str, Any] | None = None, *,
                columns: Sequence[str] | None = None, as_of: str | None = None,
                order_by: str | None = None, limit: int | None = None) -> list[dict]:
-        cols = ", ".join(ident(c) for c in columns) if columns else "*"
+        cols = ", ".join(quote(c) for c in columns) if columns else "*"
         clause, params = self._where(where)
         sql = f"SELECT {cols} FROM {self._source(table, as_of)}{clause}"
         if order_by:
             column, _, direction = order_by.partition(" ")
-            sql += f" ORDER BY {ident(column)} {'DESC' if direction.upper() == 'DESC' else 'ASC'}"
+            sql += f" ORDER BY {quote(column)} {'DESC' if direction.upper() == 'DESC' else 'ASC'}"
         if limit is not None:
             sql += f" LIMIT {int(limit)}"
         return self.query(sql, params)
@@ -206,7 +230,7 @@ class SqlRepository:
         if not rows:
             return 0
         columns = list(rows[0])
-        sql = (f"INSERT INTO {ident(table)} ({', '.join(ident(c) for c in columns)}) "
+        sql = (f"INSERT INTO {quote(table)} ({', '.join(quote(c) for c in columns)}) "
                f"VALUES ({', '.join([self.param] * len(columns))})")
         return self._many(sql, [tuple(row[c] for c in columns) for row in rows])
 
@@ -220,15 +244,15 @@ class SqlRepository:
     def update(self, table: str, values: Mapping[str, Any], where: Mapping[str, Any]) -> int:
         if not where:
             raise ValueError("update needs a where clause")
-        sets = ", ".join(f"{ident(c)} = {self.param}" for c in values)
+        sets = ", ".join(f"{quote(c)} = {self.param}" for c in values)
         clause, params = self._where(where)
-        return self.execute(f"UPDATE {ident(table)} SET {sets}{clause}", [*values.values(), *params]).rowcount
+        return self.execute(f"UPDATE {quote(table)} SET {sets}{clause}", [*values.values(), *params]).rowcount
 
     def delete(self, table: str, where: Mapping[str, Any]) -> int:
         if not where:
             raise ValueError("delete needs a where clause")
         clause, params = self._where(where)
-        return self.execute(f"DELETE FROM {ident(table)}{clause}", params).rowcount
+        return self.execute(f"DELETE FROM {quote(table)}{clause}", params).rowcount
 
     def _many(self, sql: str, params: list[tuple]) -> int:
         try:

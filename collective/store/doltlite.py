@@ -16,7 +16,7 @@ import doltlite  # noqa: E402  (must precede sqlite3)
 import sqlite3  # noqa: E402
 
 from ..errors import NonFastForward, NotFound, RemoteUnreachable, StorageError  # noqa: E402
-from .base import Commit, Conflict, SqlRepository, ident  # noqa: E402
+from .base import Commit, Conflict, SqlRepository, ident, quote  # noqa: E402
 
 # The bootstrap marks the environment so it never runs twice; child processes
 # inherit the mark, skip the preload and silently get plain SQLite. Clearing
@@ -61,7 +61,7 @@ class DoltliteRepository(SqlRepository):
 
     def _source(self, table: str, as_of: str | None) -> str:
         if as_of is None:
-            return ident(table)
+            return quote(table)
         if not re.fullmatch(r"[A-Za-z0-9._/@~^-]+", as_of):
             raise NotFound("ref", f"no branch, tag or commit named {as_of!r}")
         return f"dolt_at_{ident(table)}('{as_of}')"
@@ -74,11 +74,11 @@ class DoltliteRepository(SqlRepository):
         self.execute("BEGIN IMMEDIATE")
 
     def _upsert_sql(self, table: str, columns: Sequence[str], key: Sequence[str]) -> str:
-        cols = ", ".join(ident(c) for c in columns)
-        updates = ", ".join(f"{ident(c)} = excluded.{ident(c)}" for c in columns if c not in key)
+        cols = ", ".join(quote(c) for c in columns)
+        updates = ", ".join(f"{quote(c)} = excluded.{quote(c)}" for c in columns if c not in key)
         conflict = "DO NOTHING" if not updates else f"DO UPDATE SET {updates}"
-        return (f"INSERT INTO {ident(table)} ({cols}) VALUES ({', '.join('?' * len(columns))}) "
-                f"ON CONFLICT ({', '.join(ident(k) for k in key)}) {conflict}")
+        return (f"INSERT INTO {quote(table)} ({cols}) VALUES ({', '.join('?' * len(columns))}) "
+                f"ON CONFLICT ({', '.join(quote(k) for k in key)}) {conflict}")
 
     def _diff_source(self, table: str, old: str, new: str) -> tuple[str, tuple]:
         return f"SELECT * FROM dolt_diff_{ident(table)}(?, ?)", (old, new)

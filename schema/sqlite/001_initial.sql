@@ -139,6 +139,6 @@ CREATE TABLE IF NOT EXISTS local_inbox (
 );
 
 CREATE TABLE IF NOT EXISTS local_state (
-    key    TEXT PRIMARY KEY,
+    name   TEXT PRIMARY KEY,
     value  TEXT NOT NULL
 );

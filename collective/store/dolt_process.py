@@ -1,0 +1,194 @@
+"""A Dolt sql-server managed for an agent home: one server, many agent databases.
+
+Layout under <home>/dolt-server/: config.yaml, data/ (the databases),
+root/ (DOLT_ROOT_PATH: Dolt's global config, kept out of the user's home,
+with metrics and version checks off so nothing leaves the machine),
+server.log and server.pid. Started on demand, bound to 127.0.0.1 on a free
+port, stopped with SIGTERM; a pid file whose process is gone is stale and
+is replaced.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+from ..errors import CollectiveError, StorageError
+from .doltserver import ServerAddress
+
+START_TIMEOUT_S = 60.0
+STOP_TIMEOUT_S = 15.0
+
+
+class DoltNotInstalled(CollectiveError):
+    """No dolt binary: run scripts/install-dolt.sh or set CMEM_DOLT."""
+
+
+def find_dolt() -> Path:
+    explicit = os.environ.get("CMEM_DOLT")
+    if explicit:
+        if not Path(explicit).is_file():
+            raise DoltNotInstalled(f"CMEM_DOLT points to {explicit}, which does not exist")
+        return Path(explicit)
+    local = Path(__file__).resolve().parents[2] / ".tools" / "bin" / "dolt"
+    if local.is_file():
+        return local
+    found = shutil.which("dolt")
+    if found:
+        return Path(found)
+    raise DoltNotInstalled("dolt is not installed: run scripts/install-dolt.sh (or set CMEM_DOLT)")
+
+
+def dolt_environment(root: Path) -> dict[str, str]:
+    """Dolt's global config in `root`: an author, and no metrics or version checks."""
+    config_dir = root / ".dolt"
+    config_dir.mkdir(parents=True, exist_ok=True)
+    config = config_dir / "config_global.json"
+    if not config.exists():
+        config.write_text(json.dumps({"user.name": "cmem", "user.email": "cmem@cmem.local",
+                                      "metrics.disabled": "true", "versioncheck.disabled": "true"}))
+    return {**os.environ, "DOLT_ROOT_PATH": str(root), "DOLT_DISABLE_EVENT_FLUSH": "1"}
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:  # a recycled pid that is not a dolt server counts as gone
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+        return b"sql-server" in cmdline
+    except OSError:
+        return True
+
+
+def _listening(port: int) -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+            return True
+    except OSError:
+        return False
+
+
+class ManagedDoltServer:
+    def __init__(self, folder: Path):
+        self.folder = Path(folder)
+
+    @property
+    def pid_file(self) -> Path:
+        return self.folder / "server.pid"
+
+    @property
+    def config_file(self) -> Path:
+        return self.folder / "config.yaml"
+
+    @property
+    def log_file(self) -> Path:
+        return self.folder / "server.log"
+
+    def pid(self) -> int | None:
+        try:
+            pid = int(self.pid_file.read_text().split()[0])
+        except (OSError, ValueError, IndexError):
+            return None
+        return pid if _alive(pid) else None
+
+    def port(self) -> int | None:
+        try:
+            for line in self.config_file.read_text().splitlines():
+                if line.strip().startswith("port:"):
+                    return int(line.split(":", 1)[1])
+        except (OSError, ValueError):
+            return None
+        return None
+
+    def address(self, database: str) -> ServerAddress:
+        port = self.ensure_running()
+        return ServerAddress("127.0.0.1", port, "root", "", database)
+
+    def running(self) -> bool:
+        port = self.port()
+        return self.pid() is not None and port is not None and _listening(port)
+
+    def ensure_running(self) -> int:
+        """Start the server unless it runs; returns its port."""
+        if self.running():
+            return self.port()  # type: ignore[return-value]
+        stale = self.pid()
+        if stale is not None:  # alive but not answering: replace it
+            self._terminate(stale)
+        self.pid_file.unlink(missing_ok=True)
+        return self.start()
+
+    def start(self) -> int:
+        dolt = find_dolt()
+        data = self.folder / "data"
+        data.mkdir(parents=True, exist_ok=True)
+        port = free_port()
+        self.config_file.write_text(
+            "log_level: warning\n"
+            "behavior:\n  autocommit: true\n"
+            f"listener:\n  host: 127.0.0.1\n  port: {port}\n"
+            f"data_dir: {data}\n")
+        env = dolt_environment(self.folder / "root")
+        with open(self.log_file, "ab") as log:
+            process = subprocess.Popen([str(dolt), "sql-server", "--config", str(self.config_file)],
+                                       cwd=self.folder, env=env, stdout=log, stderr=subprocess.STDOUT,
+                                       stdin=subprocess.DEVNULL, start_new_session=True)
+        self.pid_file.write_text(f"{process.pid}\n")
+        deadline = time.monotonic() + START_TIMEOUT_S
+        while time.monotonic() < deadline:
+            if process.poll() is not None:
+                break
+            if _listening(port):
+                return port
+            time.sleep(0.1)
+        tail = self.log_file.read_text(errors="replace")[-500:] if self.log_file.exists() else ""
+        if process.poll() is None:
+            self._terminate(process.pid)
+        self.pid_file.unlink(missing_ok=True)
+        raise StorageError(f"dolt sql-server did not start (log {self.log_file}): {tail.strip()}")
+
+    def stop(self) -> bool:
+        pid = self.pid()
+        self.pid_file.unlink(missing_ok=True)
+        if pid is None:
+            return False
+        self._terminate(pid)
+        return True
+
+    @staticmethod
+    def _terminate(pid: int) -> None:
+        try:
+            os.kill(pid, signal.SIGTERM)
+        except ProcessLookupError:
+            return
+        deadline = time.monotonic() + STOP_TIMEOUT_S
+        while time.monotonic() < deadline:
+            try:
+                waited, _ = os.waitpid(pid, os.WNOHANG)
+                if waited == pid:
+                    return
+            except ChildProcessError:
+                pass  # not our child: poll its liveness instead
+            if not _alive(pid):
+                return
+            time.sleep(0.1)
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass

@@ -1,0 +1,182 @@
+"""The scale-out backend: a Dolt sql-server, spoken to over pymysql.
+
+Same port as the embedded backend; the differences are the dialect (`%s`
+placeholders, `AS OF`, `CALL DOLT_*` procedures, ON DUPLICATE KEY) and the
+server's ways: pymysql connects with autocommit on and transactions are
+explicit; a conflicting merge inside a transaction reports its conflicts
+instead of rolling back; concurrent transactions on one branch may fail with
+error 1213, which `atomic` retries.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from dataclasses import dataclass
+from typing import Any, Sequence
+from urllib.parse import unquote, urlparse
+
+from ..errors import BadInput, NonFastForward, NotFound, RemoteUnreachable, SerializationFailure, StorageError
+from .base import Commit, Conflict, SqlRepository, ident
+
+SERIALIZATION_FAILURE = 1213
+CONNECT_TIMEOUT_S = 10
+
+
+@dataclass(frozen=True)
+class ServerAddress:
+    host: str
+    port: int
+    user: str
+    password: str
+    database: str
+
+    @classmethod
+    def parse(cls, url: str) -> "ServerAddress":
+        """mysql://user:pass@host:port/db"""
+        parsed = urlparse(url)
+        if parsed.scheme != "mysql" or not parsed.hostname or not parsed.path.strip("/"):
+            raise BadInput("dolt-url", f"expected mysql://user:pass@host:port/db, got {url!r}")
+        try:
+            port = parsed.port or 3306
+        except ValueError as e:
+            raise BadInput("dolt-url", f"bad port in {url!r}") from e
+        return cls(parsed.hostname, port, unquote(parsed.username or "root"),
+                   unquote(parsed.password or ""), parsed.path.strip("/"))
+
+    def url(self) -> str:
+        secret = ":***" if self.password else ""
+        return f"mysql://{self.user}{secret}@{self.host}:{self.port}/{self.database}"
+
+
+def database_name(agent_id: str) -> str:
+    """Agent ids may hold '-' and '.', which MySQL names would need quoting for."""
+    return "cmem_" + re.sub(r"[^a-z0-9_]", "_", agent_id)
+
+
+def connect(address: ServerAddress, *, database: str | None = None):
+    import pymysql  # imported lazily: the embedded default never needs it
+
+    try:
+        return pymysql.connect(host=address.host, port=address.port, user=address.user,
+                               password=address.password, database=database, autocommit=True,
+                               connect_timeout=CONNECT_TIMEOUT_S, charset="utf8mb4")
+    except pymysql.err.OperationalError as e:
+        raise RemoteUnreachable(f"cannot reach the Dolt sql-server at {address.host}:{address.port}: {e.args[-1]}") from e
+
+
+def create_database(address: ServerAddress) -> None:
+    conn = connect(address)
+    try:
+        with conn.cursor() as cursor:
+            cursor.execute(f"CREATE DATABASE IF NOT EXISTS `{ident(address.database)}`")
+    finally:
+        conn.close()
+
+
+def database_exists(address: ServerAddress) -> bool:
+    conn = connect(address)
+    try:
+        with conn.cursor() as cursor:
+            cursor.execute("SHOW DATABASES LIKE %s", (address.database,))
+            return cursor.fetchone() is not None
+    finally:
+        conn.close()
+
+
+class DoltServerRepository(SqlRepository):
+    dialect = "mysql"
+    param = "%s"
+
+    def __init__(self, address: ServerAddress):
+        self.address = address
+        super().__init__(connect(address, database=address.database))
+
+    # --- dialect hooks -------------------------------------------------
+    def _source(self, table: str, as_of: str | None) -> str:
+        if as_of is None:
+            return f"`{ident(table)}`"
+        if not re.fullmatch(r"[A-Za-z0-9._/@~^-]+", as_of):
+            raise NotFound("ref", f"no branch, tag or commit named {as_of!r}")
+        return f"`{ident(table)}` AS OF '{as_of}'"
+
+    def _vc(self, name: str, *args: str) -> list[tuple]:
+        placeholders = ", ".join(["%s"] * len(args))
+        return self.execute(f"CALL DOLT_{ident(name).upper()}({placeholders})", args).fetchall()
+
+    def _begin(self) -> None:
+        self.execute("START TRANSACTION")
+
+    def _upsert_sql(self, table: str, columns: Sequence[str], key: Sequence[str]) -> str:
+        cols = ", ".join(f"`{ident(c)}`" for c in columns)
+        updates = [f"`{ident(c)}` = VALUES(`{ident(c)}`)" for c in columns if c not in key]
+        if not updates:  # nothing to change on a clash: a no-op assignment keeps the row
+            updates = [f"`{ident(key[0])}` = `{ident(key[0])}`"]
+        return (f"INSERT INTO `{ident(table)}` ({cols}) VALUES ({', '.join(['%s'] * len(columns))}) "
+                f"ON DUPLICATE KEY UPDATE {', '.join(updates)}")
+
+    def _diff_source(self, table: str, old: str, new: str) -> tuple[str, tuple]:
+        return "SELECT * FROM dolt_diff(%s, %s, %s)", (old, new, table)
+
+    def _translate_error(self, error: Exception) -> Exception:
+        code = error.args[0] if error.args and isinstance(error.args[0], int) else None
+        text = str(error.args[-1]) if error.args else str(error)
+        lowered = text.lower()
+        if code == SERIALIZATION_FAILURE or "serialization failure" in lowered:
+            return SerializationFailure(text)
+        if ("branch not found" in lowered or "invalid ref spec" in lowered or "ref not found" in lowered
+                or "invalid revision" in lowered):
+            return NotFound("ref", text)
+        if "unknown remote" in lowered or "remote not found" in lowered:
+            return NotFound("remote", text)
+        if "fast-forward" in lowered or "behind" in lowered and "push" in lowered:
+            return NonFastForward("?", text)
+        if "connection refused" in lowered or "could not connect" in lowered or "dial tcp" in lowered:
+            return RemoteUnreachable(text)
+        import pymysql
+        if isinstance(error, (pymysql.err.InterfaceError, pymysql.err.OperationalError)) and code in (2003, 2006, 2013, None):
+            return RemoteUnreachable(f"lost the Dolt sql-server: {text}")
+        return StorageError(text)
+
+    # --- what differs from the embedded engine ---------------------------
+    def table_exists(self, table: str) -> bool:
+        return bool(self.scalar("SELECT COUNT(*) FROM information_schema.tables "
+                                "WHERE table_schema = DATABASE() AND table_name = %s", (table,)))
+
+    def log(self, ref: str | None = None, limit: int | None = None) -> list[Commit]:
+        sql = "SELECT commit_hash, committer, email, date, message FROM dolt_log(%s)"
+        if limit is not None:
+            sql += f" LIMIT {int(limit)}"
+        rows = self.execute(sql, (ref or self.active_branch(),)).fetchall()
+        return [Commit(h, a, e, _date(d), m) for h, a, e, d, m in rows]
+
+    def merge(self, ref: str, *, message: str, author: str) -> list[Conflict]:
+        if not self.in_transaction:
+            raise StorageError("merge must run inside a transaction")
+        rows = self._vc("merge", ref, "-m", message, "--author", f"{author} <{author}@cmem.local>")
+        if rows and int(rows[0][2] or 0) > 0:
+            return self.conflicts()
+        return []
+
+    def push(self, remote: str, branch: str, *, force: bool = False) -> None:
+        try:
+            super().push(remote, branch, force=force)
+        except NonFastForward as e:
+            raise NonFastForward(branch, str(e)) from e
+
+    def gc(self) -> None:
+        """The server ends the session that ran DOLT_GC: reconnect on the same branch."""
+        branch = self.active_branch()
+        try:
+            self._vc("gc")
+        except StorageError:
+            pass
+        self.conn.close()
+        self.conn = connect(self.address, database=self.address.database)
+        self.checkout(branch)
+
+
+def _date(value: Any) -> str:
+    if isinstance(value, dt.datetime):
+        return value.strftime("%Y-%m-%d %H:%M:%S")
+    return str(value)

@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup demo test bench clean
+.PHONY: setup dolt demo test bench clean
 
 setup: $(STAMP)
 
@@ -14,10 +14,14 @@ $(STAMP): pyproject.toml
 	PYTHON=$(BIN)/python scripts/fetch-tokenizer.sh
 	touch $@
 
+# Dolt sql-server for the scale-out backend, built from its Go module (cached).
+dolt:
+	scripts/install-dolt.sh
+
 demo: setup
 	$(BIN)/python scripts/demo.py
 
-test: setup
+test: setup dolt
 	$(BIN)/python -m pytest
 
 bench: setup

@@ -98,7 +98,7 @@ class Agent:
     @classmethod
     def init(cls, agent_id: str, *, home: str | Path | None = None, exist_ok: bool = False,
              embedder: Embedder | None = None, display_name: str | None = None,
-             backend: str = "doltlite", dolt_url: str | None = None) -> "Agent":
+             backend: str | None = None, dolt_url: str | None = None) -> "Agent":
         """Create the agent's database (branches main and <id>/working), key and own row."""
         agent_id = validate_agent_id(agent_id)
         the_home = Home.at(home)

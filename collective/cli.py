@@ -71,8 +71,8 @@ def cli() -> None:
 @cli.command()
 @agent_options
 @click.option("--exist-ok", is_flag=True, help="Succeed if the agent already exists.")
-@click.option("--backend", default="doltlite", show_default=True,
-              help="doltlite (embedded) or dolt (a Dolt sql-server).")
+@click.option("--backend", envvar="CMEM_BACKEND",
+              help="doltlite (embedded, the default) or dolt (a Dolt sql-server).")
 @click.option("--dolt-url", help="With --backend dolt: mysql://user:pass@host:port/db of a server you run "
                                   "(default: a server managed in the home).")
 @json_option

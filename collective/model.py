@@ -218,13 +218,14 @@ class Memory:
         return cls(**values)
 
     def claim(self) -> bytes:
-        """The signed part: what the origin asserted. Amplitude, phase, flags and
-        links are each holder's own state and change with merges and dreams."""
+        """The signed part: what the origin asserted. Amplitude, phase, vector, flags
+        and links are each holder's own state and change with merges and dreams
+        (a constructive merge blends the absorber's vector, so signing the vector
+        would make every absorber's signature fail at its peers)."""
         doc = {
             "id": self.id,
             "origin_agent": self.origin_agent,
             "content_hash": content_hash(self.content),
-            "vector_sha256": hashlib.sha256(vector_to_blob(self.vector)).hexdigest(),
             "model_version": self.model_version,
             "category": self.category,
             "stance": self.stance,

@@ -31,19 +31,31 @@ def escalate(status: str, dispute_count: int, threshold: int) -> str:
     return status
 
 
+def _opening(case: dict) -> tuple:
+    """Which copy's view of the pair a merge keeps: the earliest opening, ties broken
+    by the measured values, so the choice never depends on who merges whom."""
+    return (case["created_at"], float(case["similarity"]), float(case["phase_diff"]),
+            case["memory_id_a"], case["memory_id_b"], case["agent_a"], case["agent_b"])
+
+
 def merge_cases(ours: dict | None, theirs: dict | None) -> dict:
     """Two copies of one case, as two agents saw it: counts take the larger value,
-    the further status wins, the earliest opening is kept."""
+    the further status wins, the earliest opening is kept, the first verdict stands.
+
+    A join (commutative, associative, idempotent), so copies meeting in any order
+    on any agent converge to the same row.
+    """
     if ours is None or theirs is None:
         return dict(ours or theirs)  # type: ignore[arg-type]
-    out = dict(ours)
+    out = dict(min(ours, theirs, key=_opening))
     out["dispute_count"] = max(int(ours["dispute_count"]), int(theirs["dispute_count"]))
-    out["created_at"] = min(ours["created_at"], theirs["created_at"])
-    if _RANK[theirs["status"]] > _RANK[ours["status"]]:
-        out["status"] = theirs["status"]
-        out["resolution"], out["resolved_at"] = theirs["resolution"], theirs["resolved_at"]
-    elif theirs["status"] == ours["status"] == "resolved" and theirs["resolved_at"] < ours["resolved_at"]:
-        out["resolution"], out["resolved_at"] = theirs["resolution"], theirs["resolved_at"]  # first verdict stands
+    out["status"] = max(ours["status"], theirs["status"], key=_RANK.__getitem__)
+    verdicts = [c for c in (ours, theirs) if c["status"] == "resolved"]
+    if verdicts:
+        first = min(verdicts, key=lambda c: (c["resolved_at"], c["resolution"] or ""))
+        out["resolution"], out["resolved_at"] = first["resolution"], first["resolved_at"]
+    else:
+        out["resolution"], out["resolved_at"] = None, None
     return out
 
 

@@ -1,8 +1,15 @@
-"""Shared fixtures. Every test runs against real doltlite files in tmp_path."""
+"""Shared fixtures. Tests run against real engines: doltlite files in tmp_path,
+and, for modules that use the `engine` fixture, a real Dolt sql-server too.
+
+Without a dolt binary the Dolt runs skip, saying how to get one; with
+CMEM_REQUIRE_DOLT=1 (CI) a missing dolt fails them instead.
+"""
 
 from __future__ import annotations
 
 import os
+import re
+from collections import Counter
 
 import collective.store.doltlite  # noqa: F401  (bootstraps doltlite before anything imports sqlite3)
 import pytest
@@ -21,7 +28,7 @@ settings.load_profile("ci" if os.environ.get("CI") else "dev")
 @pytest.fixture(autouse=True)
 def _isolated_env(monkeypatch):
     """No test reads the developer's own home or default agent."""
-    for name in ("CMEM_HOME", "CMEM_AGENT", "CMEM_REMOTE", "CMEM_NATS_URL"):
+    for name in ("CMEM_HOME", "CMEM_AGENT", "CMEM_REMOTE", "CMEM_NATS_URL", "CMEM_BACKEND", "CMEM_DOLT_SERVER"):
         monkeypatch.delenv(name, raising=False)
 
 
@@ -48,3 +55,54 @@ def real_embedder():
 def agent(home, hash_embedder):
     with Agent.init("earth-1", home=home, embedder=hash_embedder) as a:
         yield a
+
+
+# --- both engines ---------------------------------------------------------------
+
+def dolt_required() -> bool:
+    return os.environ.get("CMEM_REQUIRE_DOLT") == "1"
+
+
+@pytest.fixture(scope="session")
+def dolt_server(tmp_path_factory):
+    """One Dolt sql-server for the session; each test's agents get their own databases."""
+    from collective.store.dolt_process import DoltNotInstalled, ManagedDoltServer, find_dolt
+    try:
+        find_dolt()
+    except DoltNotInstalled as e:
+        if dolt_required():
+            pytest.fail(f"CMEM_REQUIRE_DOLT=1 but {e}")
+        pytest.skip(f"{e}")
+    server = ManagedDoltServer(tmp_path_factory.mktemp("dolt-server"))
+    port = server.ensure_running()
+    yield f"mysql://root@127.0.0.1:{port}"
+    server.stop()
+
+
+@pytest.fixture(params=["doltlite", "dolt"])
+def engine(request, monkeypatch):
+    """Runs a test once per engine: new agents are created on it (CMEM_BACKEND)."""
+    if request.param == "dolt":
+        monkeypatch.setenv("CMEM_DOLT_SERVER", request.getfixturevalue("dolt_server"))
+    monkeypatch.setenv("CMEM_BACKEND", request.param)
+    return request.param
+
+
+_ENGINE_ID = re.compile(r"\[(?:[^\]]*-)?(doltlite|dolt)(?:-[^\]]*)?\]")
+
+
+def pytest_terminal_summary(terminalreporter):
+    """The count of behaviour tests run per engine, so a skipped engine shows."""
+    counts: dict[str, Counter] = {"doltlite": Counter(), "dolt": Counter()}
+    for outcome in ("passed", "failed", "skipped", "error"):
+        for report in terminalreporter.stats.get(outcome, []):
+            match = _ENGINE_ID.search(getattr(report, "nodeid", ""))
+            if match and getattr(report, "when", "call") in ("call", "setup"):
+                if outcome == "passed" and report.when != "call":
+                    continue
+                counts[match.group(1)][outcome] += 1
+    if any(counts.values()):
+        terminalreporter.write_sep("-", "behaviour tests per engine")
+        for name, c in counts.items():
+            terminalreporter.write_line(f"{name:9} passed {c['passed']}, failed {c['failed'] + c['error']}, "
+                                        f"skipped {c['skipped']}")

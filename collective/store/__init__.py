@@ -8,6 +8,7 @@ An agent folder holds either `memory.db` (embedded doltlite, the default) or
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -39,8 +40,12 @@ class Location:
         return None
 
     @classmethod
-    def new(cls, folder: Path, home: Path, agent_id: str, *, backend: str = "doltlite",
+    def new(cls, folder: Path, home: Path, agent_id: str, *, backend: str | None = None,
             dolt_url: str | None = None) -> "Location":
+        """Where a new agent goes. Without a backend: $CMEM_BACKEND, else doltlite.
+        A Dolt agent without --dolt-url uses $CMEM_DOLT_SERVER (mysql://user:pass@host:port)
+        when set, else a server managed in the home."""
+        backend = backend or os.environ.get("CMEM_BACKEND") or "doltlite"
         if backend not in ENGINES:
             raise BadInput("backend", f"unknown backend {backend!r} (one of {', '.join(ENGINES)})")
         if backend == "doltlite":
@@ -51,6 +56,10 @@ class Location:
         if dolt_url:
             address = ServerAddress.parse(dolt_url)
             return cls("dolt", folder, home, address.database, dolt_url)
+        shared = os.environ.get("CMEM_DOLT_SERVER")
+        if shared:  # one server for many homes: the database name carries the home
+            database = database_name(agent_id, home)
+            return cls("dolt", folder, home, database, f"{shared.rstrip('/')}/{database}")
         return cls("dolt", folder, home, database_name(agent_id))
 
     # --- opening ---------------------------------------------------------

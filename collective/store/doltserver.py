@@ -11,7 +11,9 @@ error 1213, which `atomic` retries.
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import re
+from pathlib import Path
 from dataclasses import dataclass
 from typing import Any, Sequence
 from urllib.parse import unquote, urlparse
@@ -49,9 +51,14 @@ class ServerAddress:
         return f"mysql://{self.user}{secret}@{self.host}:{self.port}/{self.database}"
 
 
-def database_name(agent_id: str) -> str:
-    """Agent ids may hold '-' and '.', which MySQL names would need quoting for."""
-    return "cmem_" + re.sub(r"[^a-z0-9_]", "_", agent_id)
+def database_name(agent_id: str, home: Path | None = None) -> str:
+    """Agent ids may hold '-' and '.', which MySQL names would need quoting for;
+    with a home, its hash keeps agents of different homes on one server apart."""
+    name = re.sub(r"[^a-z0-9_]", "_", agent_id)
+    if home is None:
+        return "cmem_" + name
+    tag = hashlib.sha256(str(home).encode()).hexdigest()[:10]
+    return f"cmem_{tag}_{name}"[:64]
 
 
 def connect(address: ServerAddress, *, database: str | None = None):

@@ -89,8 +89,13 @@ def fetch(agent, remote: str) -> dict[str, str]:
     except RemoteUnreachable as e:
         raise RemoteUnreachable(f"remote {remote!r} is unreachable: {e}") from e
     except StorageError as e:
-        if "not a database" in str(e).lower():
+        text = str(e).lower()
+        if "not a database" in text:
             raise BadInput("remote", f"{remote!r} is not a commons database") from e
+        if "http/1.1 header" in text or "remote request failed" in text:
+            # each engine reached the other's server: doltlite speaks plain HTTP, Dolt gRPC
+            raise BadInput("remote", f"{remote!r} is not a {agent.location.engine} commons "
+                                     "(doltlite and Dolt agents cannot share a commons)") from e
         raise
 
 
@@ -275,6 +280,10 @@ def push(agent, remote: str | None = None) -> dict:
             _catch_up(agent, remote, branch)
         except RemoteUnreachable as e:
             raise RemoteUnreachable(f"remote {remote!r} is unreachable: {e}") from e
+        except StorageError as e:  # as fetch() does: a file that is no database is bad input
+            if "not a database" in str(e).lower():
+                raise BadInput("remote", f"{remote!r} is not a commons database") from e
+            raise
     shared = share_cases(agent, remote)
     return {"remote": remote, "branch": branch, "head": agent.repo.head(branch), "quarantine": shared}
 

@@ -85,8 +85,13 @@ def _listening(port: int) -> bool:
 
 
 class ManagedDoltServer:
-    def __init__(self, folder: Path):
+    """With remotesapi=True it also serves its databases as Dolt remotes
+    (http://127.0.0.1:<remotesapi_port>/<db>): a commons for Dolt agents.
+    Dolt binds that port on every interface."""
+
+    def __init__(self, folder: Path, *, remotesapi: bool = False):
         self.folder = Path(folder)
+        self.remotesapi = remotesapi
 
     @property
     def pid_file(self) -> Path:
@@ -107,14 +112,19 @@ class ManagedDoltServer:
             return None
         return pid if _alive(pid) else None
 
-    def port(self) -> int | None:
+    def port(self, section: str = "listener") -> int | None:
         try:
-            for line in self.config_file.read_text().splitlines():
+            lines = self.config_file.read_text().splitlines()
+            start = lines.index(f"{section}:")
+            for line in lines[start + 1:]:
                 if line.strip().startswith("port:"):
                     return int(line.split(":", 1)[1])
         except (OSError, ValueError):
             return None
         return None
+
+    def remotesapi_port(self) -> int | None:
+        return self.port("remotesapi") if self.remotesapi else None
 
     def address(self, database: str) -> ServerAddress:
         port = self.ensure_running()
@@ -143,7 +153,8 @@ class ManagedDoltServer:
             "log_level: warning\n"
             "behavior:\n  autocommit: true\n"
             f"listener:\n  host: 127.0.0.1\n  port: {port}\n"
-            f"data_dir: {data}\n")
+            + (f"remotesapi:\n  port: {free_port()}\n" if self.remotesapi else "")
+            + f"data_dir: {data}\n")
         env = dolt_environment(self.folder / "root")
         with open(self.log_file, "ab") as log:
             process = subprocess.Popen([str(dolt), "sql-server", "--config", str(self.config_file)],

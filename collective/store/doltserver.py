@@ -136,7 +136,8 @@ class DoltServerRepository(SqlRepository):
             return NotFound("ref", text)
         if "unknown remote" in lowered or "remote not found" in lowered:
             return NotFound("remote", text)
-        if "fast-forward" in lowered or "behind" in lowered and "push" in lowered:
+        if ("fast-forward" in lowered or "no common ancestor" in lowered
+                or ("behind" in lowered and "push" in lowered)):
             return NonFastForward("?", text)
         if "connection refused" in lowered or "could not connect" in lowered or "dial tcp" in lowered:
             return RemoteUnreachable(text)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import math
 import shutil
+import time
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -23,6 +24,7 @@ from .embed import DEFAULT_DIM, DEFAULT_MODEL_VERSION, Embedder, default_embedde
 from .errors import AgentExists, BadInput, NotFound, StorageError
 from .identity import Identity, fingerprint
 from .index import VectorIndex
+from .judge import Judge, default_judge
 from .model import (DEFAULT_AMPLITUDE, Memory, blob_to_vector, content_hash, iso, parse_time, summarise,
                     utcnow, uuid7, validate_agent_id, validate_amplitude, validate_category,
                     validate_content, validate_tags, validate_vector)
@@ -32,6 +34,8 @@ from .store import Location
 KEY_FILE = "ed25519.pem"
 BOOST_STEP, BOOST_MAX = 0.05, 2.0
 OVERFETCH = 3
+ACCESS_FLUSH_SECONDS = 2.0  # buffered access counts reach the database at least this often, and on close
+_SCORE_COLUMNS = ("id", "amplitude", "origin_agent", "created_at", "category")
 
 
 def working_branch(agent_id: str) -> str:
@@ -83,16 +87,20 @@ class Agent:
     """One agent's memory database, branch, key and index."""
 
     def __init__(self, home: Home, agent_id: str, repo: SqlRepository, identity: Identity,
-                 *, embedder: Embedder | None = None, branch: str | None = None):
+                 *, embedder: Embedder | None = None, branch: str | None = None, judge: Judge | None = None):
         self.home = home
         self.agent_id = agent_id
         self.repo = repo
         self.identity = identity
         self.settings: Settings = home.settings
         self._embedder = embedder
+        self._judge = judge
         self.branch = branch or working_branch(agent_id)
         self._index: VectorIndex | None = None
         self.location: Location | None = None  # set by open()
+        self._pending_access: dict[str, int] = {}
+        self._access_stamp = ""
+        self._access_flushed = time.monotonic()
 
     # --- lifecycle -------------------------------------------------------
     @classmethod
@@ -141,7 +149,8 @@ class Agent:
 
     @classmethod
     def open(cls, agent_id: str | None = None, *, home: str | Path | None = None,
-             embedder: Embedder | None = None, branch: str | None = None) -> "Agent":
+             embedder: Embedder | None = None, branch: str | None = None,
+             judge: Judge | None = None) -> "Agent":
         the_home = Home.at(home)
         agent_id = the_home.resolve_agent(agent_id)
         folder = the_home.agent_dir(agent_id)
@@ -151,7 +160,7 @@ class Agent:
         repo = location.open()
         try:
             identity = Identity.load(folder / KEY_FILE)
-            agent = cls(the_home, agent_id, repo, identity, embedder=embedder, branch=branch)
+            agent = cls(the_home, agent_id, repo, identity, embedder=embedder, branch=branch, judge=judge)
             agent.location = location
             if agent.branch not in repo.branches():
                 raise NotFound("branch", f"no branch {agent.branch!r}")
@@ -163,9 +172,12 @@ class Agent:
         return agent
 
     def close(self) -> None:
-        if self._index is not None:
-            self._index.save()
-        self.repo.close()
+        try:
+            self.flush_access()
+        finally:
+            if self._index is not None:
+                self._index.save()
+            self.repo.close()
 
     def __enter__(self) -> "Agent":
         return self
@@ -309,7 +321,8 @@ class Agent:
         links = self.repo.select("skip_links", {"source_id": memory_id}) + \
             self.repo.select("skip_links", {"target_id": memory_id})
         access = self.repo.select("local_access", {"memory_id": memory_id})
-        return {**memory.to_dict(), "links": links, "access_count": access[0]["count"] if access else 0}
+        count = (access[0]["count"] if access else 0) + self._pending_access.get(memory_id, 0)
+        return {**memory.to_dict(), "links": links, "access_count": count}
 
     def resolve_as_of(self, ref: str) -> str:
         """A commit, branch, tag or timestamp -> a commit hash on this agent's history."""
@@ -354,16 +367,28 @@ class Agent:
             candidates = self._exact(rows, query_vector)
             return self._rank(candidates, k, include_faded, now, trust_as_of=commit, count_access=False)
         index = self.index()
+        amplitude_bound = index.max_amplitude if index.max_amplitude is not None else self.settings.amplitude_cap
         want = k * OVERFETCH
+        rows: dict[str, dict] = {}
+        scored: list[tuple[float, float, float, int, dict]] = []
         while True:
             found = index.search(query_vector, want)
-            rows = {r["id"]: r for r in self.repo.select_in("memories", "id", [mid for mid, _ in found])}
-            candidates = [(rows[mid], float(np.dot(blob_to_vector(rows[mid]["vector"]), query_vector)))
-                          for mid, _ in found if mid in rows]
-            hits = self._rank(candidates, k, include_faded, now, count_access=True)
-            if len(hits) >= k or want >= len(index):
-                return hits
-            want *= 4  # many candidates were faded: widen the net
+            fresh = [(mid, sim) for mid, sim in found if mid not in rows]  # each round reads only the new ones
+            rows.update((r["id"], r) for r in self.repo.select_in("memories", "id", [mid for mid, _ in fresh],
+                                                                  columns=_SCORE_COLUMNS))
+            scored = sorted(scored + self._score([(rows[mid], sim) for mid, sim in fresh if mid in rows],
+                                                 include_faded, now), key=lambda s: s[0], reverse=True)
+            # What the index has not returned yet is at most as similar as its last candidate, so it
+            # scores at most cos^2 * max amplitude * BOOST_MAX (trust and recency are <= 1): widen
+            # the net until the k-th score beats that, and the ranking is exact, not a guess.
+            bound = max(found[-1][1], 0.0) ** 2 * amplitude_bound * BOOST_MAX if found else 0.0
+            if want >= len(index) or (len(scored) >= k and scored[k - 1][0] >= bound):
+                break
+            want *= 4
+        hits = self._hits(scored[:k])
+        if hits:
+            self._count_access([h.memory.id for h in hits], now)
+        return hits
 
     @staticmethod
     def _exact(rows: list[dict], query_vector: np.ndarray) -> list[tuple[dict, float]]:
@@ -375,33 +400,60 @@ class Agent:
 
     def _rank(self, candidates: list[tuple[dict, float]], k: int, include_faded: bool, now: datetime,
               *, trust_as_of: str | None = None, count_access: bool) -> list[RecallHit]:
-        scores = self.trust_scores(as_of=trust_as_of)
-        access = {r["memory_id"]: int(r["count"]) for r in
-                  self.repo.select_in("local_access", "memory_id", [row["id"] for row, _ in candidates])}
-        hits = []
-        for row, similarity in candidates:
-            memory = Memory.from_row(row)
-            strength = (memory.amplitude * scores.get(memory.origin_agent, trust.START)
-                        * trust.recency(parse_time(memory.created_at), now, memory.category, self.settings.half_lives))
-            if strength < self.settings.fade_threshold and not include_faded:
-                continue
-            n = access.get(memory.id, 0)
-            boost = min(1 + BOOST_STEP * n, BOOST_MAX)
-            score = max(similarity, 0.0) ** 2 * strength * boost
-            hits.append(RecallHit(memory, score, similarity, strength, n))
-        hits.sort(key=lambda h: h.score, reverse=True)
-        hits = hits[:k]
+        hits = self._hits(self._score(candidates, include_faded, now, trust_as_of=trust_as_of)[:k],
+                          as_of=trust_as_of)
         if count_access and hits:
             self._count_access([h.memory.id for h in hits], now)
         return hits
 
+    def _score(self, candidates: list[tuple[dict, float]], include_faded: bool, now: datetime,
+               *, trust_as_of: str | None = None) -> list[tuple[float, float, float, int, dict]]:
+        """(score, similarity, strength, access count, row), best first; rows need _SCORE_COLUMNS."""
+        scores = self.trust_scores(as_of=trust_as_of)
+        access = {r["memory_id"]: int(r["count"]) for r in
+                  self.repo.select_in("local_access", "memory_id", [row["id"] for row, _ in candidates])}
+        out = []
+        for row, similarity in candidates:
+            strength = (float(row["amplitude"]) * scores.get(row["origin_agent"], trust.START)
+                        * trust.recency(parse_time(row["created_at"]), now, row["category"], self.settings.half_lives))
+            if strength < self.settings.fade_threshold and not include_faded:
+                continue
+            n = access.get(row["id"], 0) + self._pending_access.get(row["id"], 0)
+            boost = min(1 + BOOST_STEP * n, BOOST_MAX)
+            out.append((max(similarity, 0.0) ** 2 * strength * boost, similarity, strength, n, row))
+        out.sort(key=lambda s: s[0], reverse=True)
+        return out
+
+    def _hits(self, scored: list[tuple[float, float, float, int, dict]], *, as_of: str | None = None) -> list[RecallHit]:
+        """Whole memories for the chosen few (scoring needed only a handful of columns)."""
+        partial = [row["id"] for *_, row in scored if "vector" not in row]
+        full = {r["id"]: r for r in self.repo.select_in("memories", "id", partial, as_of=as_of)} if partial else {}
+        return [RecallHit(Memory.from_row(full.get(row["id"], row)), score, similarity, strength, n)
+                for score, similarity, strength, n, row in scored]
+
     def _count_access(self, ids: Sequence[str], now: datetime) -> None:
-        """Hebbian counters live in an ignored table: recall never makes a commit."""
-        stamp = iso(now)
+        """Hebbian counters live in an ignored table: recall never makes a commit.
+
+        They are buffered and written in one transaction every ACCESS_FLUSH_SECONDS and on
+        close, so a recall waits for no fsync; a crash loses at most those seconds of counts.
+        """
+        for memory_id in ids:
+            self._pending_access[memory_id] = self._pending_access.get(memory_id, 0) + 1
+        self._access_stamp = iso(now)
+        if time.monotonic() - self._access_flushed >= ACCESS_FLUSH_SECONDS:
+            self.flush_access()
+
+    def flush_access(self) -> None:
+        """Write the buffered access counts (added to what other processes wrote meanwhile)."""
+        pending, self._pending_access = self._pending_access, {}
+        self._access_flushed = time.monotonic()
+        if not pending:
+            return
         with self.repo.transaction():
-            existing = {r["memory_id"]: r["count"] for r in self.repo.select_in("local_access", "memory_id", ids)}
-            self.repo.upsert("local_access", [{"memory_id": i, "count": existing.get(i, 0) + 1,
-                                               "last_access": stamp} for i in ids], key=["memory_id"])
+            existing = {r["memory_id"]: r["count"] for r in self.repo.select_in("local_access", "memory_id", list(pending))}
+            self.repo.upsert("local_access", [{"memory_id": i, "count": existing.get(i, 0) + n,
+                                               "last_access": self._access_stamp} for i, n in pending.items()],
+                             key=["memory_id"])
 
     # --- forget, log, status --------------------------------------------------
     def forget(self, memory_id: str) -> dict:
@@ -451,9 +503,11 @@ class Agent:
 
 
     # --- the collective: remotes, push, pull, quarantine, trust ------------------
-    def comparator(self):
-        """How this agent tells agreement from contradiction when memories meet."""
-        return merge.PhaseComparator(self.settings.similarity_threshold)
+    def comparator(self) -> merge.Comparator:
+        """How this agent tells agreement from contradiction when memories meet (in a
+        pull and in a dream's detect stage): the pairwise judge, turned by explicit stances.
+        Agent.open(..., judge=...) plugs in another judge (an NLI model, an LLM callback)."""
+        return merge.JudgeComparator(self._judge or default_judge())
 
     def add_remote(self, name: str, url: str) -> dict:
         return exchange.add_remote(self, name, url)

@@ -30,6 +30,16 @@ ATTRIBUTE_NOUNS  nouns naming a measured or described property of an object
 PLACE_NOUNS      nouns that make a prepositional phrase a location.
 ROLE_NOUNS       crew roles that can fill a duty the way a name does.
 TITLES           words that introduce a person's name.
+PERSONAL_CONDITIONS  what a person has or is (a cold, asleep, a weight): two
+                 people with the same condition do not contradict each other.
+NEGATING_PREFIXES    "un-", "ab-", "non-"...: a word not in STATE_AXES whose
+                 remainder is takes the opposite pole ("abnormal").
+SYNONYM_PHRASES  multi-word synonyms read as one word ("carbon dioxide" -> co2).
+STOPWORDS, AUXILIARIES, VERBS, PRONOUNS, IRREGULAR_STEMS  the light grammar:
+                 the subject of a memory ends at its first verb.
+
+Particles after a copula at the end of a clause ("the relay is down.", "the
+build is green.") are read as states by the judge itself.
 """
 
 from __future__ import annotations
@@ -223,14 +233,14 @@ HEDGE_PHRASES = ("i think", "we think", "i believe", "we believe", "not sure", "
                  "not confirmed", "not yet confirmed", "to be confirmed", "needs confirming",
                  "needs confirmation", "pending confirmation", "looks like", "it looks",
                  "in question", "i guess", "i suspect", "we suspect", "hard to say",
-                 "not clear", "could be", "might be", "may be", "may have", "might have",
+                 "could be", "might be", "may be", "may have", "might have",
                  "could have", "is expected to be unclear")
 
 QUALIFIERS = frozenset({
     "except", "excepting", "excluding", "but", "though", "although", "however", "unless",
     "only", "partly", "partially", "mostly", "mainly", "largely", "intermittently",
     "occasionally", "sometimes", "most", "some", "if", "provided", "limited", "restricted",
-    "reduced", "degraded", "barring", "save",
+    "reduced", "barring", "save",
 })
 QUALIFIER_PHRASES = ("apart from", "other than", "except for", "with the exception of",
                      "as long as", "for now", "at times", "not all", "save for", "so long as",
@@ -278,7 +288,8 @@ STATE_AXES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
          "clogged", "blocked", "unhealthy", "bad", "poor", "unserviceable", "inoperable",
          "inoperative", "wilted", "wilting", "withered", "torn", "ruptured", "burst",
          "fever", "feverish", "infection", "infected", "unwell", "bug", "bugs", "crash",
-         "crashed", "crashing", "corrupted", "corrupt", "out_of_order")),
+         "crashed", "crashing", "corrupted", "corrupt", "out_of_order", "degraded",
+         "deteriorating", "worn", "flat_tyre")),
     "leak": (
         ("leak", "leaks", "leaking", "leaked", "leaky", "escaping", "venting", "seeping",
          "hissing", "losing_pressure"),
@@ -289,12 +300,12 @@ STATE_AXES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
         ("closed", "close", "closing", "shut", "sealed", "covered")),
     "lock": (("unlocked", "unlatched", "unbolted"), ("locked", "latched", "bolted")),
     "power": (
-        ("on", "running", "active", "enabled", "online", "powered", "operating", "energised",
-         "energized", "started", "switched_on", "turned_on", "is_up", "are_up", "back_up",
-         "came_up", "powered_up", "in_operation", "restarted", "booted", "live_power"),
-        ("off", "stopped", "inactive", "disabled", "offline", "unpowered", "idle", "idled",
+        ("running", "active", "enabled", "online", "powered", "operating", "energised",
+         "energized", "started", "switched_on", "turned_on", 
+         "powered_up", "in_operation", "restarted", "booted", "live_power"),
+        ("stopped", "inactive", "disabled", "offline", "unpowered", "idle", "idled",
          "standby", "on_standby", "shut_down", "shutdown", "switched_off", "turned_off",
-         "powered_down", "powered_off", "is_down", "are_down", "went_down", "dormant",
+         "powered_down", "powered_off", "dormant",
          "deactivated", "de-energised", "tripped", "tripped_offline", "halted", "paused",
          "suspended")),
     "deploy": (
@@ -331,9 +342,9 @@ STATE_AXES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "outcome": (
         ("succeeded", "succeed", "success", "successful", "successfully", "passed", "pass",
          "passes", "passing", "completed", "complete", "finished", "accomplished", "achieved",
-         "is_green", "are_green", "went_green", "done"),
+         "done"),
         ("failed", "fail", "fails", "unsuccessful", "aborted", "abort", "incomplete",
-         "unfinished", "is_red", "are_red", "went_red", "flunked")),
+         "unfinished", "flunked")),
     "permission": (
         ("approved", "approve", "authorised", "authorized", "accepted", "accept", "granted",
          "allowed", "permitted", "sanctioned", "signed_off", "green-lit", "greenlit",
@@ -359,7 +370,7 @@ STATE_AXES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
         ("potable", "drinkable", "clean", "cleaned", "sterile", "uncontaminated", "pure",
          "safe_to_drink", "spotless"),
         ("contaminated", "polluted", "dirty", "dusty", "undrinkable", "non-potable", "toxic",
-         "fouled", "soiled", "tainted")),
+         "fouled", "soiled", "tainted", "caked", "grimy", "filthy", "coated_in_dust")),
     "moisture": (("wet", "damp", "moist", "soaked", "waterlogged", "humid", "muddy"),
                  ("dry", "arid", "parched", "dried")),
     "warmth": (("hot", "warm", "overheating", "overheated", "heated"),
@@ -370,7 +381,7 @@ STATE_AXES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
          "out_on_eva", "underway", "departed", "left_base", "outdoors", "on_patrol"),
         ("inside", "indoors", "back_inside", "parked", "charging", "docked", "plugged_in",
          "at_base", "back_at_base", "landed", "grounded", "on_the_ground", "garaged", "home",
-         "back_home", "in_the_garage", "returned", "back_in")),
+         "back_home", "returned", "back_in")),
     "wakefulness": (("awake", "woke", "woken", "alert"), ("asleep", "sleeping", "napping")),
     "isolation": (("in_isolation", "isolated", "quarantined", "in_quarantine"),
                   ("released_from_isolation", "out_of_isolation", "released_from_quarantine",
@@ -393,7 +404,24 @@ STATE_AXES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
                     ("obstructed", "cluttered", "impassable", "littered", "debris")),
     "ripeness": (("ripe", "ready_to_harvest", "mature"), ("unripe", "immature", "green_fruit")),
     "validity": (("in_date", "unexpired", "current_licence"), ("expired", "out_of_date", "lapsed")),
+    "upright": (("upright", "standing", "erect", "vertical", "re-erected", "righted"),
+                ("fallen_over", "fell_over", "toppled", "tipped_over", "knocked_over",
+                 "blown_over", "collapsed", "capsized", "overturned", "flipped_over")),
 }
+
+# What a person has or is, rather than a duty they fill: two different people
+# with the same condition are two facts, not a contradiction.
+PERSONAL_CONDITIONS = frozenset({
+    "cold", "flu", "fever", "headache", "migraine", "cough", "allergy", "rash", "nausea",
+    "asleep", "awake", "sleeping", "tired", "fatigue", "fatigued", "exhausted", "sick", "ill",
+    "unwell", "well", "injured", "injury", "sprain", "sprained", "fracture", "fractured",
+    "concussion", "infection", "infected", "dehydrated", "weight", "weighs", "weigh", "height",
+    "tall", "age", "old", "blood", "pressure", "pulse", "heart", "temperature",
+    "vaccinated", "immune", "pregnant", "healthy", "fit", "hungry", "stressed", "anxious",
+    "homesick", "bruise", "bruised", "cut", "burn", "burned", "blister", "symptoms",
+    "symptom", "diagnosed", "medication", "recovering", "recovered", "toothache", "insomnia",
+    "slept", "sleep", "birthday", "vegetarian", "vegan", "left-handed", "married",
+})
 
 # Phrases joined into one token before the state words are looked up.
 STATE_PHRASES: tuple[str, ...] = (
@@ -402,7 +430,7 @@ STATE_PHRASES: tuple[str, ...] = (
     "going ahead", "goes ahead", "go ahead", "on schedule", "on time", "on track",
     "behind schedule", "out on survey", "on survey", "out on eva", "on eva", "en route",
     "on traverse", "on patrol", "in flight", "back inside", "plugged in", "at base",
-    "back at base", "on the ground", "in the garage", "back home", "back in", "left base",
+    "back at base", "on the ground", "back home", "back in", "left base",
     "fully charged", "full charge", "topped up", "run out", "ran out", "out of", "used up",
     "too high", "too low", "up from", "down from", "reduced by", "in isolation",
     "in quarantine", "released from isolation", "out of isolation", "released from quarantine",
@@ -413,10 +441,14 @@ STATE_PHRASES: tuple[str, ...] = (
     "holds pressure", "held pressure", "losing pressure", "holding steady", "at vacuum",
     "on standby", "in operation", "in production", "no problem", "no problems",
     "all clear", "in order", "out of order", "ready to harvest", "in date", "out of date",
-    "low on", "running low", "tripped offline", "cooled down", "is up", "are up", "back up",
-    "came up", "is down", "are down", "went down", "is green", "are green", "went green",
-    "is red", "are red", "went red", "not permitted", "off by",
+    "low on", "running low", "tripped offline", "fallen over", "fell over", "tipped over",
+    "knocked over", "blown over", "flipped over", "cooled down", "not permitted", "off by",
 )
+
+# Prefixes that turn a state word into its opposite ("abnormal", "unhealthy",
+# "nonfunctional"): a word not in the tables whose remainder is, takes the
+# other pole.
+NEGATING_PREFIXES = ("non-", "non", "un", "ab", "in", "im", "ir", "il", "dis", "de-", "mis")
 
 # Words that look like states but are used as plain verbs of reporting or
 # motion in these phrases; the first word of each pair is skipped when the
@@ -460,7 +492,7 @@ ID_NOUNS = frozenset({
     "fridge", "pipe", "hose", "cable", "antenna", "dish", "transmitter", "receiver", "radio",
     "zone", "area", "field", "region", "quadrant", "district", "ward", "bay", "berth", "dock",
     "gate", "entrance", "exit", "ladder", "ramp", "hatchway", "shelter", "outpost", "base",
-    "camp", "depot", "cache", "stash", "beacon", "flag", "cairn", "sol",
+    "camp", "depot", "cache", "stash", "beacon", "flag", "cairn",
 })
 
 MODIFIER_IDS: dict[str, str] = {
@@ -481,11 +513,6 @@ MODIFIER_IDS: dict[str, str] = {
     "old": "old", "new": "new", "older": "old", "newer": "new", "legacy": "old",
     "central": "central", "middle": "central",
 }
-# Modifiers that only pick out an object when another of the same kind is
-# named with a different one ("new firmware" alone is not an identity).
-WEAK_MODIFIERS = frozenset({"old", "new", "first", "second", "third", "fourth", "fifth",
-                            "older", "newer", "legacy"})
-
 ATTRIBUTE_NOUNS = frozenset({
     "pressure", "temperature", "temp", "humidity", "level", "levels", "charge", "battery",
     "voltage", "current", "output", "input", "efficiency", "range", "speed", "weight", "mass",
@@ -536,7 +563,7 @@ ROLE_NOUNS: dict[str, str] = {
     "capcom": "capcom", "mission_control": "mission control", "ground_control": "ground control",
     "flight_director": "flight director", "quartermaster": "quartermaster",
     "cook": "cook", "chef": "cook", "sysadmin": "sysadmin", "administrator": "sysadmin",
-    "on-call_engineer": "on-call engineer", "lead": "lead", "deputy": "deputy",
+    "on-call_engineer": "on-call engineer", "deputy": "deputy",
     "xo": "deputy", "first_officer": "deputy", "safety_officer": "safety officer",
 }
 ROLE_PHRASES = ("flight surgeon", "medical officer", "mission control", "ground control",
@@ -546,11 +573,6 @@ TITLES = frozenset({"dr", "doctor", "commander", "cmdr", "cdr", "captain", "capt
                     "specialist", "prof", "professor", "lt", "lieutenant", "major", "colonel",
                     "sgt", "sergeant", "chief", "mr", "mrs", "ms", "mx", "nurse", "pilot",
                     "officer", "technician", "tech", "medic"})
-
-# Verbs whose subject or object is a duty that one person fills: with these,
-# two different people named for the same thing contradict each other.
-# (Kept for documentation of the person rule; the judge treats any named
-# person outside a possessive as filling the claim's role.)
 
 # Capitalised words that are not names when they start a sentence or appear
 # mid-sentence (domain nouns, acronyms are handled separately).
@@ -670,6 +692,16 @@ VERBS = frozenset({
 # Pronouns and vague subjects that do not name an object.
 PRONOUNS = frozenset({"we", "i", "it", "they", "he", "she", "you", "someone", "somebody",
                       "everyone", "everybody", "anyone", "one", "there", "this", "that"})
+
+# Multi-word synonyms joined to one token before anything else is read.
+SYNONYM_PHRASES = {
+    "carbon dioxide": "co2", "carbon monoxide": "co", "space walk": "eva",
+    "extravehicular activity": "eva", "medical bay": "medbay", "sick bay": "medbay",
+    "solar panels": "solar array", "solar panel": "solar array",
+    "living quarters": "quarters", "water recovery system": "water recycler",
+    "water reclamation": "water recycler", "oxygen generator": "o2 generator",
+    "life support": "life_support", "check up": "checkup", "check-up": "checkup",
+}
 
 # Irregular forms for the light stemmer.
 IRREGULAR_STEMS = {

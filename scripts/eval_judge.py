@@ -1,0 +1,207 @@
+#!/usr/bin/env python
+"""Measure the pairwise judge on a labelled JSONL file of memory pairs.
+
+Usage: scripts/eval_judge.py FILE.jsonl [--json]
+
+Each line is {"a": ..., "b": ..., "label": ..., "kind": ...}; "label" is one
+of constructive, destructive, partial, independent; "kind" (a sub-kind) is
+optional. Both texts are embedded with the default embedder, the cosine is
+computed, and two judges are scored in the same run:
+
+- judge:    collective.judge.RuleJudge
+- baseline: "cosine >= 0.6 plus negation cues": cosine < 0.6 -> independent;
+            else exactly one text has a negation cue -> destructive;
+            else constructive.
+
+Printed: four-way accuracy, per-relation recall and precision, a 4x4
+confusion matrix (rows = label, columns = prediction), per-sub-kind
+accuracy, and the judge's speed (analyse texts/s, judge pairs/s on
+already-analysed texts). ``--json`` prints one JSON object instead.
+
+Exit 2 with a one-line message for a missing or malformed file; exit 1 if
+the embedder cannot be loaded.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+
+from collective.judge import RELATIONS, RuleJudge
+
+BASELINE_COSINE = 0.6
+_NEG_CUE = re.compile(r"\b(?:not|no|never|none|nothing|nobody|neither|nor|without|cannot)\b|n't\b|n’t\b", re.I)
+
+
+class BadFile(Exception):
+    pass
+
+
+def load_pairs(path: str) -> list[dict]:
+    p = Path(path)
+    if not p.is_file():
+        raise BadFile(f"{path}: no such file")
+    pairs = []
+    try:
+        text = p.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise BadFile(f"{path}: cannot read: {e}") from e
+    for n, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as e:
+            raise BadFile(f"{path}:{n}: not JSON ({e.msg})") from e
+        if not isinstance(row, dict):
+            raise BadFile(f"{path}:{n}: expected an object")
+        for field in ("a", "b", "label"):
+            if not isinstance(row.get(field), str):
+                raise BadFile(f"{path}:{n}: field {field!r} missing or not a string")
+        if row["label"] not in RELATIONS:
+            raise BadFile(f"{path}:{n}: label {row['label']!r} is not one of {', '.join(RELATIONS)}")
+        kind = row.get("kind")
+        if kind is not None and not isinstance(kind, str):
+            raise BadFile(f"{path}:{n}: field 'kind' is not a string")
+        pairs.append({"a": row["a"], "b": row["b"], "label": row["label"], "kind": kind or "(none)"})
+    if not pairs:
+        raise BadFile(f"{path}: no pairs")
+    return pairs
+
+
+def baseline(a: str, b: str, sim: float) -> str:
+    if sim < BASELINE_COSINE:
+        return "independent"
+    if bool(_NEG_CUE.search(a)) != bool(_NEG_CUE.search(b)):
+        return "destructive"
+    return "constructive"
+
+
+def score(labels: list[str], preds: list[str], kinds: list[str]) -> dict:
+    n = len(labels)
+    confusion = {t: {p: 0 for p in RELATIONS} for t in RELATIONS}
+    for t, p in zip(labels, preds):
+        confusion[t][p] += 1
+    per_relation = {}
+    for r in RELATIONS:
+        tp = confusion[r][r]
+        support = sum(confusion[r].values())
+        predicted = sum(confusion[t][r] for t in RELATIONS)
+        per_relation[r] = {
+            "support": support,
+            "recall": tp / support if support else None,
+            "precision": tp / predicted if predicted else None,
+        }
+    by_kind: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for t, p, k in zip(labels, preds, kinds):
+        key = f"{t}/{k}"
+        by_kind[key][0] += t == p
+        by_kind[key][1] += 1
+    return {
+        "n": n,
+        "accuracy": sum(t == p for t, p in zip(labels, preds)) / n,
+        "per_relation": per_relation,
+        "confusion": confusion,
+        "per_kind": {k: {"accuracy": c / m, "n": m} for k, (c, m) in sorted(by_kind.items())},
+    }
+
+
+def measure_speed(pairs: list[dict], sims: list[float]) -> dict:
+    texts = [p["a"] for p in pairs] + [p["b"] for p in pairs]
+    unique = list(dict.fromkeys(texts))
+    fresh = RuleJudge()
+    t0 = time.perf_counter()
+    for t in unique:
+        fresh.analyse(t)
+    analyse_s = time.perf_counter() - t0
+    reps = max(1, 20000 // len(pairs))
+    t0 = time.perf_counter()
+    for _ in range(reps):
+        for p, s in zip(pairs, sims):
+            fresh.judge(p["a"], p["b"], s)
+    judge_s = time.perf_counter() - t0
+    return {
+        "analyse_texts_per_s": round(len(unique) / analyse_s),
+        "judge_pairs_per_s": round(reps * len(pairs) / judge_s),
+    }
+
+
+def _fmt(x) -> str:
+    return "  n/a" if x is None else f"{100 * x:5.1f}"
+
+
+def print_report(path: str, result: dict) -> None:
+    print(f"{path}: {result['n']} pairs")
+    for name in ("judge", "baseline"):
+        r = result[name]
+        print(f"\n== {name}: accuracy {100 * r['accuracy']:.1f}%")
+        print(f"{'relation':14s} {'recall':>7s} {'precision':>9s} {'n':>5s}")
+        for rel in RELATIONS:
+            pr = r["per_relation"][rel]
+            print(f"{rel:14s} {_fmt(pr['recall']):>7s} {_fmt(pr['precision']):>9s} {pr['support']:5d}")
+        print("confusion (rows = label, columns = predicted):")
+        print(" " * 14 + "".join(f"{c[:6]:>8s}" for c in RELATIONS))
+        for t in RELATIONS:
+            print(f"{t:14s}" + "".join(f"{r['confusion'][t][p]:8d}" for p in RELATIONS))
+    print("\nper sub-kind accuracy:  judge  baseline   n")
+    for k, v in result["judge"]["per_kind"].items():
+        b = result["baseline"]["per_kind"][k]
+        print(f"  {k:36s} {100 * v['accuracy']:5.1f}  {100 * b['accuracy']:6.1f}  {v['n']:4d}")
+    sp = result["speed"]
+    print(f"\nspeed: analyse {sp['analyse_texts_per_s']} texts/s, judge {sp['judge_pairs_per_s']} pairs/s (analysed texts)")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description="Score the pairwise judge and a cosine+negation baseline on a labelled JSONL file.")
+    ap.add_argument("file")
+    ap.add_argument("--json", action="store_true", help="print one JSON object")
+    ap.add_argument("--errors", action="store_true", help="also list the pairs the judge gets wrong")
+    args = ap.parse_args(argv)
+    try:
+        pairs = load_pairs(args.file)
+    except BadFile as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    try:
+        from collective.embed import default_embedder
+
+        embedder = default_embedder()
+        va = embedder.embed([p["a"] for p in pairs])
+        vb = embedder.embed([p["b"] for p in pairs])
+    except Exception as e:  # noqa: BLE001 - any embedder failure is operational
+        print(f"error: embedder unavailable: {e}", file=sys.stderr)
+        return 1
+    sims = [float(x) for x in (va * vb).sum(axis=1)]
+    judge = RuleJudge()
+    verdicts = [judge.judge(p["a"], p["b"], s) for p, s in zip(pairs, sims)]
+    labels = [p["label"] for p in pairs]
+    kinds = [p["kind"] for p in pairs]
+    result = {
+        "file": args.file,
+        "n": len(pairs),
+        "judge": score(labels, [v.relation for v in verdicts], kinds),
+        "baseline": score(labels, [baseline(p["a"], p["b"], s) for p, s in zip(pairs, sims)], kinds),
+        "speed": measure_speed(pairs, sims),
+    }
+    if args.errors:
+        result["errors"] = [
+            {"a": p["a"], "b": p["b"], "label": p["label"], "kind": p["kind"], "predicted": v.relation,
+             "cosine": round(s, 3), "reason": v.reason}
+            for p, s, v in zip(pairs, sims, verdicts) if v.relation != p["label"]
+        ]
+    if args.json:
+        print(json.dumps(result))
+    else:
+        print_report(args.file, result)
+        for e in result.get("errors", []):
+            print(f"\n[{e['label']}/{e['kind']} -> {e['predicted']}] cos={e['cosine']}\n  A: {e['a']}\n  B: {e['b']}\n  {e['reason']}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

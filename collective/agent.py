@@ -13,23 +13,51 @@ import time
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from . import exchange, merge, quarantine, trust, wave
 from . import phase as phase_mod
+from . import trust, wave
 from .config import Home, Settings
 from .embed import DEFAULT_DIM, DEFAULT_MODEL_VERSION, Embedder, default_embedder
 from .errors import AgentExists, BadInput, NotFound, StorageError
 from .identity import Identity, fingerprint
-from .index import VectorIndex
-from .judge import Judge, default_judge
+from .index import EF_SEARCH, VectorIndex
 from .model import (DEFAULT_AMPLITUDE, Memory, blob_to_vector, content_hash, iso, parse_time, summarise,
                     utcnow, uuid7, validate_agent_id, validate_amplitude, validate_category,
                     validate_content, validate_tags, validate_vector)
 from .store.base import Commit, SqlRepository
 from .store import Location
+
+
+def _lazy_module(name: str):
+    """A module that loads on first use: store and recall never touch the merge machinery,
+    and not importing it saves a `cmem store` a tenth of a second (importlib.util.LazyLoader)."""
+    import importlib.util
+    import sys
+
+    full = f"{__package__}.{name}"
+    if full in sys.modules:
+        return sys.modules[full]
+    spec = importlib.util.find_spec(full)
+    spec.loader = importlib.util.LazyLoader(spec.loader)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[full] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+exchange, merge, quarantine, _judge = (_lazy_module(n) for n in ("exchange", "merge", "quarantine", "judge"))
+
+
+def default_judge():
+    """The built-in pairwise judge (its module loads on first use)."""
+    return _judge.default_judge()
+
+
+if TYPE_CHECKING:
+    from .judge import Judge
 
 KEY_FILE = "ed25519.pem"
 BOOST_STEP, BOOST_MAX = 0.05, 2.0
@@ -367,21 +395,33 @@ class Agent:
             candidates = self._exact(rows, query_vector)
             return self._rank(candidates, k, include_faded, now, trust_as_of=commit, count_access=False)
         index = self.index()
-        amplitude_bound = index.max_amplitude if index.max_amplitude is not None else self.settings.amplitude_cap
-        want = k * OVERFETCH
-        rows: dict[str, dict] = {}
+        boost_bound, trust_scores = self._boost_bound(), self.trust_scores()
+        want = max(k * OVERFETCH, EF_SEARCH)  # the index searches EF_SEARCH deep anyway
+        seen: set[int] = set()
         scored: list[tuple[float, float, float, int, dict]] = []
         while True:
-            found = index.search(query_vector, want)
-            fresh = [(mid, sim) for mid, sim in found if mid not in rows]  # each round reads only the new ones
-            rows.update((r["id"], r) for r in self.repo.select_in("memories", "id", [mid for mid, _ in fresh],
-                                                                  columns=_SCORE_COLUMNS))
-            scored = sorted(scored + self._score([(rows[mid], sim) for mid, sim in fresh if mid in rows],
-                                                 include_faded, now), key=lambda s: s[0], reverse=True)
-            # What the index has not returned yet is at most as similar as its last candidate, so it
-            # scores at most cos^2 * max amplitude * BOOST_MAX (trust and recency are <= 1): widen
-            # the net until the k-th score beats that, and the ranking is exact, not a guess.
-            bound = max(found[-1][1], 0.0) ** 2 * amplitude_bound * BOOST_MAX if found else 0.0
+            labels, sims = index.search_labels(query_vector, want)
+            last = float(sims[-1]) if len(sims) else 0.0
+            fresh = np.fromiter((label not in seen for label in labels.tolist()), dtype=bool, count=len(labels))
+            seen.update(labels.tolist())
+            labels, sims = labels[fresh], sims[fresh]
+            # Each score is at most cos^2 * amplitude * boost bound (trust and recency are <= 1):
+            # rows are read best bound first, and only while a bound can still beat the k-th score.
+            bounds = np.maximum(sims, 0.0) ** 2 * index.amplitudes_at(labels) * boost_bound
+            order = np.argsort(-bounds, kind="stable")
+            for start in range(0, len(order), 64):
+                kth = scored[k - 1][0] if len(scored) >= k else -1.0
+                chunk = [int(i) for i in order[start:start + 64] if bounds[i] >= kth]
+                if not chunk:
+                    break
+                mids = index.ids_of(labels[chunk])
+                rows = {r["id"]: r for r in self.repo.select_in("memories", "id", mids, columns=_SCORE_COLUMNS)}
+                scored = sorted(scored + self._score([(rows[mid], float(sims[i])) for mid, i in zip(mids, chunk)
+                                                      if mid in rows], include_faded, now, trust_scores=trust_scores),
+                                key=lambda s: s[0], reverse=True)
+            # What the index has not returned yet is at most as similar as its last candidate, so
+            # widen the net until nothing beyond it can beat the k-th score: the ranking is exact.
+            bound = max(last, 0.0) ** 2 * index.max_amplitude * boost_bound
             if want >= len(index) or (len(scored) >= k and scored[k - 1][0] >= bound):
                 break
             want *= 4
@@ -407,9 +447,10 @@ class Agent:
         return hits
 
     def _score(self, candidates: list[tuple[dict, float]], include_faded: bool, now: datetime,
-               *, trust_as_of: str | None = None) -> list[tuple[float, float, float, int, dict]]:
+               *, trust_as_of: str | None = None, trust_scores: Mapping[str, float] | None = None
+               ) -> list[tuple[float, float, float, int, dict]]:
         """(score, similarity, strength, access count, row), best first; rows need _SCORE_COLUMNS."""
-        scores = self.trust_scores(as_of=trust_as_of)
+        scores = trust_scores if trust_scores is not None else self.trust_scores(as_of=trust_as_of)
         access = {r["memory_id"]: int(r["count"]) for r in
                   self.repo.select_in("local_access", "memory_id", [row["id"] for row, _ in candidates])}
         out = []
@@ -430,6 +471,12 @@ class Agent:
         full = {r["id"]: r for r in self.repo.select_in("memories", "id", partial, as_of=as_of)} if partial else {}
         return [RecallHit(Memory.from_row(full.get(row["id"], row)), score, similarity, strength, n)
                 for score, similarity, strength, n, row in scored]
+
+    def _boost_bound(self) -> float:
+        """The largest boost any memory has now: that of the most recalled one."""
+        top = self.repo.select("local_access", columns=("count",), order_by="count DESC", limit=1)
+        n = (int(top[0]["count"]) if top else 0) + max(self._pending_access.values(), default=0)
+        return min(1 + BOOST_STEP * n, BOOST_MAX)
 
     def _count_access(self, ids: Sequence[str], now: datetime) -> None:
         """Hebbian counters live in an ignored table: recall never makes a commit.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
@@ -164,6 +165,11 @@ def blob_to_vector(blob: bytes) -> np.ndarray:
     return np.frombuffer(blob, dtype="<f4")
 
 
+@functools.lru_cache(maxsize=None)
+def _field_names(cls: type) -> tuple[str, ...]:
+    return tuple(f.name for f in fields(cls))
+
+
 @dataclass
 class Memory:
     """One row of `memories`. JSON columns are Python values here."""
@@ -198,7 +204,7 @@ class Memory:
     BOOL_COLUMNS = ("disputed", "hallucinated", "retracted")
 
     def to_row(self) -> dict:
-        row = {f.name: getattr(self, f.name) for f in fields(self)}
+        row = {name: getattr(self, name) for name in _field_names(type(self))}
         row["vector"] = vector_to_blob(self.vector)
         for name in self.JSON_COLUMNS:
             row[name] = json.dumps(row[name], sort_keys=True)
@@ -208,11 +214,12 @@ class Memory:
 
     @classmethod
     def from_row(cls, row: dict) -> "Memory":
-        values = {f.name: row[f.name] for f in fields(cls) if f.name in row}
+        values = {name: row[name] for name in _field_names(cls) if name in row}
         values["vector"] = blob_to_vector(row["vector"])
         for name in cls.JSON_COLUMNS:
-            if isinstance(values.get(name), (str, bytes)):
-                values[name] = json.loads(values[name])
+            value = values.get(name)
+            if isinstance(value, (str, bytes)):
+                values[name] = [] if value == "[]" else json.loads(value)  # most rows: a pull reads 10^5
         for name in cls.BOOL_COLUMNS:
             values[name] = bool(values.get(name))
         return cls(**values)

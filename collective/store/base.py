@@ -290,10 +290,15 @@ class SqlRepository:
     def ensure_local_tables(self) -> None:
         """The unversioned local_% tables (dolt_ignore) live in each branch's working
         set, not in commits: create them on the checked-out branch when it lacks them."""
+        created = set()
         for _, sql in migrations(self.dialect):
             for statement in split_statements(sql):
                 match = re.match(r"CREATE TABLE IF NOT EXISTS (local_\w+)", statement, re.IGNORECASE)
                 if match and not self.table_exists(match.group(1)):
+                    self.execute(statement)
+                    created.add(match.group(1))
+                index = re.match(r"CREATE INDEX IF NOT EXISTS \w+ ON (local_\w+)", statement, re.IGNORECASE)
+                if index and index.group(1) in created:
                     self.execute(statement)
 
     # --- version control -----------------------------------------------

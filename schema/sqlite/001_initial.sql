@@ -122,6 +122,7 @@ CREATE TABLE IF NOT EXISTS local_access (
     count        INTEGER NOT NULL DEFAULT 0,
     last_access  TEXT NOT NULL
 );
+CREATE INDEX IF NOT EXISTS local_access_count ON local_access (count);
 
 CREATE TABLE IF NOT EXISTS local_outbox (
     event_id    TEXT PRIMARY KEY,

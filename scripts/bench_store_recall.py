@@ -1,0 +1,269 @@
+#!/usr/bin/env python3
+"""Store and recall benchmarks. Prints one JSON line per measurement.
+
+Each line carries a baseline measured in the same run, the target and whether
+it was met, and the machine load, so numbers from a busy machine say so:
+
+- batch_store: Agent.store_many of N memories with given vectors (no model
+  runs) as one commit, against a plain stdlib-sqlite3 executemany of the same
+  rows into a plain SQLite file in a process that never imports doltlite.
+- recall_p50_ms, recall_p95_ms, recall_at_10: Agent.recall(vector=...) over R
+  memories (query embedding excluded), against numpy brute force of the same
+  score (latency) and its exact ranking (recall@10).
+- cmem_store_p50_s: `cmem store` from process start to exit, against
+  `python -c pass` started the same way.
+
+    python scripts/bench_store_recall.py            # 10k store, 100k recall, 10 cli runs
+    python scripts/bench_store_recall.py --quick    # smaller, about a minute
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import pickle
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import collective.store.doltlite  # noqa: F401  (doltlite before anything imports sqlite3)
+import numpy as np
+
+from collective.agent import BOOST_MAX, BOOST_STEP, Agent, MemoryInput
+from collective.embed import HashEmbedder
+from collective.store.base import migrations, split_statements
+
+DIM = 384
+SEED = 20260401
+
+
+def load() -> float:
+    return round(os.getloadavg()[0], 2)
+
+
+def emit(record: dict) -> None:
+    record.setdefault("cpus", os.cpu_count())
+    print(json.dumps(record), flush=True)
+
+
+def clustered(n: int, rng: np.random.Generator, clusters: int = 256, spread: float = 0.05) -> np.ndarray:
+    """Unit vectors around random centres: same-cluster cosine ~0.5, like related sentences."""
+    centres = rng.normal(size=(clusters, DIM)).astype(np.float32)
+    centres /= np.linalg.norm(centres, axis=1, keepdims=True)
+    out = np.empty((n, DIM), dtype=np.float32)
+    for start in range(0, n, 20_000):
+        stop = min(n, start + 20_000)
+        block = centres[rng.integers(0, clusters, stop - start)]
+        block = block + rng.normal(scale=spread, size=block.shape).astype(np.float32)
+        out[start:stop] = block / np.linalg.norm(block, axis=1, keepdims=True)
+    return out
+
+
+def texts(n: int, offset: int = 0) -> list[str]:
+    return [f"observation {i}: sensor {i % 97} on deck {i % 7} read {i * 37 % 1000} units" for i in
+            range(offset, offset + n)]
+
+
+# --- batch store ------------------------------------------------------------------
+PLAIN_SQLITE = r"""
+import pickle, sqlite3, sys, time
+ddl, rows_file, db_file = sys.argv[1], sys.argv[2], sys.argv[3]
+try:
+    sqlite3.connect(":memory:").execute("SELECT dolt_version()")
+    raise SystemExit("this baseline must run on plain SQLite, but doltlite is loaded")
+except sqlite3.OperationalError:
+    pass
+with open(rows_file, "rb") as f:
+    columns, rows = pickle.load(f)
+conn = sqlite3.connect(db_file, isolation_level=None)
+for statement in ddl.split(";\n"):
+    conn.execute(statement)
+sql = f"INSERT INTO memories ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})"
+t = time.perf_counter()
+conn.execute("BEGIN IMMEDIATE")
+conn.executemany(sql, rows)
+conn.execute("COMMIT")
+print(time.perf_counter() - t, sqlite3.sqlite_version)
+"""
+
+
+def memories_ddl() -> str:
+    statements = [s for _, sql in migrations("sqlite") for s in split_statements(sql)
+                  if s.startswith(("CREATE TABLE memories", "CREATE INDEX memories_"))]
+    return ";\n".join(statements)
+
+
+def plain_env() -> dict:
+    env = dict(os.environ)
+    env.pop("_DOLTLITE_BOOTSTRAPPED", None)
+    if "doltlite" in env.get("LD_PRELOAD", ""):
+        env.pop("LD_PRELOAD")
+    return env
+
+
+def bench_batch_store(work: Path, n: int) -> None:
+    rng = np.random.default_rng(SEED)
+    vectors = clustered(n, rng)
+    items = [MemoryInput(t, vector=v) for t, v in zip(texts(n), vectors)]
+    l0 = load()
+    with Agent.init("bench-store", home=work / "store", embedder=HashEmbedder(DIM)) as agent:
+        commits = len(agent.log(None))
+        t = time.perf_counter()
+        results = agent.store_many(items)
+        seconds = time.perf_counter() - t
+        assert len(agent.log(None)) == commits + 1 and not any(r.deduplicated for r in results)
+        rows = agent.repo.select("memories")
+    columns = list(rows[0])
+    rows_file = work / "rows.pickle"
+    with open(rows_file, "wb") as f:
+        pickle.dump((columns, [tuple(r[c] for c in columns) for r in rows]), f)
+    done = subprocess.run([sys.executable, "-c", PLAIN_SQLITE, memories_ddl(), str(rows_file),
+                           str(work / "plain.sqlite")], env=plain_env(), capture_output=True, text=True,
+                          check=True)
+    base_seconds, sqlite_version = done.stdout.split()
+    base_seconds = float(base_seconds)
+    rate = n / seconds
+    emit({"measurement": "batch_store", "n": n, "seconds": round(seconds, 3),
+          "memories_per_s": round(rate), "commits": 1,
+          "baseline": {"what": f"stdlib sqlite3 {sqlite_version} executemany of the same rows, one transaction, "
+                               "plain SQLite file, separate process without doltlite",
+                       "seconds": round(base_seconds, 3), "memories_per_s": round(n / base_seconds)},
+          "slowdown_vs_baseline": round(seconds / base_seconds, 2),
+          "target": ">= 2000 memories/s", "meets_target": rate >= 2000, "load_1m": [l0, load()]})
+
+
+# --- recall ----------------------------------------------------------------------------
+def bench_recall(work: Path, n: int, queries: int, batch: int = 10_000) -> None:
+    rng = np.random.default_rng(SEED + 1)
+    vectors = clustered(n, rng)
+    # most memories at the default amplitude, a fifth reinforced or marked important
+    amplitudes = np.where(rng.random(n) < 0.8, 0.5, rng.uniform(0.3, 1.0, n)).astype(np.float64)
+    l0 = load()
+    t = time.perf_counter()
+    agent = Agent.init("bench-recall", home=work / "recall", embedder=HashEmbedder(DIM))
+    try:
+        for start in range(0, n, batch):
+            stop = min(n, start + batch)
+            agent.store_many([MemoryInput(t_, importance=float(a), vector=v) for t_, a, v in
+                              zip(texts(stop - start, start), amplitudes[start:stop], vectors[start:stop])])
+        store_seconds = time.perf_counter() - t
+        order = {r["id"]: i for i, r in enumerate(agent.repo.select("memories", columns=("id", "content")))}
+        ids = list(order)
+        # rows come back in id (time) order, which is insertion order: check it
+        contents = [r["content"] for r in agent.repo.select("memories", columns=("content",))]
+        assert contents[:3] == texts(3) and contents[-1] == texts(1, n - 1)[0]
+        t = time.perf_counter()
+        agent.index()
+        index_seconds = time.perf_counter() - t
+
+        targets = rng.integers(0, n, queries)
+        qs = vectors[targets] + rng.normal(scale=0.03, size=(queries, DIM)).astype(np.float32)
+        qs /= np.linalg.norm(qs, axis=1, keepdims=True)
+        agent.recall("warm-up", k=10, vector=qs[0])  # first query loads what the process caches
+        access = np.zeros(n)
+        for mid, count in ((r["memory_id"], r["count"]) for r in agent.repo.select("local_access")):
+            access[order[mid]] = count
+
+        latencies, answers = [], []
+        for q in qs:
+            t = time.perf_counter()
+            hits = agent.recall("ignored: vector given", k=10, vector=q)
+            latencies.append(time.perf_counter() - t)
+            answers.append([h.memory.id for h in hits])
+        # Replayed afterwards, so that numpy's threads never compete with the timed recalls:
+        # the same score over every memory, with the access counts each query saw.
+        brute, overlap, ann_overlap = [], [], []
+        index = agent.index()
+        for q, got in zip(qs, answers):
+            t = time.perf_counter()
+            sims = vectors @ q
+            score = np.maximum(sims, 0.0) ** 2 * amplitudes * np.minimum(1 + BOOST_STEP * access, BOOST_MAX)
+            top = np.argpartition(-score, 10)[:10]
+            top = top[np.argsort(-score[top])]
+            brute.append(time.perf_counter() - t)
+            exact = {ids[i] for i in top}
+            overlap.append(len(exact & set(got)) / 10)
+            ann_overlap.append(len(exact & {mid for mid, _ in index.search(q, 10)}) / 10)
+            for mid in got:
+                access[order[mid]] += 1
+    finally:
+        agent.close()
+    lat = np.array(latencies) * 1e3
+    bf = np.array(brute) * 1e3
+    common = {"n": n, "queries": len(qs), "k": 10, "setup": {"store_s": round(store_seconds, 1),
+              "index_build_s": round(index_seconds, 1)}, "load_1m": [l0, load()]}
+    baseline_latency = {"what": "numpy brute force of the same score over all vectors in memory",
+                        "p50_ms": round(float(np.percentile(bf, 50)), 3),
+                        "p95_ms": round(float(np.percentile(bf, 95)), 3)}
+    p50, p95, r10 = float(np.percentile(lat, 50)), float(np.percentile(lat, 95)), float(np.mean(overlap))
+    emit({"measurement": "recall_p50_ms", "value": round(p50, 3), **common, "baseline": baseline_latency,
+          "target": "<= 5 ms", "meets_target": p50 <= 5.0})
+    emit({"measurement": "recall_p95_ms", "value": round(p95, 3), **common, "baseline": baseline_latency,
+          "target": "<= 15 ms", "meets_target": p95 <= 15.0})
+    emit({"measurement": "recall_at_10", "value": round(r10, 4), **common,
+          "baseline": {"what": "top-10 of the ANN index by cosine alone, without the over-fetch and re-rank",
+                       "value": round(float(np.mean(ann_overlap)), 4)},
+          "target": ">= 0.98 against the exact ranking of the same score", "meets_target": r10 >= 0.98})
+
+
+# --- cmem store from process start to exit ------------------------------------------------------
+def timed_run(argv: list[str], env: dict) -> float:
+    t = time.perf_counter()
+    subprocess.run(argv, env=env, check=True, stdout=subprocess.DEVNULL)
+    return time.perf_counter() - t
+
+
+def bench_cli(work: Path, runs: int) -> None:
+    cmem = str(Path(sys.executable).with_name("cmem"))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CMEM_")}
+    env["CMEM_HOME"] = str(work / "cli")
+    env.pop("_DOLTLITE_BOOTSTRAPPED", None)
+    subprocess.run([cmem, "init", "--agent", "bench-cli"], env=env, check=True, stdout=subprocess.DEVNULL)
+    timed_run([cmem, "store", "warm-up: the coolant pump is safe"], env)  # page cache, .pyc files
+    l0 = load()
+    cli, base = [], []
+    for i in range(runs):  # interleaved, so both see the same load
+        cli.append(timed_run([cmem, "store", f"run {i}: the coolant pump pressure is nominal"], env))
+        base.append(timed_run([sys.executable, "-c", "pass"], env))
+    p50 = float(np.percentile(cli, 50))
+    emit({"measurement": "cmem_store_p50_s", "value": round(p50, 3), "runs": runs,
+          "p95_s": round(float(np.percentile(cli, 95)), 3), "min_s": round(min(cli), 3),
+          "baseline": {"what": "python -c pass, same interpreter, started the same way",
+                       "p50_s": round(float(np.percentile(base, 50)), 3)},
+          "target": "<= 0.8 s", "meets_target": p50 <= 0.8, "load_1m": [l0, load()]})
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=int, default=10_000, help="memories in the batch store (default 10000)")
+    parser.add_argument("--recall-n", type=int, default=100_000, help="memories to recall over (default 100000)")
+    parser.add_argument("--queries", type=int, default=300, help="recall queries (default 300)")
+    parser.add_argument("--cli-runs", type=int, default=10, help="timed `cmem store` runs (default 10)")
+    parser.add_argument("--quick", action="store_true", help="2k store, 20k recall, 100 queries, 5 cli runs")
+    parser.add_argument("--only", choices=["store", "recall", "cli"], action="append",
+                        help="run only this measurement (repeatable)")
+    parser.add_argument("--workdir", help="keep the databases in this folder (default: a temporary one, removed)")
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.n, args.recall_n, args.queries, args.cli_runs = 2_000, 20_000, 100, 5
+    chosen = set(args.only or ["store", "recall", "cli"])
+    work = Path(args.workdir) if args.workdir else Path(tempfile.mkdtemp(prefix="cmem-bench-"))
+    work.mkdir(parents=True, exist_ok=True)
+    try:
+        if "store" in chosen:
+            bench_batch_store(work, args.n)
+        if "recall" in chosen:
+            bench_recall(work, args.recall_n, args.queries)
+        if "cli" in chosen:
+            bench_cli(work, args.cli_runs)
+    finally:
+        if not args.workdir:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,307 @@
+"""The `cmem` CLI with the real default embedder: JSON shapes, configuration, bad input."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from collective.cli import cli
+from collective.config import Home
+from collective.store.doltlite import DoltliteRepository
+
+MEMORY_KEYS = {"id", "content", "summary", "category", "tags", "amplitude", "phase", "stance", "origin_agent",
+               "model_version", "layer", "disputed", "hallucinated", "retracted", "absorbed_into", "parents",
+               "merge_history", "created_at", "updated_at"}
+HIT_KEYS = {"id", "score", "similarity", "strength", "access_count", "disputed", "summary", "content", "category",
+            "origin_agent", "amplitude", "created_at"}
+CMEM = Path(sys.executable).with_name("cmem")
+
+
+def cmem(*args: str, env: dict | None = None, ok: bool = True):
+    result = CliRunner().invoke(cli, list(args), env=env)
+    if ok:
+        assert result.exit_code == 0, (result.output, result.exception)
+    return result
+
+
+def cmem_json(*args: str, env: dict | None = None):
+    result = cmem(*args, "--json", env=env)
+    assert result.stdout.count("\n") == 1  # one JSON document on one line
+    return json.loads(result.stdout)
+
+
+def db_state(home: Path, agent_id: str = "earth-1") -> tuple[str, int, int]:
+    """(working head, memory rows, commits) read straight from the file."""
+    repo = DoltliteRepository(home / "agents" / agent_id / "memory.db")
+    try:
+        branch = f"{agent_id}/working"
+        repo.checkout(branch)
+        return (repo.head(branch), repo.count("memories"),
+                int(repo.scalar("SELECT COUNT(*) FROM dolt_log(?)", (branch,))))
+    finally:
+        repo.close()
+
+
+@pytest.fixture
+def cli_home(home):
+    cmem_json("init", "--agent", "earth-1", "--home", str(home))
+    return home
+
+
+@pytest.fixture
+def stored(cli_home, real_embedder):
+    """A home whose agent holds two memories stored through the CLI."""
+    h = str(cli_home)
+    first = cmem_json("store", "the coolant pump is safe", "--home", h, "--tag", "pump")
+    second = cmem_json("store", "the greenhouse lights run on a timer", "--home", h, "-c", "experience")
+    return cli_home, first, second
+
+
+# --- init ---------------------------------------------------------------------------------
+def test_init_json_and_files(home):
+    out = cmem_json("init", "--agent", "earth-1", "--home", str(home))
+    assert set(out) == {"agent", "home", "engine", "database", "branch", "head", "public_key"}
+    assert out["agent"] == "earth-1" and out["branch"] == "earth-1/working" and out["engine"] == "doltlite"
+    assert out["home"] == str(home.resolve()) and out["database"] == str(home / "agents/earth-1/memory.db")
+    assert (home / "agents/earth-1/ed25519.pem").stat().st_mode & 0o777 == 0o600
+    repo = DoltliteRepository(home / "agents/earth-1/memory.db")
+    try:
+        assert set(repo.branches()) == {"main", "earth-1/working"}
+        assert repo.head("earth-1/working") == out["head"]
+        assert repo.select("agents", {"agent_id": "earth-1"})[0]["public_key"] == out["public_key"]
+    finally:
+        repo.close()
+
+
+def test_init_again_fails_unless_exist_ok(cli_home):
+    h = str(cli_home)
+    key = (cli_home / "agents/earth-1/ed25519.pem").read_bytes()
+    before = db_state(cli_home)
+    again = cmem("init", "--agent", "earth-1", "--home", h, ok=False)
+    assert again.exit_code == 2 and again.stdout == ""
+    assert again.stderr.strip() == f"Error: agent: earth-1 is already initialised in {cli_home.resolve()} (use --exist-ok)"
+    ok = cmem_json("init", "--agent", "earth-1", "--home", h, "--exist-ok")
+    assert ok["head"] == before[0]
+    assert db_state(cli_home) == before and (cli_home / "agents/earth-1/ed25519.pem").read_bytes() == key
+
+
+# --- configuration precedence --------------------------------------------------------------------
+def test_home_and_agent_precedence(home, tmp_path, real_embedder):
+    cmem("init", "--agent", "earth-1", "--home", str(home))
+    cmem("init", "--agent", "mars-1", "--home", str(home))
+    assert Home.at(home).config == {"agent": "earth-1"}  # the first agent became the default
+    env = {"CMEM_HOME": str(home)}
+    assert cmem_json("store", "from cmem.toml", env=env)["origin_agent"] == "earth-1"
+    assert cmem_json("store", "from the environment", env={**env, "CMEM_AGENT": "mars-1"})["origin_agent"] == "mars-1"
+    assert cmem_json("store", "from the option", "--agent", "earth-1",
+                     env={**env, "CMEM_AGENT": "mars-1"})["origin_agent"] == "earth-1"
+    assert db_state(home, "earth-1")[1] == 2 and db_state(home, "mars-1")[1] == 1
+
+    other = tmp_path / "other"
+    result = cmem("store", "x", "--home", str(other), env=env, ok=False)  # --home beats CMEM_HOME
+    assert result.exit_code == 2
+    assert result.stderr.strip() == f"Error: agent: no agent in {other.resolve()}; run `cmem init --agent ID`"
+
+    (home / "cmem.toml").write_text('[recall]\nfade_threshold = 0.01\n')
+    result = cmem("status", env=env, ok=False)
+    assert result.exit_code == 2 and "several agents" in result.stderr and "--agent" in result.stderr
+    (home / "cmem.toml").write_text('agent = "mars-1"\n[recall]\nfade_threshold = 0.01\n')
+    assert cmem_json("status", env=env)["agent"] == "mars-1"
+    (home / "cmem.toml").write_text('agent = "mars-1"\n[recall]\nfade_treshold = 0.01\n')
+    result = cmem("status", env=env, ok=False)
+    assert result.exit_code == 2 and result.stderr.strip() == "Error: cmem.toml: unknown setting 'fade_treshold'"
+
+
+def test_settings_precedence(home, monkeypatch):
+    (home / "cmem.toml").write_text('agent = "earth-1"\nremote = "file:///toml.db"\n[merge]\namplitude_cap = 3.0\n')
+    h = Home.at(home)
+    assert h.settings.amplitude_cap == 3.0 and h.settings.fade_threshold == 0.05
+    assert h.setting("CMEM_REMOTE", "remote") == "file:///toml.db"
+    assert h.setting("CMEM_NATS_URL", "nats_url", "nats://127.0.0.1:4222") == "nats://127.0.0.1:4222"
+    assert h.resolve_agent() == "earth-1" and h.resolve_agent("mars-1") == "mars-1"
+    monkeypatch.setenv("CMEM_REMOTE", "file:///env.db")
+    monkeypatch.setenv("CMEM_AGENT", "venus-2")
+    monkeypatch.setenv("CMEM_HOME", str(home / "elsewhere"))
+    assert h.setting("CMEM_REMOTE", "remote") == "file:///env.db"
+    assert h.resolve_agent() == "venus-2" and h.resolve_agent("mars-1") == "mars-1"
+    assert Home.at().root == (home / "elsewhere").resolve() and Home.at(home).root == home.resolve()
+
+
+# --- the commands and their JSON ----------------------------------------------------------------
+def test_store_json_and_dolt_log(stored):
+    home, first, second = stored
+    assert set(first) == MEMORY_KEYS | {"deduplicated", "commit"}
+    assert first["content"] == "the coolant pump is safe" and first["tags"] == ["pump"]
+    assert first["category"] == "knowledge" and second["category"] == "experience"
+    assert first["model_version"] == "all-MiniLM-L6-v2-onnx-int8" and first["deduplicated"] is False
+    head, rows, _ = db_state(home)
+    assert second["commit"] == head and rows == 2
+    log = cmem_json("log", "-n", "2", "--home", str(home))
+    assert [set(c) for c in log] == [{"commit", "author", "email", "date", "message"}] * 2
+    assert [c["author"] for c in log] == ["earth-1", "earth-1"]
+    assert [c["commit"] for c in log] == [second["commit"], first["commit"]]
+    assert log[1]["message"] == f"store {first['id']}: the coolant pump is safe"
+
+
+def test_dedup_through_the_cli(stored):
+    home, first, _ = stored
+    before = db_state(home)
+    again = cmem_json("store", "The coolant pump is safe", "--home", str(home))
+    assert again["id"] == first["id"] and again["deduplicated"] is True
+    assert again["amplitude"] == pytest.approx(1.0) and first["amplitude"] == 0.5
+    after = db_state(home)
+    assert after[1] == before[1] and after[2] == before[2] + 1 and after[0] == again["commit"]
+    text = cmem("store", "the coolant pump is safe", "--home", str(home)).stdout
+    assert text.startswith(f"reinforced {first['id']} (amplitude 1.50")
+
+
+def test_recall_show_forget_status_json(stored):
+    home, first, second = stored
+    h = str(home)
+    before = db_state(home)
+    hits = cmem_json("recall", "is the coolant pump safe?", "-k", "2", "--home", h)
+    assert [set(x) for x in hits] == [HIT_KEYS] * 2
+    assert hits[0]["id"] == first["id"] and hits[0]["similarity"] > hits[1]["similarity"]
+    assert hits[0]["access_count"] == 0
+    assert db_state(home) == before  # recall never commits
+
+    shown = cmem_json("show", first["id"], "--home", h)
+    assert set(shown) == MEMORY_KEYS | {"links", "access_count"}
+    assert shown["access_count"] == 1 and shown["links"] == []
+
+    status = cmem_json("status", "--home", h)
+    assert set(status) == {"agent", "home", "engine", "database", "branch", "head", "schema_version",
+                           "counts", "index", "remotes"}
+    assert status["head"] == before[0] and status["counts"]["memories"] == 2
+    assert status["index"] == {"built": True, "head": before[0], "count": 2, "current": True}
+
+    forgotten = cmem_json("forget", first["id"], "--home", h)
+    assert set(forgotten) == {"id", "retracted", "changed", "commit"}
+    assert forgotten["changed"] is True and forgotten["commit"] == db_state(home)[0] != before[0]
+    assert [x["id"] for x in cmem_json("recall", "coolant pump", "--home", h)] == [second["id"]]
+    old = cmem_json("recall", "coolant pump", "--as-of", before[0], "--home", h)
+    assert first["id"] in [x["id"] for x in old]
+    assert cmem_json("forget", first["id"], "--home", h)["changed"] is False
+    assert cmem("recall", "coolant pump", "--home", h).stdout.startswith(" 1. ")
+
+
+def test_as_of_branch_and_timestamp_through_the_cli(stored):
+    home, first, second = stored
+    h = str(home)
+    time.sleep(1.1)  # dolt_log dates have whole seconds
+    moment = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    time.sleep(1.1)
+    third = cmem_json("store", "the coolant pump was replaced yesterday", "--home", h)
+    now = {x["id"] for x in cmem_json("recall", "coolant pump", "-k", "5", "--home", h)}
+    assert now == {first["id"], second["id"], third["id"]}
+    then = {x["id"] for x in cmem_json("recall", "coolant pump", "-k", "5", "--as-of", moment, "--home", h)}
+    assert then == {first["id"], second["id"]}
+    assert cmem_json("recall", "coolant pump", "--as-of", "main", "--home", h) == []
+
+
+def test_phases_of_negation_and_paraphrase(cli_home, real_embedder):
+    h = str(cli_home)
+    safe = cmem_json("store", "the coolant pump is safe", "--home", h)
+    unsafe = cmem_json("store", "the coolant pump is not safe", "--home", h)
+    no_danger = cmem_json("store", "the coolant pump poses no danger", "--home", h)
+    to_operate = cmem_json("store", "the coolant pump is safe to operate", "--home", h)
+    assert safe["phase"] == 0.0 and unsafe["phase"] == pytest.approx(math.pi, abs=1e-6)
+    assert no_danger["phase"] == 0.0 and to_operate["phase"] == 0.0
+    # the embedding alone cannot tell them apart: that is why the phase exists
+    v = real_embedder.embed(["the coolant pump is safe", "the coolant pump is not safe"])
+    assert float(np.dot(v[0], v[1])) > 0.9
+    explicit = cmem_json("store", "the coolant pump is safe", "--stance", "deny", "--home", h)
+    assert explicit["phase"] == pytest.approx(math.pi, abs=1e-6) and explicit["deduplicated"] is False
+    assert cmem_json("store", "pump pressure nominal", "--phase", "-0.5", "--home", h)["phase"] == \
+        pytest.approx(2 * math.pi - 0.5, abs=1e-6)
+
+
+# --- bad input: exit 2, one line naming the field, nothing written -----------------------------------
+BAD_INPUT = [
+    (["store", ""], "content"),
+    (["store", "   \n\t "], "content"),
+    (["store", "x" * (32 * 1024 + 1)], "content"),
+    (["store", "x", "--category", "gossip"], "category"),
+    (["store", "x", "--importance", "0"], "importance"),
+    (["store", "x", "--importance", "1.5"], "importance"),
+    (["store", "x", "--importance", "-1"], "importance"),
+    (["store", "x", "--importance", "abc"], "importance"),
+    (["store", "x", "--phase", "nan"], "phase"),
+    (["store", "x", "--phase", "inf"], "phase"),
+    (["store", "x", "--phase", "abc"], "phase"),
+    (["store", "x", "--phase", "1", "--stance", "deny"], "phase"),
+    (["store", "x", "--stance", "maybe"], "stance"),
+    (["store", "x", "--tag", ""], "tag"),
+    (["store", "x", "--agent", "Earth One"], "agent"),
+    (["store", "x", "--agent", "mars-9"], "agent"),
+    (["recall", "x", "--agent", "-bad"], "agent"),
+    (["show", "01a00000-0000-7000-8000-000000000000"], "memory"),
+    (["forget", "01a00000-0000-7000-8000-000000000000"], "memory"),
+    (["forget", "not-an-id"], "memory"),
+    (["recall", "x", "--as-of", "no-such-branch"], "as-of"),
+    (["recall", "x", "--as-of", "0123456789abcdef0123456789abcdef"], "as-of"),
+    (["recall", "x", "--as-of", "1999-01-01T00:00:00Z"], "as-of"),
+    (["recall", ""], "query"),
+    (["recall", "x", "-k", "0"], "k"),
+    (["log", "-n", "0"], "n"),
+    (["init"], "agent"),
+    (["init", "--agent", "Mars_1!"], "agent"),
+]
+
+
+@pytest.mark.parametrize("args, field", BAD_INPUT, ids=[" ".join(a)[:40] for a, _ in BAD_INPUT])
+def test_bad_input_exits_2_with_one_line_and_writes_nothing(stored, args, field):
+    home = stored[0]
+    before = db_state(home)
+    files = sorted(p.relative_to(home) for p in home.rglob("*") if not p.name.startswith("index"))
+    result = cmem(*args, "--home", str(home), ok=False)
+    assert result.exit_code == 2, result.output
+    assert result.stdout == ""
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"Error: {field}: "), result.stderr
+    assert db_state(home) == before
+    assert sorted(p.relative_to(home) for p in home.rglob("*") if not p.name.startswith("index")) == files
+
+
+def test_forget_of_a_peers_memory_is_refused(stored):
+    from collective.agent import Agent
+    from collective.model import Memory, content_hash, iso, utcnow, uuid7
+    home = stored[0]
+    with Agent.open("earth-1", home=home) as agent:
+        vector = agent.embedder.embed(["dust storm on sol 200"])[0]
+        now = iso(utcnow())
+        m = Memory(id=uuid7(), content="dust storm on sol 200", summary="dust storm on sol 200", vector=vector,
+                   dim=384, model_version=agent.embedder.model_version, content_hash=content_hash("dust"),
+                   amplitude=0.5, phase=0.0, category="knowledge", origin_agent="mars-1", created_at=now,
+                   updated_at=now, signature="peer")
+        with agent.repo.transaction():
+            agent.repo.insert("memories", [m.to_row()])
+            agent.repo.commit("pull mars-1", author="earth-1")
+    before = db_state(home)
+    result = cmem("forget", m.id, "--home", str(home), ok=False)
+    assert result.exit_code == 2
+    assert result.stderr.strip() == f"Error: memory: {m.id} belongs to mars-1; only its origin can retract it"
+    assert db_state(home) == before
+
+
+def test_the_console_script_in_a_subprocess(cli_home):
+    env = {**os.environ, "CMEM_HOME": str(cli_home)}
+    done = subprocess.run([str(CMEM), "store", "the airlock seal was replaced", "--json"],
+                          env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    assert out["origin_agent"] == "earth-1" and db_state(cli_home)[0] == out["commit"]
+    bad = subprocess.run([str(CMEM), "store", "x", "--importance", "2"], env=env, capture_output=True,
+                         text=True, timeout=120)
+    assert bad.returncode == 2 and bad.stdout == ""
+    assert bad.stderr == "Error: importance: must be in (0, 1], got '2'\n"
+    assert db_state(cli_home)[0] == out["commit"]

@@ -16,7 +16,10 @@ from click.testing import CliRunner
 
 from collective.cli import cli
 from collective.config import Home
-from collective.store.doltlite import DoltliteRepository
+from collective.store import Location
+
+# The storage behaviour is the same on both engines.
+pytestmark = pytest.mark.usefixtures("engine")
 
 MEMORY_KEYS = {"id", "content", "summary", "category", "tags", "amplitude", "phase", "stance", "origin_agent",
                "model_version", "layer", "disputed", "hallucinated", "retracted", "absorbed_into", "parents",
@@ -41,14 +44,19 @@ def cmem_json(*args: str, env: dict | None = None):
 
 def db_state(home: Path, agent_id: str = "earth-1") -> tuple[str, int, int]:
     """(working head, memory rows, commits) read straight from the file."""
-    repo = DoltliteRepository(home / "agents" / agent_id / "memory.db")
+    repo = open_repo(home, agent_id)
     try:
         branch = f"{agent_id}/working"
         repo.checkout(branch)
-        return (repo.head(branch), repo.count("memories"),
-                int(repo.scalar("SELECT COUNT(*) FROM dolt_log(?)", (branch,))))
+        return (repo.head(branch), repo.count("memories"), len(repo.log(branch)))
     finally:
         repo.close()
+
+
+def open_repo(home: Path, agent_id: str = "earth-1"):
+    """The agent's database on whichever engine it lives, opened directly."""
+    root = home.resolve()
+    return Location.find(root / "agents" / agent_id, root).open()
 
 
 @pytest.fixture
@@ -67,13 +75,16 @@ def stored(cli_home, real_embedder):
 
 
 # --- init ---------------------------------------------------------------------------------
-def test_init_json_and_files(home):
+def test_init_json_and_files(home, engine):
     out = cmem_json("init", "--agent", "earth-1", "--home", str(home))
-    assert set(out) == {"agent", "home", "engine", "database", "branch", "head", "public_key"}
-    assert out["agent"] == "earth-1" and out["branch"] == "earth-1/working" and out["engine"] == "doltlite"
-    assert out["home"] == str(home.resolve()) and out["database"] == str(home / "agents/earth-1/memory.db")
+    where = {"database"} if engine == "doltlite" else {"database", "server"}
+    assert set(out) == {"agent", "home", "engine", "branch", "head", "public_key"} | where
+    assert out["agent"] == "earth-1" and out["branch"] == "earth-1/working" and out["engine"] == engine
+    if engine == "doltlite":
+        assert out["database"] == str(home / "agents/earth-1/memory.db")
+    assert out["home"] == str(home.resolve())
     assert (home / "agents/earth-1/ed25519.pem").stat().st_mode & 0o777 == 0o600
-    repo = DoltliteRepository(home / "agents/earth-1/memory.db")
+    repo = open_repo(home)
     try:
         assert set(repo.branches()) == {"main", "earth-1/working"}
         assert repo.head("earth-1/working") == out["head"]
@@ -179,7 +190,7 @@ def test_recall_show_forget_status_json(stored):
     assert shown["access_count"] == 1 and shown["links"] == []
 
     status = cmem_json("status", "--home", h)
-    assert set(status) == {"agent", "home", "engine", "database", "branch", "head", "schema_version",
+    assert set(status) - {"server"} == {"agent", "home", "engine", "database", "branch", "head", "schema_version",
                            "counts", "index", "remotes"}
     assert status["head"] == before[0] and status["counts"]["memories"] == 2
     assert status["index"] == {"built": True, "head": before[0], "count": 2, "current": True}

@@ -414,4 +414,6 @@ class SqlRepository:
         self._vc("gc")
 
     def close(self) -> None:
-        self.conn.close()
+        if self.conn is not None:  # idempotent: pymysql refuses a second close
+            self.conn.close()
+            self.conn = None

@@ -59,6 +59,18 @@ def check_engine(path: Path, engine: str) -> None:
         raise BadInput("remote", f"{path} is {kind}; a Dolt agent needs a Dolt remote (a folder or remotesapi URL)")
 
 
+def check_file_remote(agent, remote: str, *, must_exist: bool) -> None:
+    """A file commons of the other engine, or none yet to fetch from, is said before Dolt is asked."""
+    parsed = urlparse(agent.repo.remotes().get(remote, ""))
+    if parsed.scheme != "file":
+        return
+    path = Path(parsed.path)
+    # The first push creates a commons (Dolt makes an empty folder when the remote is added).
+    if must_exist and (not path.exists() or (path.is_dir() and not any(path.iterdir()))):
+        raise RemoteUnreachable(f"remote {remote!r} is unreachable: no commons at {path} yet")
+    check_engine(path, agent.location.engine)
+
+
 def add_remote(agent, name: str, url: str) -> dict:
     if not REMOTE_NAME.fullmatch(name or ""):
         raise BadInput("name", f"{name!r} is not a valid remote name")
@@ -85,9 +97,7 @@ def resolve_remote(agent, name: str | None) -> str:
 
 def fetch(agent, remote: str) -> dict[str, str]:
     """Fetch every branch of the commons; returns branch -> head."""
-    parsed = urlparse(agent.repo.remotes().get(remote, ""))
-    if parsed.scheme == "file":
-        check_engine(Path(parsed.path), agent.location.engine)
+    check_file_remote(agent, remote, must_exist=True)
     try:
         return agent.repo.fetch(remote)
     except RemoteUnreachable as e:
@@ -272,6 +282,7 @@ def _candidates(agent, fresh: Sequence[Memory], floor: float) -> dict[str, list[
 
 def push(agent, remote: str | None = None) -> dict:
     remote = resolve_remote(agent, remote)
+    check_file_remote(agent, remote, must_exist=False)
     branch = agent.branch
     for attempt in range(1, PUSH_ATTEMPTS + 1):
         try:

@@ -19,7 +19,7 @@ from . import phase as phase_mod
 from . import trust, wave
 from .config import Settings
 from .model import Memory, iso, parse_time, uuid7
-from .quarantine import case_id, escalate
+from .quarantine import case_id, effects, escalate
 
 CANDIDATES_PER_MEMORY = 8
 
@@ -143,6 +143,8 @@ def plan(peer: str, head: str, incoming: Sequence[Memory], held: Mapping[str, Me
         if agent_id == ctx.receiver:
             return
         change = trust.change(agent_id, scores.get(agent_id, trust.START), reason, holder=ctx.receiver)
+        if change.delta == 0.0:
+            return  # held at the floor or the ceiling: no change, no ledger row (a big pull made thousands)
         scores[agent_id] = change.score_after
         result.trust_changes.append({"id": uuid7(), "agent_id": agent_id, "delta": change.delta,
                                      "score_after": change.score_after, "reason": reason,
@@ -170,6 +172,15 @@ def plan(peer: str, head: str, incoming: Sequence[Memory], held: Mapping[str, Me
         for candidate, v in verdicts:
             result.pairs.append(PlannedPair(remote.id, candidate.id, v.relation, v.similarity, v.dphi, v.reason))
             if v.relation == wave.DESTRUCTIVE:
+                settled = _settled(result, ctx, candidate.id, remote.id)
+                if settled is not None:
+                    # a person already decided this pair (an agent meeting it after the verdict):
+                    # follow the verdict's flags; no penalty, no new dispute
+                    if settled.get(candidate.id) and not candidate.disputed:
+                        L = local(candidate)
+                        L.disputed, L.updated_at = True, stamp
+                    remote.disputed = remote.disputed or settled.get(remote.id, False)
+                    continue
                 L = local(candidate)  # only rows the plan changes are copied and written back
                 L.amplitude = wave.dispute_penalty(L.amplitude, v.similarity, penalty=ctx.settings.dispute_penalty)
                 remote.amplitude = wave.dispute_penalty(remote.amplitude, v.similarity, penalty=ctx.settings.dispute_penalty)
@@ -237,6 +248,15 @@ def _plan_update(result: MergePlan, mine: Memory, theirs: Memory, stamp: str) ->
     if mine.absorbed_into is None and not mine.disputed:
         mine.amplitude, mine.phase = theirs.amplitude, theirs.phase
     mine.updated_at = stamp
+
+
+def _settled(result: MergePlan, ctx: MergeContext, a: str, b: str) -> dict[str, bool] | None:
+    """The disputed flags a person's verdict set on this pair, if its case is resolved."""
+    cid = case_id(a, b)
+    known = result.cases.get(cid) or ctx.known_cases.get(cid)
+    if known is None or known["status"] != "resolved":
+        return None
+    return effects(known).disputed
 
 
 def _plan_case(result: MergePlan, L: Memory, R: Memory, v: PairVerdict, ctx: MergeContext, stamp: str) -> None:

@@ -1,0 +1,530 @@
+"""Properties of the collective merge.
+
+The pure parts first (merge.plan on synthetic memories, quarantine.merge_cases),
+then the pull on random memory sets against real doltlite databases and a file
+commons: atomic, idempotent, conserving. The wave and trust formulas on their
+own are covered in test_wave.py; here they are checked where the merge uses them.
+"""
+
+from __future__ import annotations
+
+import copy
+import itertools
+import json
+import math
+import tempfile
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import event, given, settings
+from hypothesis import strategies as st
+
+from collective import merge, quarantine, trust, wave
+from collective.agent import Agent, MemoryInput
+from collective.config import Settings
+from collective.identity import verify
+from collective.model import Memory, content_hash, iso, uuid7
+
+TAU = 2 * math.pi
+NOW = datetime(2026, 3, 1, 12, 0, tzinfo=timezone.utc)
+DIM = 8
+SEEDS = itertools.count()
+
+
+def angle_gap(a: float, b: float) -> float:
+    d = abs(a - b) % TAU
+    return min(d, TAU - d)
+
+
+def unit(seed: int, dim: int = DIM) -> np.ndarray:
+    v = np.random.default_rng(seed).normal(size=dim).astype(np.float32)
+    return v / np.linalg.norm(v)
+
+
+def memory(origin: str, *, phase: float = 0.0, amplitude: float = 0.5, vector: np.ndarray | None = None,
+           content: str | None = None, created: datetime = NOW) -> Memory:
+    mid = uuid7()
+    content = content or f"memory {mid}"
+    stamp = iso(created)
+    return Memory(id=mid, content=content, summary=content, vector=unit(next(SEEDS)) if vector is None else vector,
+                  dim=DIM, model_version="test", content_hash=content_hash(content), amplitude=amplitude,
+                  phase=phase % TAU, category="knowledge", origin_agent=origin, created_at=stamp, updated_at=stamp,
+                  signature="sig")
+
+
+def context(receiver: str = "earth-1", scores: dict | None = None, cases: dict | None = None) -> merge.MergeContext:
+    return merge.MergeContext(receiver=receiver, trust={receiver: 1.0, **(scores or {})},
+                              known_cases=cases or {}, settings=Settings(), now=NOW)
+
+
+def plan_one(local: Memory, remote: Memory, similarity: float, **ctx) -> merge.MergePlan:
+    return merge.plan(remote.origin_agent, "head", [remote], {}, {remote.id: [(local, similarity)]},
+                      merge.PhaseComparator(), context(**ctx))
+
+
+phases = st.floats(0.0, TAU, allow_nan=False, exclude_max=True)
+amps = st.floats(0.05, 1.0, allow_nan=False)
+similarities = st.floats(0.0, 1.0, allow_nan=False)
+scores = st.floats(trust.FLOOR, trust.CEILING, allow_nan=False)
+
+
+# --- one pair ------------------------------------------------------------------------
+@given(similarities, phases, phases, amps, amps)
+def test_relation_is_symmetric_in_the_two_memories(similarity, phi_a, phi_b, amp_a, amp_b):
+    a, b = memory("earth-1", phase=phi_a, amplitude=amp_a), memory("mars-1", phase=phi_b, amplitude=amp_b)
+    comparator = merge.PhaseComparator()
+    one, other = comparator.relate(a, b, similarity), comparator.relate(b, a, similarity)
+    assert one.relation == other.relation and one.dphi == pytest.approx(other.dphi, abs=1e-12)
+    # and the whole plan agrees whichever side holds which memory
+    ab = plan_one(a, b, similarity, scores={"mars-1": 0.5})
+    ba = plan_one(b, a, similarity, receiver="mars-1", scores={"earth-1": 0.5})
+    assert [p.relation for p in ab.pairs] == [p.relation for p in ba.pairs]
+    assert sorted(ab.cases) == sorted(ba.cases)
+    for k in wave.RELATIONS:
+        assert ab.counts[k] == ba.counts[k]
+
+
+@pytest.mark.parametrize("similarity, dphi, relation", [
+    (0.5999, 0.0, None),                     # below the floor: not even a candidate
+    (0.6, 0.0, wave.CONSTRUCTIVE),
+    (0.9, math.pi / 4 - 1e-9, wave.CONSTRUCTIVE),
+    (0.9, math.pi / 4 + 1e-9, wave.PARTIAL),
+    (0.9, 3 * math.pi / 4 - 1e-9, wave.PARTIAL),
+    (0.9, 3 * math.pi / 4 + 1e-9, wave.DESTRUCTIVE),
+    (0.9, math.pi, wave.DESTRUCTIVE),
+])
+def test_classification_boundaries_through_the_plan(similarity, dphi, relation):
+    local = memory("earth-1", phase=TAU - 0.05)  # across the seam: dphi is folded
+    remote = memory("mars-1", phase=TAU - 0.05 + dphi)
+    result = plan_one(local, remote, similarity, scores={"mars-1": 0.5})
+    assert [p.relation for p in result.pairs] == ([relation] if relation else [])
+    expected = relation or wave.INDEPENDENT
+    assert result.counts[expected] == 1 and sum(result.counts[r] for r in wave.RELATIONS) == 1
+
+
+@given(amps, amps, phases, st.booleans())
+def test_in_phase_absorption_adds_amplitudes_up_to_the_cap(amp_local, amp_remote, phi, seam):
+    # full trust, fresh memory: the remote's effective amplitude is its own
+    phi_remote = phi if not seam else (phi + TAU - 1e-12) % TAU
+    local, remote = memory("earth-1", phase=phi, amplitude=amp_local), memory("earth-2", phase=phi_remote, amplitude=amp_remote)
+    result = plan_one(local, remote, 0.95, scores={"earth-2": 1.0})
+    merged = result.updates[local.id]
+    assert merged.amplitude == pytest.approx(min(amp_local + amp_remote, Settings().amplitude_cap), rel=1e-6)
+    assert angle_gap(merged.phase, phi) < 1e-6 and 0.0 <= merged.phase < TAU
+    assert result.inserts[0].absorbed_into == local.id
+
+
+@given(amps, amps, phases, phases, scores, st.integers(0, 60))
+def test_absorption_is_the_superposition_of_effective_amplitudes(amp_local, amp_remote, phi_local, turn, score, age_days):
+    phi_remote = phi_local + (turn / TAU) * (math.pi / 4) * 0.99  # always within pi/4: constructive
+    created = NOW - timedelta(days=age_days)
+    local = memory("earth-1", phase=phi_local, amplitude=amp_local)
+    remote = memory("mars-1", phase=phi_remote, amplitude=amp_remote, created=created)
+    result = plan_one(local, remote, 0.8, scores={"mars-1": score})
+    merged = result.updates[local.id]
+    effective = amp_remote * score * trust.recency(created, NOW, "knowledge")
+    expected_amplitude, expected_phase = wave.superpose(amp_local, phi_local, effective, phi_remote)
+    assert merged.amplitude == pytest.approx(expected_amplitude, rel=1e-9)
+    assert angle_gap(merged.phase, expected_phase) < 1e-9
+    assert merged.amplitude <= Settings().amplitude_cap
+    assert merged.amplitude >= amp_local - 1e-12  # agreement never weakens
+    record = merged.merge_history[-1]
+    assert record["source_id"] == remote.id and record["source_agent"] == "mars-1"
+    assert record["amplitude_before"] == pytest.approx(amp_local, abs=1e-6)
+    assert np.linalg.norm(merged.vector) == pytest.approx(1.0, abs=1e-5)
+
+
+@given(st.floats(0.0, math.pi / 8 - 1e-6), amps, amps)  # 2 eps apart: constructive
+def test_circular_mean_phase_across_the_seam_in_a_merge(eps, amp_local, amp_remote):
+    local, remote = memory("earth-1", phase=eps, amplitude=amp_local), memory("earth-2", phase=TAU - eps, amplitude=amp_remote)
+    merged = plan_one(local, remote, 0.9, scores={"earth-2": 1.0}).updates[local.id]
+    assert 0.0 <= merged.phase < TAU
+    assert angle_gap(merged.phase, 0.0) <= eps + 1e-9  # between the two, never near pi
+
+
+@given(amps, amps, st.floats(0.6, 1.0))
+def test_antiphase_disputes_both_and_opens_one_case(amp_local, amp_remote, similarity):
+    local, remote = memory("earth-1", phase=0.1, amplitude=amp_local), memory("mars-1", phase=0.1 + math.pi, amplitude=amp_remote)
+    result = plan_one(local, remote, similarity, scores={"mars-1": 0.5})
+    penalty = 1 - Settings().dispute_penalty * similarity
+    assert result.updates[local.id].disputed and result.inserts[0].disputed
+    assert result.updates[local.id].amplitude == pytest.approx(amp_local * penalty)
+    assert result.inserts[0].amplitude == pytest.approx(amp_remote * penalty)
+    assert list(result.cases) == [quarantine.case_id(local.id, remote.id)]
+    case = result.cases[quarantine.case_id(remote.id, local.id)]
+    assert (case["memory_id_a"], case["memory_id_b"]) == tuple(sorted([local.id, remote.id]))
+    assert case["dispute_count"] == 1 and case["status"] == "pending"
+    kinds = sorted((l["source_id"], l["target_id"]) for l in result.links if l["link_type"] == "disputes")
+    assert kinds == sorted([(local.id, remote.id), (remote.id, local.id)])
+
+
+@given(st.integers(0, 5), st.sampled_from(["pending", "escalated"]))
+def test_a_known_case_counts_one_more_dispute_and_escalates_at_the_threshold(count, status):
+    local, remote = memory("earth-1", phase=0.0), memory("mars-1", phase=math.pi)
+    cid = quarantine.case_id(local.id, remote.id)
+    known = {"id": cid, "memory_id_a": min(local.id, remote.id), "memory_id_b": max(local.id, remote.id),
+             "agent_a": "x", "agent_b": "y", "similarity": 0.9, "phase_diff": math.pi, "dispute_count": count,
+             "status": status, "resolution": None, "created_at": iso(NOW), "resolved_at": None}
+    case = plan_one(local, remote, 0.9, scores={"mars-1": 0.5}, cases={cid: known}).cases[cid]
+    assert case["dispute_count"] == count + 1
+    expected = "escalated" if status == "escalated" or count + 1 >= Settings().escalation_threshold else "pending"
+    assert case["status"] == expected and case["created_at"] == known["created_at"]
+
+
+@given(st.sampled_from(quarantine.KEEP_CHOICES), amps, amps)
+def test_a_resolved_pair_met_again_follows_the_verdict(keep, amp_local, amp_remote):
+    local, remote = memory("earth-2", phase=0.0, amplitude=amp_local), memory("mars-1", phase=math.pi, amplitude=amp_remote)
+    cid = quarantine.case_id(local.id, remote.id)
+    first, second = sorted([local, remote], key=lambda m: m.id)
+    case = {"id": cid, "memory_id_a": first.id, "memory_id_b": second.id, "agent_a": first.origin_agent,
+            "agent_b": second.origin_agent, "similarity": 0.9, "phase_diff": math.pi, "dispute_count": 2,
+            "status": "resolved", "resolution": json.dumps({"keep": keep}), "created_at": iso(NOW),
+            "resolved_at": iso(NOW)}
+    result = plan_one(local, remote, 0.9, scores={"mars-1": 0.5}, cases={cid: case})
+    flags = quarantine.effects(case).disputed
+    assert result.cases == {} and result.trust_changes == []  # nothing reopened, nobody penalised
+    assert result.inserts[0].disputed == flags[remote.id] and result.inserts[0].amplitude == amp_remote
+    assert result.updates.get(local.id, local).disputed == flags[local.id]
+    assert result.updates.get(local.id, local).amplitude == amp_local
+
+
+@given(st.integers(1, 30))
+def test_trust_at_the_floor_records_no_more_changes(n):
+    locals_ = [memory("earth-1", phase=0.0) for _ in range(n)]
+    remotes = [memory("mars-1", phase=math.pi) for _ in range(n)]
+    candidates = {r.id: [(l, 0.9)] for l, r in zip(locals_, remotes)}
+    result = merge.plan("mars-1", "head", remotes, {}, candidates, merge.PhaseComparator(),
+                        context(scores={"mars-1": trust.FLOOR + 0.025}))
+    assert len(result.cases) == n  # every dispute is recorded ...
+    assert [t["delta"] for t in result.trust_changes] == pytest.approx([-0.01, -0.01, -0.005][:n])  # ... the ledger only moves
+
+
+@given(amps, phases, amps, phases)
+def test_superposition_is_symmetric_in_the_two_memories(a1, phi1, a2, phi2):
+    one, other = wave.superpose(a1, phi1, a2, phi2), wave.superpose(a2, phi2, a1, phi1)
+    assert one[0] == pytest.approx(other[0], abs=1e-12)
+    if one[0] > 1e-6:
+        assert angle_gap(one[1], other[1]) < 1e-9
+
+
+# --- many memories ---------------------------------------------------------------------
+@st.composite
+def merge_inputs(draw):
+    n_local = draw(st.integers(0, 5))
+    n_remote = draw(st.integers(1, 6))
+    locals_ = [memory(draw(st.sampled_from(["earth-1", "earth-2"])), phase=draw(phases), amplitude=draw(amps))
+               for _ in range(n_local)]
+    remotes = [memory("mars-1", phase=draw(phases), amplitude=draw(amps)) for _ in range(n_remote)]
+    candidates = {}
+    for r in remotes:
+        chosen = draw(st.lists(st.sampled_from(locals_), unique_by=lambda m: m.id, max_size=len(locals_))) if locals_ else []
+        candidates[r.id] = [(m, draw(st.floats(0.3, 1.0))) for m in chosen]
+    held_scores = {"mars-1": draw(scores), "earth-2": draw(scores)}
+    return locals_, remotes, candidates, held_scores
+
+
+@given(merge_inputs())
+def test_plan_properties_on_random_sets(inputs):
+    locals_, remotes, candidates, held_scores = inputs
+    before = copy.deepcopy((locals_, remotes))
+    result = merge.plan("mars-1", "head", remotes, {}, candidates, merge.PhaseComparator(), context(scores=held_scores))
+
+    # pure: the inputs are untouched
+    for m, original in zip([*locals_, *remotes], [*before[0], *before[1]]):
+        assert m.to_row() == original.to_row()
+
+    # conserving: every remote memory is planned exactly once, as itself (its claim still verifies)
+    assert [m.id for m in result.inserts] == [r.id for r in remotes]
+    for planned, original in zip(result.inserts, remotes):
+        assert planned.claim() == original.claim()
+    assert sum(result.counts[r] for r in wave.RELATIONS) == len(remotes)
+
+    by_id = {m.id: m for m in locals_}
+    for r in result.inserts:
+        verdicts = [(m, s) for m, s in candidates[r.id] if s >= wave.SIMILARITY_THRESHOLD]
+        relation = {m.id: wave.classify(s, wave.phase_difference(m.phase, r.phase)) for m, s in verdicts}
+        constructive = [(m, s) for m, s in verdicts if relation[m.id] == wave.CONSTRUCTIVE]
+        destructive = [m for m, s in verdicts if relation[m.id] == wave.DESTRUCTIVE]
+        # absorbed into at most one local memory: the most similar constructive one
+        if constructive:
+            best = max(s for _, s in constructive)
+            assert r.absorbed_into in {m.id for m, s in constructive if s == best}
+            assert any(h["source_id"] == r.id for h in result.updates[r.absorbed_into].merge_history)
+        else:
+            assert r.absorbed_into is None
+        # every destructive pair is recorded, even when another pair agrees
+        for m in destructive:
+            assert quarantine.case_id(m.id, r.id) in result.cases
+            assert result.updates[m.id].disputed and r.disputed
+        assert r.disputed == bool(destructive)
+
+    consensus = [l for l in result.links if l["link_type"] == "consensus"]
+    assert len(consensus) == sum(1 for r in result.inserts if r.absorbed_into)
+    for l in result.links:
+        if l["link_type"] == "partial_agreement":
+            assert abs(l["weight"]) <= math.cos(math.pi / 4) + 1e-9
+    for m in result.updates.values():
+        assert 0.0 <= m.amplitude <= Settings().amplitude_cap
+        assert m.id in by_id and 0.0 <= m.phase < TAU
+
+    # trust: only the peer moves, one step at a time, always within [0.1, 1]
+    assert all(t["agent_id"] == "mars-1" for t in result.trust_changes)
+    score = held_scores["mars-1"]
+    for t in result.trust_changes:
+        assert t["score_after"] == pytest.approx(trust.clamp(score + trust.DELTAS[t["reason"]]))
+        assert trust.FLOOR <= t["score_after"] <= trust.CEILING
+        score = t["score_after"]
+
+
+@given(st.lists(st.sampled_from(sorted(trust.DELTAS)), max_size=40), scores)
+def test_trust_chain_stays_clamped_and_never_self_raised(reasons, start):
+    score = start
+    for reason in reasons:
+        change = trust.change("mars-1", score, reason, holder="earth-1")
+        assert trust.FLOOR <= change.score_after <= trust.CEILING
+        assert change.score_after == pytest.approx(score + change.delta)
+        with pytest.raises(trust.SelfTrust):
+            trust.change("earth-1", score, reason, holder="earth-1")
+        score = change.score_after
+
+
+def test_the_receiver_never_raises_its_own_trust():
+    # the receiver's own memory corroborated by itself would be a self-raise: no trust change
+    local, remote = memory("earth-1", phase=0.0), memory("earth-1", phase=0.0)
+    result = merge.plan("earth-1", "head", [remote], {}, {remote.id: [(local, 0.9)]}, merge.PhaseComparator(), context())
+    assert result.trust_changes == [] and result.inserts[0].absorbed_into == local.id
+
+
+# --- quarantine.merge_cases: a join, so concurrent pushes converge -----------------------
+PAIR = ("01a0-a", "01a0-b")
+stamps = st.sampled_from(["2026-03-01T10:00:00.000000Z", "2026-03-01T11:00:00.000000Z", "2026-03-02T09:30:00.000000Z"])
+
+
+@st.composite
+def case_copies(draw):
+    status = draw(st.sampled_from(quarantine.STATUSES))
+    resolved = status == "resolved"
+    return {
+        "id": quarantine.case_id(*PAIR), "memory_id_a": PAIR[0], "memory_id_b": PAIR[1],
+        "agent_a": "earth-1", "agent_b": "mars-1",
+        # each side measures the pair with its own (possibly blended) vectors
+        "similarity": draw(st.sampled_from([0.91, 0.93, 0.97])), "phase_diff": draw(st.sampled_from([math.pi, 3.0])),
+        "dispute_count": draw(st.integers(1, 6)), "status": status,
+        "resolution": json.dumps({"keep": draw(st.sampled_from(quarantine.KEEP_CHOICES)), "by": "ana"}) if resolved else None,
+        "created_at": draw(stamps), "resolved_at": draw(stamps) if resolved else None,
+    }
+
+
+@given(case_copies(), case_copies())
+def test_merge_cases_is_commutative(a, b):
+    assert quarantine.merge_cases(a, b) == quarantine.merge_cases(b, a)
+
+
+@given(case_copies(), case_copies(), case_copies())
+def test_merge_cases_is_associative(a, b, c):
+    m = quarantine.merge_cases
+    assert m(m(a, b), c) == m(a, m(b, c))
+
+
+@given(case_copies(), case_copies())
+def test_merge_cases_is_idempotent_and_keeps_the_furthest_state(a, b):
+    m = quarantine.merge_cases
+    assert m(a, a) == a
+    ab = m(a, b)
+    assert m(ab, b) == ab and m(ab, a) == ab  # absorbing: hearing an old copy again changes nothing
+    assert ab["dispute_count"] == max(a["dispute_count"], b["dispute_count"])
+    assert ab["created_at"] == min(a["created_at"], b["created_at"])
+    rank = quarantine.STATUSES.index
+    assert rank(ab["status"]) == max(rank(a["status"]), rank(b["status"]))
+    if ab["status"] == "resolved":
+        verdicts = [c for c in (a, b) if c["status"] == "resolved"]
+        assert ab["resolved_at"] == min(c["resolved_at"] for c in verdicts)  # the first verdict stands
+        assert ab["resolution"] in {c["resolution"] for c in verdicts}
+    assert m(None, a) == a == m(a, None)
+
+
+@given(st.lists(case_copies(), min_size=1, max_size=5), st.randoms(use_true_random=False))
+def test_union_converges_in_any_order(copies, rnd):
+    shuffled = list(copies)
+    rnd.shuffle(shuffled)
+    assert quarantine.union(copies) == quarantine.union(shuffled) == quarantine.union(*[[c] for c in shuffled])
+
+
+# --- the pull on real databases --------------------------------------------------------
+WORDS = ["pump", "valve", "coolant", "module", "dust", "storm", "rover", "ridge"]
+texts = st.lists(st.sampled_from(WORDS), min_size=2, max_size=4).map(" ".join)
+stances = st.sampled_from([0.0, 0.2, math.pi / 2, math.pi, TAU - 0.2])
+memory_sets = st.lists(st.tuples(texts, stances, st.floats(0.1, 1.0)), min_size=1, max_size=5)
+db_settings = settings(max_examples=8)  # each example builds real databases, on both engines
+
+
+class World:
+    """Two agents (earth-1 receives, mars-1 sends) and a file commons, in a fresh folder."""
+
+    def __init__(self, root: Path, embedder):
+        self.root = root
+        self.receiver = Agent.init("earth-1", home=root / "home", embedder=embedder)
+        self.sender = Agent.init("mars-1", home=root / "home", embedder=embedder)
+        if self.receiver.location.engine == "dolt":  # a Dolt commons is a folder
+            (root / "commons").mkdir()
+            url = f"file://{root / 'commons'}"
+        else:
+            url = f"file://{root / 'commons.db'}"
+        for a in (self.receiver, self.sender):
+            a.add_remote("origin", url)
+
+    def fill(self, agent: Agent, items) -> None:
+        agent.store_many([MemoryInput(text, phase=phi, importance=amp) for text, phi, amp in items])
+
+    def close(self) -> None:
+        self.receiver.close()
+        self.sender.close()
+
+
+@pytest.fixture
+def worlds(tmp_path, hash_embedder):
+    made = []
+
+    def make(local_items, remote_items) -> World:
+        world = World(Path(tempfile.mkdtemp(dir=tmp_path)), hash_embedder)
+        made.append(world)
+        if local_items:
+            world.fill(world.receiver, local_items)
+        world.fill(world.sender, remote_items)
+        world.sender.push()
+        return world
+
+    yield make
+    for w in made:
+        w.close()
+
+
+TABLES = ("memories", "skip_links", "agents", "quarantine", "trust_events")
+
+
+def snapshot(agent: Agent) -> dict:
+    repo = agent.repo
+    return {
+        "branches": repo.branches(),
+        "tables": {t: repo.scalar(f"SELECT dolt_hashof_table({repo.param})", (t,)) for t in TABLES},
+        "rows": {t: sorted(json.dumps(r, sort_keys=True, default=lambda b: b.hex()) for r in repo.select(t))
+                 for t in TABLES},
+        "status": repo.query("SELECT * FROM dolt_status"),
+    }
+
+
+class Boom(RuntimeError):
+    pass
+
+
+class FailingRepo:
+    """The repository, except that its Nth write (after writing) raises."""
+
+    def __init__(self, repo, fail_at: int):
+        self._repo, self._fail_at, self.writes = repo, fail_at, 0
+
+    def __getattr__(self, name):
+        attr = getattr(self._repo, name)
+        if name not in ("upsert", "insert", "update"):
+            return attr
+
+        def write(*args, **kwargs):
+            out = attr(*args, **kwargs)
+            self.writes += 1
+            if self.writes == self._fail_at:
+                raise Boom(f"injected failure at write {self.writes} ({name} {args[0]})")
+            return out
+        return write
+
+
+@pytest.mark.usefixtures("engine")
+@db_settings
+@given(memory_sets, memory_sets, st.integers(1, 5))
+def test_a_pull_is_atomic(worlds, monkeypatch, local_items, remote_items, fail_at):
+    world = worlds(local_items, remote_items)
+    agent = world.receiver
+    agent.index()
+    before = snapshot(agent)
+    real_apply = merge.apply
+    failing = {}
+
+    def apply_then_fail(repo, plan_, *, watermark):
+        failing["repo"] = FailingRepo(repo, fail_at)
+        return real_apply(failing["repo"], plan_, watermark=watermark)
+
+    with monkeypatch.context() as m:
+        m.setattr(merge, "apply", apply_then_fail)
+        try:
+            agent.pull()
+            failed = False
+        except Boom:
+            failed = True
+    event(f"failed at write {fail_at}" if failed else "fewer writes than the failure point")
+    if failed:
+        assert snapshot(agent) == before
+        assert not agent.repo.in_transaction
+    else:
+        assert failing["repo"].writes < fail_at  # the plan needed fewer writes than the failure point
+    # afterwards the same pull goes through and leaves a clean working set
+    report = agent.pull()
+    assert report["peers"][0]["status"] in ("merged", "unchanged")
+    assert agent.repo.query("SELECT * FROM dolt_status") == []
+
+
+@pytest.mark.usefixtures("engine")
+@db_settings
+@given(memory_sets, memory_sets)
+def test_a_pull_is_idempotent(worlds, local_items, remote_items):
+    world = worlds(local_items, remote_items)
+    agent = world.receiver
+    first = agent.pull()
+    assert first["peers"][0]["status"] == "merged"
+    after_first = snapshot(agent)
+    commits = len(agent.repo.log(agent.branch))
+    second = agent.pull()
+    assert second["peers"][0]["status"] == "unchanged" and second["peers"][0]["commit"] is None
+    assert snapshot(agent) == after_first
+    assert len(agent.repo.log(agent.branch)) == commits
+
+
+@pytest.mark.usefixtures("engine")
+@db_settings
+@given(memory_sets, memory_sets, memory_sets)
+def test_a_pull_conserves_every_remote_memory(worlds, local_items, remote_items, more_items):
+    world = worlds(local_items, remote_items)
+    agent, sender = world.receiver, world.sender
+    own_before = {r["id"]: r for r in agent.repo.select("memories")}
+    agent.pull()
+    world.fill(sender, more_items)  # a second window: reinforcements and new memories
+    sender.push()
+    report = agent.pull()["peers"][0]
+    assert report["refused"] == {}
+    for relation in ("constructive", "destructive", "partial", "updated"):
+        if report["summary"].get(relation):
+            event(relation)
+
+    key = sender.identity.public_key
+    held = {r["id"]: Memory.from_row(r) for r in agent.repo.select("memories")}
+    assert set(own_before) <= set(held)  # nothing of ours was deleted
+    for row in sender.repo.select("memories", {"origin_agent": "mars-1"}):
+        theirs = Memory.from_row(row)
+        mine = held.get(theirs.id)
+        assert mine is not None, f"remote memory {theirs.id} lost"
+        assert mine.content == theirs.content and mine.origin_agent == "mars-1"
+        assert verify(key, mine.claim(), mine.signature)  # still itself, as its origin signed it
+        if mine.absorbed_into is not None:  # an absorbed copy: its absorber holds the record
+            absorber = held[mine.absorbed_into]
+            assert any(h["source_id"] == mine.id for h in absorber.merge_history)
+            assert agent.repo.select("skip_links", {"source_id": mine.id, "target_id": absorber.id,
+                                                    "link_type": "consensus"})
+        if mine.disputed:  # a disputed copy: linked and in a case
+            links = agent.repo.select("skip_links", {"source_id": mine.id, "link_type": "disputes"})
+            assert links
+            for link in links:
+                assert agent.repo.select("quarantine", {"id": quarantine.case_id(mine.id, link["target_id"])})
+    # the receiver's trust in itself is untouched; the peer's stays within bounds
+    scores = {r["agent_id"]: r["trust_score"] for r in agent.repo.select("agents")}
+    assert scores["earth-1"] == 1.0 and trust.FLOOR <= scores["mars-1"] <= trust.CEILING
+    assert not agent.repo.select("trust_events", {"agent_id": "earth-1"})

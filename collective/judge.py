@@ -202,7 +202,7 @@ def _normalise(text: str) -> str:
         t = _QUOTES.sub("'", t)
     if "−" in t or "–" in t or "—" in t:
         t = _DASHES.sub("-", t)
-    if "." in t:
+    if "m." in t or "M." in t:
         t = _AM_PM_DOTS.sub(lambda m: m.group(1).lower() + "m ", t)
     if "'" in t:
         for rx, rep in _APOSTROPHES:
@@ -213,7 +213,18 @@ def _normalise(text: str) -> str:
         t = _ISO_DATE.sub(lambda m: f" __date_{int(m.group(2))}_{int(m.group(3))} ", t)
     if "10^" in t or "10**" in t:
         t = _SCI.sub(lambda m: m.group(1) + "e" + m.group(2), t)
+    if t.isascii() and not _has_synonym(t.lower()):
+        return t  # the case-insensitive synonym regex is slow and rarely matches
     return _SYNONYMS.sub(lambda m: _SYNONYM_MAP[m.group(0).lower()], t)
+
+
+def _has_synonym(low: str) -> bool:
+    """Whether a lower-cased text holds a synonym phrase; the phrases are lower-case
+    ASCII, so on an ASCII text `_SYNONYMS` can only match where this finds one."""
+    for phrase in _SYNONYM_MAP:
+        if phrase in low:
+            return True
+    return False
 
 
 _TOKEN = re.compile(
@@ -227,6 +238,7 @@ _TOKEN = re.compile(
 )
 _SYNONYM_MAP = {k: v for k, v in L.SYNONYM_PHRASES.items()}
 _SYNONYMS = re.compile(r"\b(?:" + "|".join(re.escape(k) for k in sorted(_SYNONYM_MAP, key=len, reverse=True)) + r")\b", re.I)
+assert all(k.isascii() and k.islower() for k in _SYNONYM_MAP)  # _has_synonym relies on it
 _SENT_END = frozenset({".", "!", "?", ";", ":"})
 _PUNCT = frozenset({".", "!", "?", ";", ":", ",", "(", ")"})
 _CONJ_BREAK = frozenset({"and", "but", "or", "because", "which", "so", "while", "although",
@@ -261,7 +273,7 @@ _NUMBER_FIRST = frozenset(k.split()[0] for k in L.NUMBER_WORDS)
 
 
 def _build_phrases() -> dict:
-    phrases: dict[str, list[tuple[tuple[str, ...], str]]] = {}
+    phrases: dict[str, dict[str, list[tuple[list[str], str]]]] = {}  # first word -> second word -> longest first
     sources = (L.NEGATOR_PHRASES + L.HEDGE_PHRASES + L.QUALIFIER_PHRASES + L.STATE_PHRASES
                + L.ROLE_PHRASES + tuple(k for k in L.RELATIVE_DAYS if " " in k)
                + L.LOWER_BOUND_PHRASES + L.UPPER_BOUND_PHRASES
@@ -269,12 +281,13 @@ def _build_phrases() -> dict:
                   "degrees f", "degrees celsius", "degrees fahrenheit", "per cent",
                   "next to", "beats per minute", "clear of"))
     for p in sources:
-        words = tuple(p.split())
+        words = p.split()
         if len(words) < 2:
             continue
-        phrases.setdefault(words[0], []).append((words, "_".join(words)))
-    for v in phrases.values():
-        v.sort(key=lambda t: -len(t[0]))
+        phrases.setdefault(words[0], {}).setdefault(words[1], []).append((words, "_".join(words)))
+    for by_second in phrases.values():
+        for v in by_second.values():
+            v.sort(key=lambda t: -len(t[0]))
     return phrases
 
 
@@ -299,6 +312,10 @@ for _axis, (_pos, _neg) in L.STATE_AXES.items():
 _RETRACT_STRONG = re.compile(r"\b(?:" + "|".join(re.escape(p) for p in L.RETRACTION_STRONG) + r")(?!\w)")
 _RETRACT_WEAK = re.compile(r"\b(?:" + "|".join(re.escape(p) for p in L.RETRACTION_WEAK) + r")\b")
 _RETRACT_IMPERATIVE = re.compile(r"(?:please |kindly )?(?:ignore|disregard|delete|drop|forget) (?:the|my|that|this|our|what|about|any|all)\b")
+_WORD = re.compile(r"\w+")
+_STRONG_KEYS = frozenset(max(_WORD.findall(p), key=len) for p in L.RETRACTION_STRONG)  # the rarest word of each
+_WEAK_KEYS = frozenset(max(_WORD.findall(p), key=len) for p in L.RETRACTION_WEAK)
+_IMPERATIVE_FIRST = frozenset({"please", "kindly", "ignore", "disregard", "delete", "drop", "forget"})  # words _RETRACT_IMPERATIVE can start with
 _RETRACT_NOT_AFTER = re.compile(r"\b(?:nothing|no|not|without)\s+(?:\w+\s+)?(?:wrong|errors?|mistakes?|glitch\w*)\b")
 
 _KNOWN_WORDS = (frozenset(L.STOPWORDS) | L.ID_NOUNS | L.PLACE_NOUNS | L.ATTRIBUTE_NOUNS
@@ -369,92 +386,129 @@ class _Scan:
         self.n = len(orig)
 
 
+def _kind(tok: str) -> str:
+    """ "n" number, "t" clock time, "d" ISO date, "w" word, "p" punctuation."""
+    c = tok[0]
+    if c.isdecimal() or (c == "-" and len(tok) > 1):
+        return "t" if ":" in tok else "n"
+    if tok.startswith("__date_"):
+        return "d"
+    if c.isalpha() or c == "'" and tok == "'s":
+        return "w"
+    return "p"
+
+
+# A token never spans whitespace, and `_TOKEN` treats the ends of a chunk of text
+# between whitespace like the whitespace around it (its lookbehinds and \b see a
+# non-word either way; `s'(?=\s)` never matches: the word pattern before it takes
+# the "s"). So a text is tokenised chunk by chunk, and chunks repeat across texts.
+_CHUNKS: dict[str, tuple[tuple, tuple, tuple]] = {}  # chunk -> (tokens, lower case, kinds)
+
+
+def _chunk_tokens(chunk: str) -> tuple[tuple, tuple, tuple]:
+    toks = _TOKEN.findall(chunk)
+    r = (tuple(toks), tuple(t.lower() for t in toks), tuple(_kind(t) for t in toks))
+    if len(_CHUNKS) > _CACHE_LIMIT:
+        _CHUNKS.clear()
+    _CHUNKS[chunk] = r
+    return r
+
+
 def _tokenise(text: str) -> _Scan:
-    raw = _TOKEN.findall(_normalise(text))
     orig: list[str] = []
     low: list[str] = []
     kind: list[str] = []
-    for tok in raw:
-        c = tok[0]
-        if c.isdecimal() or (c == "-" and len(tok) > 1):
-            k = "t" if ":" in tok else "n"
-        elif tok.startswith("__date_"):
-            k = "d"
-        elif c.isalpha() or c == "'" and tok == "'s":
-            k = "w"
-        else:
-            k = "p"
-        orig.append(tok)
-        low.append(tok.lower())
-        kind.append(k)
-    # spelled-out numbers ("twenty five", "a dozen")
-    i = 0
-    out_o, out_l, out_k = [], [], []
+    for chunk in _normalise(text).split():
+        toks, lows, kinds = _CHUNKS.get(chunk) or _chunk_tokens(chunk)
+        orig += toks
+        low += lows
+        kind += kinds
+    orig, low, kind = _join_number_words(orig, low, kind)
+    orig, low, kind = _join_phrases(orig, low, kind)
+    return _Scan(orig, low, kind)
+
+
+# The two joining passes below copy the untouched tokens between joins in slices.
+
+
+def _join_number_words(orig: list, low: list, kind: list) -> tuple[list, list, list]:
+    """Spelled-out numbers ("twenty five", "a dozen") become one number token."""
+    if _NUMBER_FIRST.isdisjoint(low):
+        return orig, low, kind
+    out_o: list[str] = []
+    out_l: list[str] = []
+    out_k: list[str] = []
+    done = 0  # tokens before this index are in the output
     n = len(low)
-    while i < n:
-        w = low[i]
-        if kind[i] == "w" and w in _NUMBER_FIRST:
-            two = w + " " + low[i + 1] if i + 1 < n else ""
-            three = two + " " + low[i + 2] if i + 2 < n else ""
-            val = None
-            span = 1
-            if three in L.NUMBER_WORDS:
-                val, span = L.NUMBER_WORDS[three], 3
-            elif two in L.NUMBER_WORDS:
-                val, span = L.NUMBER_WORDS[two], 2
-            elif w in L.NUMBER_WORDS and w not in ("both", "single", "half") and not (w == "one" and (i > 0 and low[i - 1] in ("no", "any", "every", "each", "the", "this", "that") or i + 1 < n and low[i + 1] in ("of", "another"))):
-                val = L.NUMBER_WORDS[w]
-            if val is not None:
-                j = i + span
-                # "twenty five", "two hundred"
-                if j < n and kind[j] == "w" and low[j] in L.NUMBER_WORDS and val >= 20 and val % 10 == 0 and L.NUMBER_WORDS[low[j]] < 10:
-                    val += L.NUMBER_WORDS[low[j]]
-                    j += 1
-                if j < n and kind[j] == "w" and low[j] in L.MULTIPLIERS:
-                    val *= L.MULTIPLIERS[low[j]]
-                    j += 1
-                s = str(int(val)) if float(val).is_integer() else str(val)
-                out_o.append(s)
-                out_l.append(s)
-                out_k.append("n")
-                i = j
-                continue
-        out_o.append(orig[i])
-        out_l.append(w)
-        out_k.append(kind[i])
-        i += 1
-    orig, low, kind = out_o, out_l, out_k
-    # join phrases
-    j_o, j_l, j_k = [], [], []
-    i = 0
-    n = len(low)
-    while i < n:
-        cands = _PHRASES.get(low[i]) if kind[i] == "w" else None
-        if cands:
-            for words, joined in cands:
-                m = len(words)
-                if tuple(low[i : i + m]) == words:
-                    j_o.append(" ".join(orig[i : i + m]))
-                    j_l.append(joined)
-                    j_k.append("w")
-                    i += m
-                    break
-            else:
-                j_o.append(orig[i])
-                j_l.append(low[i])
-                j_k.append(kind[i])
-                i += 1
+    for i, w in enumerate(low):
+        if i < done or w not in _NUMBER_FIRST or kind[i] != "w":
             continue
-        j_o.append(orig[i])
-        j_l.append(low[i])
-        j_k.append(kind[i])
-        i += 1
-    return _Scan(j_o, j_l, j_k)
+        two = w + " " + low[i + 1] if i + 1 < n else ""
+        three = two + " " + low[i + 2] if i + 2 < n else ""
+        val = None
+        span = 1
+        if three in L.NUMBER_WORDS:
+            val, span = L.NUMBER_WORDS[three], 3
+        elif two in L.NUMBER_WORDS:
+            val, span = L.NUMBER_WORDS[two], 2
+        elif w in L.NUMBER_WORDS and w not in ("both", "single", "half") and not (w == "one" and (i > 0 and low[i - 1] in ("no", "any", "every", "each", "the", "this", "that") or i + 1 < n and low[i + 1] in ("of", "another"))):
+            val = L.NUMBER_WORDS[w]
+        if val is None:
+            continue
+        j = i + span
+        # "twenty five", "two hundred"
+        if j < n and kind[j] == "w" and low[j] in L.NUMBER_WORDS and val >= 20 and val % 10 == 0 and L.NUMBER_WORDS[low[j]] < 10:
+            val += L.NUMBER_WORDS[low[j]]
+            j += 1
+        if j < n and kind[j] == "w" and low[j] in L.MULTIPLIERS:
+            val *= L.MULTIPLIERS[low[j]]
+            j += 1
+        s = str(int(val)) if float(val).is_integer() else str(val)
+        out_o += orig[done:i]
+        out_l += low[done:i]
+        out_k += kind[done:i]
+        out_o.append(s)
+        out_l.append(s)
+        out_k.append("n")
+        done = j
+    if not done:
+        return orig, low, kind
+    return out_o + orig[done:], out_l + low[done:], out_k + kind[done:]
+
+
+def _join_phrases(orig: list, low: list, kind: list) -> tuple[list, list, list]:
+    """Known phrases ("no longer", "at least") become one word token: "no_longer"."""
+    out_o: list[str] = []
+    out_l: list[str] = []
+    out_k: list[str] = []
+    done = 0  # tokens before this index are in the output
+    for i in [i for i in range(len(low) - 1) if low[i] in _PHRASES]:
+        if i < done or kind[i] != "w":
+            continue
+        for words, joined in _PHRASES[low[i]].get(low[i + 1], ()):
+            m = len(words)
+            if low[i : i + m] == words:
+                out_o += orig[done:i]
+                out_l += low[done:i]
+                out_k += kind[done:i]
+                out_o.append(" ".join(orig[i : i + m]))
+                out_l.append(joined)
+                out_k.append("w")
+                done = i + m
+                break
+    if not done:
+        return orig, low, kind
+    return out_o + orig[done:], out_l + low[done:], out_k + kind[done:]
+
+
+# every token a unit can start with (below, before the aliases and joins)
+_UNIT_FIRST = (frozenset(L.UNITS) | frozenset(_UNIT_ALIASES) | {"°", "degree", "degrees", "deg", "mb", "m", "cm", "mm", "km"}
+               | frozenset(c.lower() for c in L.DATA_CAPITALS))
 
 
 def _unit_at(s: _Scan, j: int) -> tuple[str, float, float, int] | None:
     """Unit starting at token j: (dim, factor, offset, tokens used)."""
-    if j >= s.n:
+    if j >= s.n or s.low[j] not in _UNIT_FIRST:
         return None
     w = s.low[j]
     o = s.orig[j]
@@ -514,6 +568,10 @@ def analyse_text(text: str) -> Analysis:
     return _Reader(text).read()
 
 
+# every word `_Reader._days` reacts to (weekday abbreviations as lower-cased tokens)
+_DAY_WORDS = (frozenset(L.WEEKDAYS) | frozenset(d + "s" for d in L.WEEKDAYS) | frozenset(a.lower() for a in L.WEEKDAY_ABBREV)
+              | {"sol"} | frozenset(k.replace(" ", "_") for k in L.RELATIVE_DAYS) | frozenset(L.MONTHS))
+_TITLE_OR_ROLE = L.TITLES | frozenset(L.ROLE_NOUNS)
 _NO_WORDS = frozenset({"no", "none", "nothing", "without", "free_of", "clear_of", "lack_of", "absence_of"})
 
 
@@ -524,6 +582,7 @@ class _Reader:
         self.text = text
         self.s = s = _tokenise(text)
         self.low, self.orig, self.kind, self.used, self.n = s.low, s.orig, s.kind, s.used, s.n
+        self.vocab = set(s.low)  # to skip stages whose trigger words are absent
 
     def read(self) -> Analysis:
         self._frame()
@@ -552,9 +611,9 @@ class _Reader:
         sent_start = [False] * n
         if n:
             sent_start[self.start if self.start < n else 0] = True
-        for i in range(1, n):
-            if low[i - 1] in _SENT_END and not (low[i - 1] == "." and i >= 2 and low[i - 2] in L.TITLES):
-                sent_start[i] = True
+        for i in [i for i in range(n - 1) if low[i] in _SENT_END]:
+            if not (low[i] == "." and i >= 1 and low[i - 1] in L.TITLES):  # "Dr. Chen"
+                sent_start[i + 1] = True
         self.sent_start = sent_start
 
     # -- hedges, qualifiers, negators, retraction
@@ -563,7 +622,7 @@ class _Reader:
         hedged = qualified = False
         clause_qual_at = n  # first token of a restricting clause
         negators: list[int] = []
-        for i in range(start, n):
+        for i in [i for i in range(start, n) if low[i] in _FLAG_WORDS]:
             w = low[i]
             if kind[i] != "w":
                 continue
@@ -591,12 +650,24 @@ class _Reader:
                 negators.append(i)
         self.hedged, self.qualified, self.negators = hedged, qualified, negators
         self.main_end = clause_qual_at  # the main clause ends where a restriction starts
+        self.retracts = self._retracts()
 
-        lowtext = re.sub(r"\s+", " ", self.text.lower().replace("’", "'"))
-        retracts = bool(_RETRACT_STRONG.search(lowtext) or _RETRACT_IMPERATIVE.match(" ".join(low[start:])))
-        if not retracts and _RETRACT_WEAK.search(lowtext) and not _RETRACT_NOT_AFTER.search(lowtext):
-            retracts = bool(set(low) & L.REPORT_WORDS)  # "wrong" counts only about a report
-        self.retracts = retracts
+    def _retracts(self) -> bool:
+        low, start = self.low, self.start
+        lowered = self.text.lower()
+        # a retraction phrase starts and ends at word boundaries, so each of its words is a
+        # word of the text; most texts lack the key words and skip the slow phrase searches
+        words = set(_WORD.findall(lowered))
+        strong = not _STRONG_KEYS.isdisjoint(words)
+        weak = not _WEAK_KEYS.isdisjoint(words)
+        # whitespace runs as one space (the ends need none: every phrase starts with a letter)
+        lowtext = " ".join(lowered.replace("’", "'").split()) if strong or weak else ""
+        if (strong and _RETRACT_STRONG.search(lowtext)
+                or start < self.n and low[start] in _IMPERATIVE_FIRST and _RETRACT_IMPERATIVE.match(" ".join(low[start:]))):
+            return True
+        if weak and _RETRACT_WEAK.search(lowtext) and not _RETRACT_NOT_AFTER.search(lowtext):
+            return bool(set(low) & L.REPORT_WORDS)  # "wrong" counts only about a report
+        return False
 
     def _is_hedge(self, i: int) -> bool:
         low, orig, kind, n = self.low, self.orig, self.kind, self.n
@@ -672,7 +743,7 @@ class _Reader:
                 return "pm", j + 2
             return None, j
 
-        for i in range(n):
+        for i in [i for i, k in enumerate(kind) if k == "n" or k == "t" or low[i] in L.NAMED_TIMES]:
             if used[i]:
                 continue
             k = kind[i]
@@ -710,7 +781,10 @@ class _Reader:
     def _days(self) -> None:
         low, orig, kind, used, n = self.low, self.orig, self.kind, self.used, self.n
         days: dict[str, set] = {}
-        for i in range(n):
+        if _DAY_WORDS.isdisjoint(self.vocab) and "d" not in kind:
+            self.days = days
+            return
+        for i in [i for i, w in enumerate(low) if w in _DAY_WORDS or kind[i] == "d"]:
             w = low[i]
             k = kind[i]
             if k == "d":
@@ -765,7 +839,7 @@ class _Reader:
     def _identities(self) -> None:
         low, orig, kind, used, n = self.low, self.orig, self.kind, self.used, self.n
         id_pos: list[tuple[int, str, str]] = []  # (token index, head, id)
-        for i in range(n - 1):
+        for i in [j - 1 for j in range(1, n) if kind[j] == "n" or kind[j] == "w" and len(orig[j]) <= 2 and orig[j][:1].isupper()]:
             w = low[i]
             if kind[i] != "w" or used[i] or w in L.STOPWORDS or w in L.NEGATORS:
                 continue
@@ -798,8 +872,9 @@ class _Reader:
     def _modifier_identities(self) -> None:
         low, kind, used, n = self.low, self.kind, self.used, self.n
         mod_pos: list[tuple[int, str, str]] = []
-        i = 0
-        while i < n:
+        # a run starts at a modifier word (a run found to lack a noun fails again from
+        # its later words; a run taken marks its words used)
+        for i in [i for i, w in enumerate(low) if w in L.MODIFIER_IDS or "-" in w]:
             mods: list[str] = []
             k = i
             while k < n and kind[k] == "w" and not used[k]:
@@ -816,9 +891,6 @@ class _Reader:
                 mod_pos.append((i, _id_head(low[h]), " ".join(sorted(mods))))
                 for q in range(i, k):
                     used[q] = True
-                i = k
-                continue
-            i = k + 1 if k > i else i + 1
         self.mod_pos = mod_pos
 
     def _nounish(self, k: int) -> bool:
@@ -829,8 +901,8 @@ class _Reader:
     def _quantities(self) -> None:
         low, orig, kind, used, n = self.low, self.orig, self.kind, self.used, self.n
         found: list[tuple[int, str, float, float, str, str | None]] = []  # (pos, dim, lo, hi, text, counted noun)
-        for i in range(n):
-            if used[i] or kind[i] != "n":
+        for i in [i for i, k in enumerate(kind) if k == "n"]:
+            if used[i]:
                 continue
             v = _parse_number(low[i])
             if v is None:
@@ -936,8 +1008,10 @@ class _Reader:
         low, orig, kind, used, n = self.low, self.orig, self.kind, self.used, self.n
         people_at: list[tuple[int, str, bool]] = []  # (index, name, possessive before a noun)
         roles_at: list[tuple[int, str]] = []
-        for i in range(self.start, n):
-            if kind[i] != "w" or used[i]:
+        # only capitalised words, titles and role nouns can be people
+        for i in [i for i in range(self.start, n) if kind[i] == "w" and (
+                  orig[i][:1].isupper() or low[i] in _TITLE_OR_ROLE or low[i].rstrip("s") in L.ROLE_NOUNS)]:
+            if used[i]:
                 continue
             w = low[i]
             name = None
@@ -1023,9 +1097,9 @@ class _Reader:
             for (ax2, p2) in L.STATE_IMPLIES.get((axis, pole), ()):
                 target.setdefault(ax2, set()).add(p2)
 
-        for i in range(self.start, self.main_end):
-            if kind[i] != "w":
-                continue
+        # only state words, particles and prefixed words ("unsealed") can be states
+        for i in [i for i in range(self.start, self.main_end) if kind[i] == "w" and (
+                  low[i] in _STATE_INDEX or low[i] in _PARTICLE_STATES or low[i].startswith(L.NEGATING_PREFIXES))]:
             w = low[i]
             if w in _PARTICLE_STATES and i > 0 and low[i - 1] in _COPULAS:
                 nxt = low[i + 1] if i + 1 < n else "."
@@ -1053,9 +1127,7 @@ class _Reader:
         place_ids: set[int] = set()  # identities that name a predicate location
         id_index = {p: (h, d) for p, h, d in self.id_pos}
         mod_index = {p: (h, d) for p, h, d in self.mod_pos}
-        for i in range(self.start, self.main_end):
-            if low[i] not in L.PLACE_PREPOSITIONS or kind[i] != "w":
-                continue
+        for i in [i for i in range(self.start, self.main_end) if low[i] in L.PLACE_PREPOSITIONS and kind[i] == "w"]:
             k = i + 1
             words: list[str] = []
             placey = False
@@ -1101,12 +1173,8 @@ class _Reader:
         attributes: set[str] = set()
         positive: set[str] = set()
         negated: set[str] = set()
-        for i in range(self.start, main_end):
-            if kind[i] != "w" or used[i]:
-                continue
+        for i in [i for i in range(self.start, main_end) if kind[i] == "w" and not used[i] and low[i] not in _NOT_CONTENT]:
             w = low[i]
-            if w in _NOT_CONTENT or w in L.AUXILIARIES and w not in L.VERBS:
-                continue
             st = _stem(w)
             content.add(st)
             if i < verb_at:
@@ -1194,9 +1262,12 @@ class _Reader:
 
 
 _NOT_CONTENT = (L.STOPWORDS | L.NEGATORS | L.HEDGES | L.QUALIFIERS | L.APPROXIMATORS
-                | _NEG_PHRASE_TOKENS | _QUAL_PHRASE_TOKENS | _LOWER_TOKENS | _UPPER_TOKENS)
+                | _NEG_PHRASE_TOKENS | _QUAL_PHRASE_TOKENS | _LOWER_TOKENS | _UPPER_TOKENS
+                | (L.AUXILIARIES - L.VERBS))
 
 
+_FLAG_WORDS = (_HEDGE_PHRASE_TOKENS | L.HEDGES | _QUAL_PHRASE_TOKENS | L.QUALIFIERS | L.CLAUSE_QUALIFIERS
+               | L.NEGATORS | _NEG_PHRASE_TOKENS)  # every word `_Reader._flags` looks at
 _ONCE_CLAUSE = frozenset({"it", "they", "he", "she", "we", "you", "the", "its", "their", "our", "all"})
 _TRUE_AUX = frozenset({"is", "are", "was", "were", "has", "have", "had", "will", "would", "can",
                        "could", "should", "may", "might", "must", "does", "did", "shall"})

@@ -7,8 +7,6 @@ agent; bad input is rejected before anything is written.
 from __future__ import annotations
 
 import json
-import math
-import shutil
 import time
 from dataclasses import dataclass, field
 from datetime import datetime

@@ -16,7 +16,7 @@ from importlib import resources
 import time
 from typing import Any, Callable, Iterator, Mapping, Sequence, TypeVar
 
-from ..errors import NotFound, SerializationFailure, StorageError
+from ..errors import NonFastForward, NotFound, SerializationFailure, StorageError
 
 T = TypeVar("T")
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -57,6 +57,11 @@ def ident(name: str) -> str:
     if not _IDENT.fullmatch(name):
         raise ValueError(f"not an SQL identifier: {name!r}")
     return name
+
+
+def author_arg(agent_id: str) -> str:
+    """Commits are authored by the agent: `--author "id <id@cmem.local>"`."""
+    return f"{agent_id} <{agent_id}@cmem.local>"
 
 
 def quote(name: str) -> str:
@@ -304,7 +309,7 @@ class SqlRepository:
     # --- version control -----------------------------------------------
     def commit(self, message: str, *, author: str, allow_empty: bool = False) -> str:
         """Stage every versioned table and commit; returns the new head."""
-        args = ["-A", "-m", message, "--author", f"{author} <{author}@cmem.local>"]
+        args = ["-A", "-m", message, "--author", author_arg(author)]
         if allow_empty:
             args.append("--allow-empty")
         self._vc("commit", *args)
@@ -408,7 +413,10 @@ class SqlRepository:
         return {k[len(prefix):]: v for k, v in self.remote_branches().items() if k.startswith(prefix)}
 
     def push(self, remote: str, branch: str, *, force: bool = False) -> None:
-        self._vc("push", remote, branch, *(["--force"] if force else []))
+        try:
+            self._vc("push", remote, branch, *(["--force"] if force else []))
+        except NonFastForward as e:  # the engine's message does not name the branch
+            raise NonFastForward(branch, str(e)) from e
 
     def gc(self) -> None:
         self._vc("gc")

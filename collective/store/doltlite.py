@@ -16,7 +16,7 @@ import doltlite  # noqa: E402  (must precede sqlite3)
 import sqlite3  # noqa: E402
 
 from ..errors import NonFastForward, NotFound, RemoteUnreachable, StorageError  # noqa: E402
-from .base import Commit, Conflict, SqlRepository, ident, quote  # noqa: E402
+from .base import Commit, Conflict, SqlRepository, author_arg, ident, quote  # noqa: E402
 
 # The bootstrap marks the environment so it never runs twice; child processes
 # inherit the mark, skip the preload and silently get plain SQLite. Clearing
@@ -110,15 +110,9 @@ class DoltliteRepository(SqlRepository):
         if not self.in_transaction:
             raise StorageError("merge must run inside a transaction")
         try:
-            self._vc("merge", ref, "-m", message, "--author", f"{author} <{author}@cmem.local>")
+            self._vc("merge", ref, "-m", message, "--author", author_arg(author))
         except StorageError as e:
             if "conflict" not in str(e).lower():
                 raise
             return self.conflicts()
         return []
-
-    def push(self, remote: str, branch: str, *, force: bool = False) -> None:
-        try:
-            super().push(remote, branch, force=force)
-        except NonFastForward as e:
-            raise NonFastForward(branch, str(e)) from e

@@ -19,7 +19,7 @@ from typing import Any, Sequence
 from urllib.parse import unquote, urlparse
 
 from ..errors import BadInput, NonFastForward, NotFound, RemoteUnreachable, SerializationFailure, StorageError
-from .base import Commit, Conflict, SqlRepository, ident
+from .base import Commit, Conflict, SqlRepository, author_arg, ident
 
 SERIALIZATION_FAILURE = 1213
 CONNECT_TIMEOUT_S = 10
@@ -161,16 +161,10 @@ class DoltServerRepository(SqlRepository):
     def merge(self, ref: str, *, message: str, author: str) -> list[Conflict]:
         if not self.in_transaction:
             raise StorageError("merge must run inside a transaction")
-        rows = self._vc("merge", ref, "-m", message, "--author", f"{author} <{author}@cmem.local>")
+        rows = self._vc("merge", ref, "-m", message, "--author", author_arg(author))
         if rows and int(rows[0][2] or 0) > 0:
             return self.conflicts()
         return []
-
-    def push(self, remote: str, branch: str, *, force: bool = False) -> None:
-        try:
-            super().push(remote, branch, force=force)
-        except NonFastForward as e:
-            raise NonFastForward(branch, str(e)) from e
 
     def gc(self) -> None:
         """The server ends the session that ran DOLT_GC: reconnect on the same branch."""

@@ -404,3 +404,26 @@ def test_a_file_that_is_not_a_database_is_left_alone(lone, home, tmp_path):
     assert cmem(home, "pull", "junk", "--agent", "earth-1").exit_code == 2
     assert cmem(home, "push", "junk", "--agent", "earth-1").exit_code == 2
     assert (tmp_path / "junk.db").read_bytes() == junk
+
+
+def test_serve_commons_prints_its_url_serves_and_stops_on_a_signal(tmp_path, home, hash_embedder):
+    import signal
+    import subprocess
+    import sys
+
+    folder = tmp_path / "served"
+    folder.mkdir()
+    server = subprocess.Popen([sys.executable, "-m", "collective.cli", "serve-commons", str(folder)],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        url = server.stdout.readline().strip()
+        assert url.startswith("http://127.0.0.1:")
+        with Agent.init("earth-1", home=home, embedder=hash_embedder, backend="doltlite") as agent:
+            agent.store("served through the commons")
+            agent.add_remote("origin", f"{url}/commons.db")
+            agent.push()
+        assert (folder / "commons.db").read_bytes()[:4] == b"CTLD"
+    finally:
+        server.send_signal(signal.SIGINT)
+        _, err = server.communicate(timeout=30)
+    assert server.returncode == 0 and "stopped" in err

@@ -179,17 +179,17 @@ def _stem(word: str, _cache: dict = {}) -> str:  # noqa: B006 - deliberate cache
 _QUOTES = re.compile(r"[’‘`´]")
 _DASHES = re.compile(r"[−–—]")
 _AM_PM_DOTS = re.compile(r"\b([ap])\.\s?m\.(?=\W|$)", re.I)
-_APOSTROPHES = (  # applied only to texts with an apostrophe
-    (re.compile(r"\bo'clock\b", re.I), " oclock"),
-    (re.compile(r"\bwon't\b", re.I), "will not"),
-    (re.compile(r"\bshan't\b", re.I), "shall not"),
-    (re.compile(r"\bcan't\b", re.I), "can not"),
-    (re.compile(r"n't\b", re.I), " not"),
-    (re.compile(r"\b(it|that|there|here|what|who|where|he|she|everything|nothing)'s\b", re.I), r"\1 is"),
-    (re.compile(r"'re\b", re.I), " are"),
-    (re.compile(r"'ve\b", re.I), " have"),
-    (re.compile(r"'ll\b", re.I), " will"),
-    (re.compile(r"(\w)'s\b"), r"\1 's"),
+_APOSTROPHES = (  # applied only to texts with an apostrophe; the needle is in every match, lower-cased
+    (re.compile(r"\bo'clock\b", re.I), " oclock", "o'clock"),
+    (re.compile(r"\bwon't\b", re.I), "will not", "won't"),
+    (re.compile(r"\bshan't\b", re.I), "shall not", "shan't"),
+    (re.compile(r"\bcan't\b", re.I), "can not", "can't"),
+    (re.compile(r"n't\b", re.I), " not", "n't"),
+    (re.compile(r"\b(it|that|there|here|what|who|where|he|she|everything|nothing)'s\b", re.I), r"\1 is", "'s"),
+    (re.compile(r"'re\b", re.I), " are", "'re"),
+    (re.compile(r"'ve\b", re.I), " have", "'ve"),
+    (re.compile(r"'ll\b", re.I), " will", "'ll"),
+    (re.compile(r"(\w)'s\b"), r"\1 's", "'s"),
 )
 _CANNOT = re.compile(r"\bcan(?:not|t)\b", re.I)
 _ISO_DATE = re.compile(r"(\d{4})-(\d{1,2})-(\d{1,2})\b")
@@ -204,17 +204,21 @@ def _normalise(text: str) -> str:
         t = _DASHES.sub("-", t)
     if "m." in t or "M." in t:
         t = _AM_PM_DOTS.sub(lambda m: m.group(1).lower() + "m ", t)
+    # The case-insensitive regexes are slow. On an ASCII text, where they match the
+    # lower-cased text holds their needle; most texts lack it and skip them.
     if "'" in t:
-        for rx, rep in _APOSTROPHES:
-            t = rx.sub(rep, t)
-    if "an" in t or "AN" in t:
+        lowered = t.lower() if t.isascii() else None  # (no replacement adds a needle)
+        for rx, rep, needle in _APOSTROPHES:
+            if lowered is None or needle in lowered:
+                t = rx.sub(rep, t)
+    if ("an" in t or "AN" in t) and (not t.isascii() or "can" in t.lower()):
         t = _CANNOT.sub("can not", t)
     if "-" in t:
         t = _ISO_DATE.sub(lambda m: f" __date_{int(m.group(2))}_{int(m.group(3))} ", t)
     if "10^" in t or "10**" in t:
         t = _SCI.sub(lambda m: m.group(1) + "e" + m.group(2), t)
     if t.isascii() and not _has_synonym(t.lower()):
-        return t  # the case-insensitive synonym regex is slow and rarely matches
+        return t
     return _SYNONYMS.sub(lambda m: _SYNONYM_MAP[m.group(0).lower()], t)
 
 
@@ -350,6 +354,31 @@ def _prefixed_state(w: str, _cache: dict = {}) -> tuple[str, int] | None:  # noq
                 if base is not None:
                     r = (base[0], -base[1])
                     break
+    if len(_cache) > _CACHE_LIMIT:
+        _cache.clear()
+    _cache[w] = r
+    return r
+
+
+def _name_shaped(word: str, _cache: dict = {}) -> bool:  # noqa: B006 - deliberate cache
+    """One capital, not first of many, no digits, not a known word: "Chen", not "Pump" or "NASA"."""
+    r = _cache.get(word)
+    if r is None:
+        o, w = word, word.lower()
+        r = (o[:1].isupper() and len(o) > 1 and not o.isupper() and sum(c.isupper() for c in o) == 1
+             and not (w in _KNOWN_WORDS or _stem(w) in _KNOWN_WORDS or w.rstrip("s") in _KNOWN_WORDS)
+             and not any(c.isdecimal() for c in o))
+        if len(_cache) > _CACHE_LIMIT:
+            _cache.clear()
+        _cache[word] = r
+    return r
+
+
+def _attribute(w: str, _cache: dict = {}) -> str | None:  # noqa: B006 - deliberate cache
+    """The stem of an attribute noun ("pressures" -> "pressure"), else None."""
+    if w in _cache:
+        return _cache[w]
+    r = _stem(w) if w in L.ATTRIBUTE_NOUNS or _stem(w) in L.ATTRIBUTE_NOUNS else None
     if len(_cache) > _CACHE_LIMIT:
         _cache.clear()
     _cache[w] = r
@@ -572,6 +601,7 @@ def analyse_text(text: str) -> Analysis:
 _DAY_WORDS = (frozenset(L.WEEKDAYS) | frozenset(d + "s" for d in L.WEEKDAYS) | frozenset(a.lower() for a in L.WEEKDAY_ABBREV)
               | {"sol"} | frozenset(k.replace(" ", "_") for k in L.RELATIVE_DAYS) | frozenset(L.MONTHS))
 _TITLE_OR_ROLE = L.TITLES | frozenset(L.ROLE_NOUNS)
+_EMPTY: frozenset = frozenset()
 _NO_WORDS = frozenset({"no", "none", "nothing", "without", "free_of", "clear_of", "lack_of", "absence_of"})
 
 
@@ -849,24 +879,30 @@ class _Reader:
             nxt_o = orig[j]
             ident = None
             after = low[j + 1] if j + 1 < n else ""
-            ends = j + 1 >= n or kind[j + 1] == "p" or after == "'s" or after in L.STOPWORDS or _is_verb(after)
             if kind[j] == "n" and not nxt_o.startswith("-") and "," not in nxt_o:
                 unit_next = _unit_at(self.s, j + 1)
                 if w in L.ID_NOUNS:
                     if unit_next is None or unit_next[0] == "ratio" or after == "'s":
                         ident = nxt_o.lower()  # else "tank 200 litres": a quantity after all
-                elif (unit_next is None and ends and not _is_verb(w) and w not in _STATE_INDEX and w not in L.UNITS
+                elif (unit_next is None and self._ends_phrase(j) and not _is_verb(w) and w not in _STATE_INDEX and w not in L.UNITS
                       and w not in _LOWER_TOKENS and w not in _UPPER_TOKENS and w not in L.APPROXIMATORS):
                     ident = nxt_o.lower()
             elif (kind[j] == "w" and len(nxt_o) <= 2 and nxt_o[:1].isupper() and (nxt_o.isupper() or nxt_o[1:].isdigit())
                   and w.isalpha() and nxt_o != "I"):
                 # a capital letter: "module C", "bus A" ("A" only after a known noun)
-                if (w in L.ID_NOUNS or orig[i][:1].isupper() or ends) and (nxt_o != "A" or w in L.ID_NOUNS):
+                if (w in L.ID_NOUNS or orig[i][:1].isupper() or self._ends_phrase(j)) and (nxt_o != "A" or w in L.ID_NOUNS):
                     ident = nxt_o.lower()
             if ident is not None:
                 id_pos.append((i, _id_head(w), ident))
                 used[i] = used[j] = True
         self.id_pos = id_pos
+
+    def _ends_phrase(self, j: int) -> bool:
+        """Whether a noun phrase ends at token j: punctuation, 's, a stopword or a verb follows."""
+        if j + 1 >= self.n:
+            return True
+        after = self.low[j + 1]
+        return self.kind[j + 1] == "p" or after == "'s" or after in L.STOPWORDS or _is_verb(after)
 
     # -- modifier identities: "east array", "inner hatch", "staging database", "front-left wheel"
     def _modifier_identities(self) -> None:
@@ -1043,11 +1079,7 @@ class _Reader:
 
     def _is_name(self, i: int) -> bool:
         o, w = self.orig[i], self.low[i]
-        if not (o[:1].isupper() and len(o) > 1 and not o.isupper() and sum(c.isupper() for c in o) == 1):
-            return False
-        if w in _KNOWN_WORDS or _stem(w) in _KNOWN_WORDS or w.rstrip("s") in _KNOWN_WORDS:
-            return False
-        if any(c.isdecimal() for c in o) or "_" in w:
+        if "_" in w or not _name_shaped(o):
             return False
         if not self.sent_start[i]:
             return True
@@ -1202,9 +1234,12 @@ class _Reader:
             if p < verb_at:
                 ids.setdefault(h, set()).add(d)
                 all_ids.add(f"{h} {d}")
-        owners = frozenset(nm for p, nm, poss in self.people_at if poss)
-        people = frozenset(nm for p, nm, poss in self.people_at if not poss and p < main_end) - owners
-        roles = frozenset(r for p, r in self.roles_at if p < main_end)
+        owners = people = roles = _EMPTY
+        if self.people_at:
+            owners = frozenset(nm for p, nm, poss in self.people_at if poss)
+            people = frozenset(nm for p, nm, poss in self.people_at if not poss and p < main_end) - owners
+        if self.roles_at:
+            roles = frozenset(r for p, r in self.roles_at if p < main_end)
         personal = bool(not owners and (people or roles) and any(low[i] in L.PERSONAL_CONDITIONS for i in range(max(verb_at, self.start), main_end)))
 
         return Analysis(
@@ -1248,14 +1283,14 @@ class _Reader:
                 key = frozenset()
                 q = pos - 1
                 while q >= 0 and pos - q <= 8 and not (kind[q] == "p" and low[q] in (".", ";", "!", "?")):
-                    if kind[q] == "w" and (low[q] in L.ATTRIBUTE_NOUNS or _stem(low[q]) in L.ATTRIBUTE_NOUNS):
-                        key = frozenset((_stem(low[q]),))
+                    if kind[q] == "w" and (attr := _attribute(low[q])) is not None:
+                        key = frozenset((attr,))
                         break
                     q -= 1
                 if not key:
                     for q in range(pos + 1, min(n, pos + 4)):
-                        if kind[q] == "w" and (low[q] in L.ATTRIBUTE_NOUNS or _stem(low[q]) in L.ATTRIBUTE_NOUNS):
-                            key = frozenset((_stem(low[q]),))
+                        if kind[q] == "w" and (attr := _attribute(low[q])) is not None:
+                            key = frozenset((attr,))
                             break
             out.append(Quantity(dim, lo_q, hi_q, key, qtext))
         return tuple(out)

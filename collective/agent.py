@@ -61,7 +61,6 @@ KEY_FILE = "ed25519.pem"
 BOOST_STEP, BOOST_MAX = 0.05, 2.0
 OVERFETCH = 3
 ACCESS_FLUSH_SECONDS = 2.0  # buffered access counts reach the database at least this often, and on close
-_SCORE_COLUMNS = ("id", "amplitude", "origin_agent", "created_at", "category")
 
 
 def working_branch(agent_id: str) -> str:
@@ -127,6 +126,8 @@ class Agent:
         self._pending_access: dict[str, int] = {}
         self._access_stamp = ""
         self._access_flushed = time.monotonic()
+        self._access_table: dict[str, int] | None = None  # local_access as last read
+        self._access_read = 0.0
 
     # --- lifecycle -------------------------------------------------------
     @classmethod
@@ -388,35 +389,35 @@ class Agent:
         now = now or utcnow()
         if as_of is not None:
             commit = self.resolve_as_of(as_of)
-            rows = [r for r in self.repo.select("memories", as_of=commit)
-                    if not r["retracted"] and r["absorbed_into"] is None and r["dim"] == self.dim]
-            candidates = self._exact(rows, query_vector)
-            return self._rank(candidates, k, include_faded, now, trust_as_of=commit, count_access=False)
+            rows = {r["id"]: r for r in self.repo.select("memories", as_of=commit)
+                    if not r["retracted"] and r["absorbed_into"] is None and r["dim"] == self.dim}
+            if not rows:
+                return []
+            ids = list(rows)
+            sims = np.stack([blob_to_vector(rows[i]["vector"]) for i in ids]) @ query_vector
+            scored = self._score(ids, sims, self._strengths(list(rows.values()), now, self.trust_scores(as_of=commit)),
+                                 include_faded)
+            return self._hits(scored[:k], as_of=commit, rows=rows)
         index = self.index()
         boost_bound, trust_scores = self._boost_bound(), self.trust_scores()
         want = max(k * OVERFETCH, EF_SEARCH)  # the index searches EF_SEARCH deep anyway
-        seen: set[int] = set()
-        scored: list[tuple[float, float, float, int, dict]] = []
+        seen = np.zeros(index.label_count, dtype=bool)
+        scored: list[tuple[float, float, float, int, str]] = []
         while True:
             labels, sims = index.search_labels(query_vector, want)
             last = float(sims[-1]) if len(sims) else 0.0
-            fresh = np.fromiter((label not in seen for label in labels.tolist()), dtype=bool, count=len(labels))
-            seen.update(labels.tolist())
+            fresh = ~seen[labels]
+            seen[labels] = True
             labels, sims = labels[fresh], sims[fresh]
-            # Each score is at most cos^2 * amplitude * boost bound (trust and recency are <= 1):
-            # rows are read best bound first, and only while a bound can still beat the k-th score.
-            bounds = np.maximum(sims, 0.0) ** 2 * index.amplitudes_at(labels) * boost_bound
-            order = np.argsort(-bounds, kind="stable")
-            for start in range(0, len(order), 64):
-                kth = scored[k - 1][0] if len(scored) >= k else -1.0
-                chunk = [int(i) for i in order[start:start + 64] if bounds[i] >= kth]
-                if not chunk:
-                    break
-                mids = index.ids_of(labels[chunk])
-                rows = {r["id"]: r for r in self.repo.select_in("memories", "id", mids, columns=_SCORE_COLUMNS)}
-                scored = sorted(scored + self._score([(rows[mid], float(sims[i])) for mid, i in zip(mids, chunk)
-                                                      if mid in rows], include_faded, now, trust_scores=trust_scores),
-                                key=lambda s: s[0], reverse=True)
+            # the index keeps what the score needs (amplitude, origin, age, category): no row is read
+            strength = index.strengths_at(labels, trust_scores, now.timestamp(), self.settings.half_lives)
+            # Each score is at most cos^2 * strength * boost bound: only candidates whose bound
+            # can beat the k-th score so far have their access counts read.
+            bounds = np.maximum(sims, 0.0) ** 2 * strength * boost_bound
+            kth = scored[k - 1][0] if len(scored) >= k else -1.0
+            chosen = np.flatnonzero(bounds >= kth)
+            scored = sorted(scored + self._score(index.ids_of(labels[chosen]), sims[chosen], strength[chosen],
+                                                 include_faded), key=lambda s: s[0], reverse=True)[:k]
             # What the index has not returned yet is at most as similar as its last candidate, so
             # widen the net until nothing beyond it can beat the k-th score: the ranking is exact.
             bound = max(last, 0.0) ** 2 * index.max_amplitude * boost_bound
@@ -428,52 +429,45 @@ class Agent:
             self._count_access([h.memory.id for h in hits], now)
         return hits
 
-    @staticmethod
-    def _exact(rows: list[dict], query_vector: np.ndarray) -> list[tuple[dict, float]]:
-        if not rows:
-            return []
-        matrix = np.stack([blob_to_vector(r["vector"]) for r in rows])
-        sims = matrix @ query_vector
-        return list(zip(rows, (float(s) for s in sims)))
+    def _strengths(self, rows: list[dict], now: datetime, trust_scores: Mapping[str, float]) -> np.ndarray:
+        """amplitude * trust * recency of memory rows (the index keeps these columns for recall)."""
+        return trust.strengths(
+            np.array([float(r["amplitude"]) for r in rows]),
+            np.array([trust_scores.get(r["origin_agent"], trust.START) for r in rows]),
+            np.array([(now - parse_time(r["created_at"])).total_seconds() for r in rows]),
+            np.array([trust.half_life_days(r["category"], self.settings.half_lives) for r in rows]))
 
-    def _rank(self, candidates: list[tuple[dict, float]], k: int, include_faded: bool, now: datetime,
-              *, trust_as_of: str | None = None, count_access: bool) -> list[RecallHit]:
-        hits = self._hits(self._score(candidates, include_faded, now, trust_as_of=trust_as_of)[:k],
-                          as_of=trust_as_of)
-        if count_access and hits:
-            self._count_access([h.memory.id for h in hits], now)
-        return hits
+    def _score(self, ids: Sequence[str], sims: np.ndarray, strengths: np.ndarray, include_faded: bool
+               ) -> list[tuple[float, float, float, int, str]]:
+        """(score, similarity, strength, access count, id), best first:
+        cos^2 * strength * boost(access), faded memories left out unless asked for."""
+        table, pending = self._access_counts(), self._pending_access
+        counts = np.array([table.get(mid, 0) + pending.get(mid, 0) for mid in ids], dtype=np.int64)
+        scores = np.maximum(sims, 0.0) ** 2 * strengths * np.minimum(1 + BOOST_STEP * counts, BOOST_MAX)
+        order = [int(i) for i in np.argsort(-scores, kind="stable")
+                 if include_faded or strengths[i] >= self.settings.fade_threshold]
+        return [(float(scores[i]), float(sims[i]), float(strengths[i]), int(counts[i]), ids[i]) for i in order]
 
-    def _score(self, candidates: list[tuple[dict, float]], include_faded: bool, now: datetime,
-               *, trust_as_of: str | None = None, trust_scores: Mapping[str, float] | None = None
-               ) -> list[tuple[float, float, float, int, dict]]:
-        """(score, similarity, strength, access count, row), best first; rows need _SCORE_COLUMNS."""
-        scores = trust_scores if trust_scores is not None else self.trust_scores(as_of=trust_as_of)
-        access = {r["memory_id"]: int(r["count"]) for r in
-                  self.repo.select_in("local_access", "memory_id", [row["id"] for row, _ in candidates])}
-        out = []
-        for row, similarity in candidates:
-            strength = (float(row["amplitude"]) * scores.get(row["origin_agent"], trust.START)
-                        * trust.recency(parse_time(row["created_at"]), now, row["category"], self.settings.half_lives))
-            if strength < self.settings.fade_threshold and not include_faded:
-                continue
-            n = access.get(row["id"], 0) + self._pending_access.get(row["id"], 0)
-            boost = min(1 + BOOST_STEP * n, BOOST_MAX)
-            out.append((max(similarity, 0.0) ** 2 * strength * boost, similarity, strength, n, row))
-        out.sort(key=lambda s: s[0], reverse=True)
-        return out
+    def _access_counts(self) -> dict[str, int]:
+        """The recall counts in local_access, re-read at most every ACCESS_FLUSH_SECONDS: other
+        processes' counts reach the table that late anyway (this one's own are added by callers)."""
+        if self._access_table is None or time.monotonic() - self._access_read >= ACCESS_FLUSH_SECONDS:
+            self._access_table = {r["memory_id"]: int(r["count"])
+                                  for r in self.repo.select("local_access", columns=("memory_id", "count"))}
+            self._access_read = time.monotonic()
+        return self._access_table
 
-    def _hits(self, scored: list[tuple[float, float, float, int, dict]], *, as_of: str | None = None) -> list[RecallHit]:
-        """Whole memories for the chosen few (scoring needed only a handful of columns)."""
-        partial = [row["id"] for *_, row in scored if "vector" not in row]
-        full = {r["id"]: r for r in self.repo.select_in("memories", "id", partial, as_of=as_of)} if partial else {}
-        return [RecallHit(Memory.from_row(full.get(row["id"], row)), score, similarity, strength, n)
-                for score, similarity, strength, n, row in scored]
+    def _hits(self, scored: list[tuple[float, float, float, int, str]], *, as_of: str | None = None,
+              rows: Mapping[str, dict] | None = None) -> list[RecallHit]:
+        """Whole memories for the chosen few (scoring needed only the index's columns)."""
+        if rows is None:
+            rows = {r["id"]: r for r in self.repo.select_in("memories", "id", [s[4] for s in scored], as_of=as_of)}
+        return [RecallHit(Memory.from_row(rows[mid]), score, similarity, strength, n)
+                for score, similarity, strength, n, mid in scored]
 
     def _boost_bound(self) -> float:
         """The largest boost any memory has now: that of the most recalled one."""
-        top = self.repo.select("local_access", columns=("count",), order_by="count DESC", limit=1)
-        n = (int(top[0]["count"]) if top else 0) + max(self._pending_access.values(), default=0)
+        n = max(self._access_counts().values(), default=0) + max(self._pending_access.values(), default=0)
         return min(1 + BOOST_STEP * n, BOOST_MAX)
 
     def _count_access(self, ids: Sequence[str], now: datetime) -> None:
@@ -496,9 +490,11 @@ class Agent:
             return
         with self.repo.transaction():
             existing = {r["memory_id"]: r["count"] for r in self.repo.select_in("local_access", "memory_id", list(pending))}
-            self.repo.upsert("local_access", [{"memory_id": i, "count": existing.get(i, 0) + n,
-                                               "last_access": self._access_stamp} for i, n in pending.items()],
-                             key=["memory_id"])
+            written = {i: existing.get(i, 0) + n for i, n in pending.items()}
+            self.repo.upsert("local_access", [{"memory_id": i, "count": count, "last_access": self._access_stamp}
+                                              for i, count in written.items()], key=["memory_id"])
+        if self._access_table is not None:
+            self._access_table.update(written)
 
     # --- forget, log, status --------------------------------------------------
     def forget(self, memory_id: str) -> dict:

@@ -13,17 +13,21 @@ import fcntl
 import json
 import os
 from pathlib import Path
-from typing import Sequence
+from typing import Mapping, Sequence
 
 import numpy as np
 
+from . import trust
 from .errors import StorageError
-from .model import blob_to_vector
+from .model import CATEGORIES, blob_to_vector, parse_time
 
 M = 16
 EF_CONSTRUCTION = 200
 EF_SEARCH = 100
-_COLUMNS = ("id", "vector", "dim", "model_version", "retracted", "absorbed_into", "amplitude")
+SCORE_COLUMNS = ("amplitude", "origin_agent", "created_at", "category")  # what recall's score reads
+_COLUMNS = ("id", "vector", "dim", "model_version", "retracted", "absorbed_into", *SCORE_COLUMNS)
+# per label: recall scores candidates from these without reading their rows
+_SCORE_DTYPE = np.dtype([("amplitude", "<f4"), ("created", "<f8"), ("category", "i1"), ("origin", "<i4")])
 
 
 def indexable(row: dict, model_version: str, dim: int) -> bool:
@@ -42,13 +46,15 @@ class VectorIndex:
         self._labels: dict[str, int] = {}
         self._deleted: set[int] = set()
         self._dirty = False
-        # amplitude per label: recall bounds a candidate's score before it reads the row
-        self._amp = np.zeros(0, dtype=np.float32)
+        self._scores = np.zeros(0, dtype=_SCORE_DTYPE)
+        self._origins: list[str] = []  # origin agent of each code in _scores["origin"]
+        self._origin_code: dict[str, int] = {}
+        self._max_amplitude: float | None = None  # of _scores, computed when first asked
 
     # --- files ---------------------------------------------------------
     @property
-    def _amp_path(self) -> Path:
-        return self.folder / "index-amp.npy"
+    def _scores_path(self) -> Path:
+        return self.folder / "index-scores.npy"
 
     @property
     def _paths(self) -> tuple[Path, Path, Path]:
@@ -73,11 +79,12 @@ class VectorIndex:
                 if meta.get("dim") != self.dim or meta.get("model_version") != self.model_version:
                     return False
                 ids = [str(x) for x in np.load(ids_path, allow_pickle=False)]
-                amp = np.load(self._amp_path, allow_pickle=False)
+                scores = np.load(self._scores_path, allow_pickle=False)
+                origins = [str(o) for o in meta["origins"]]
                 index = hnswlib.Index(space="cosine", dim=self.dim)
                 index.load_index(str(index_path), max_elements=meta["capacity"])
-            if not len(amp) == len(ids) == index.get_current_count():
-                return False  # a save was interrupted between its files: rebuild
+            if scores.dtype != _SCORE_DTYPE or not len(scores) == len(ids) == index.get_current_count():
+                return False  # a save was interrupted between its files, or an older layout: rebuild
         except (OSError, ValueError, KeyError, RuntimeError):
             return False
         index.set_ef(EF_SEARCH)
@@ -85,7 +92,8 @@ class VectorIndex:
         deleted = set(meta.get("deleted", []))
         self._labels = {mid: label for label, mid in enumerate(ids) if label not in deleted}
         self._deleted = deleted
-        self._amp = amp.astype(np.float32)
+        self._scores, self._origins, self._max_amplitude = scores, origins, None
+        self._origin_code = {o: code for code, o in enumerate(origins)}
         return True
 
     def save(self) -> None:
@@ -109,14 +117,14 @@ class VectorIndex:
         self._index.save_index(str(tmp_index))
         with open(ids_path.with_suffix(".tmp"), "wb") as f:
             np.save(f, np.array(self._ids, dtype="U64"), allow_pickle=False)
-        with open(self._amp_path.with_suffix(".tmp"), "wb") as f:
-            np.save(f, self._amp, allow_pickle=False)
+        with open(self._scores_path.with_suffix(".tmp"), "wb") as f:
+            np.save(f, self._scores, allow_pickle=False)
         meta = {"head": self.head, "dim": self.dim, "model_version": self.model_version,
                 "capacity": self._index.get_max_elements(), "count": len(self._labels),
-                "deleted": sorted(self._deleted)}
+                "deleted": sorted(self._deleted), "origins": self._origins}
         os.replace(tmp_index, index_path)
         os.replace(ids_path.with_suffix(".tmp"), ids_path)
-        os.replace(self._amp_path.with_suffix(".tmp"), self._amp_path)
+        os.replace(self._scores_path.with_suffix(".tmp"), self._scores_path)
         tmp_meta = meta_path.with_suffix(".tmp")
         tmp_meta.write_text(json.dumps(meta))
         os.replace(tmp_meta, meta_path)  # last: a crash before this leaves the old head, so we redo the diff
@@ -141,7 +149,7 @@ class VectorIndex:
                 upserts.append(row)
             else:
                 self.remove([(change.new or change.old)["id"]])
-        self.add([(r["id"], blob_to_vector(r["vector"])) for r in upserts], [r["amplitude"] for r in upserts])
+        self.add(upserts)
         self.head = head
         self._dirty = True
         self.save()
@@ -152,30 +160,42 @@ class VectorIndex:
                 if indexable(r, self.model_version, self.dim)]
         self._index = self._new(int(len(rows) * 1.3) + 1024)
         self._ids, self._labels, self._deleted = [], {}, set()
-        self.add([(r["id"], blob_to_vector(r["vector"])) for r in rows], [r["amplitude"] for r in rows])
+        self._scores, self._origins, self._origin_code = np.zeros(0, dtype=_SCORE_DTYPE), [], {}
+        self._max_amplitude = None
+        self.add(rows)
         self.head = head
         self._dirty = True
         self.save()
 
-    def add(self, items: Sequence[tuple[str, np.ndarray]], amplitudes: Sequence[float] | None = None) -> None:
-        """Index (id, unit vector) pairs; without their amplitudes, recall cannot bound them
-        and reads their rows whatever their similarity."""
-        if not items:
+    def add(self, rows: Sequence[dict]) -> None:
+        """Index memory rows (id, vector and the SCORE_COLUMNS); a row already indexed is replaced."""
+        if not rows:
             return
-        self.remove([mid for mid, _ in items if mid in self._labels])
-        needed = len(self._ids) + len(items)
+        self.remove([r["id"] for r in rows if r["id"] in self._labels])
+        needed = len(self._ids) + len(rows)
         if needed > self._index.get_max_elements():
             self._index.resize_index(int(needed * 1.5))
         start = len(self._ids)
-        labels = np.arange(start, start + len(items))
-        self._index.add_items(np.stack([v for _, v in items]).astype(np.float32), labels)
-        for offset, (mid, _) in enumerate(items):
-            self._ids.append(mid)
-            self._labels[mid] = start + offset
-        amp = np.full(len(items), np.inf, dtype=np.float32) if amplitudes is None else \
-            np.asarray(amplitudes, dtype=np.float32)
-        self._amp = np.concatenate([self._amp[:start], amp])
+        labels = np.arange(start, start + len(rows))
+        self._index.add_items(np.stack([blob_to_vector(r["vector"]) for r in rows]), labels)
+        for offset, r in enumerate(rows):
+            self._ids.append(r["id"])
+            self._labels[r["id"]] = start + offset
+        scores = np.zeros(len(rows), dtype=_SCORE_DTYPE)
+        scores["amplitude"] = [r["amplitude"] for r in rows]
+        scores["created"] = [parse_time(r["created_at"]).timestamp() for r in rows]
+        scores["category"] = [CATEGORIES.index(r["category"]) if r["category"] in CATEGORIES else -1 for r in rows]
+        scores["origin"] = [self._code(r["origin_agent"]) for r in rows]
+        self._scores = np.concatenate([self._scores[:start], scores])
+        self._max_amplitude = None
         self._dirty = True
+
+    def _code(self, origin: str) -> int:
+        code = self._origin_code.get(origin)
+        if code is None:
+            code = self._origin_code[origin] = len(self._origins)
+            self._origins.append(origin)
+        return code
 
     def remove(self, ids: Sequence[str]) -> None:
         for mid in ids:
@@ -190,13 +210,31 @@ class VectorIndex:
         return len(self._labels)
 
     @property
+    def label_count(self) -> int:
+        """Labels ever given (removed ones included): every label is below this."""
+        return len(self._ids)
+
+    @property
     def max_amplitude(self) -> float:
         """An upper bound of every indexed memory's amplitude (removed ones may still count)."""
-        return float(self._amp.max()) if len(self._amp) else 0.0
+        if self._max_amplitude is None:
+            self._max_amplitude = float(self._scores["amplitude"].max()) if len(self._scores) else 0.0
+        return self._max_amplitude
 
     def amplitudes(self, ids: Sequence[str]) -> list[float]:
-        """The amplitude each memory had when indexed (inf for one indexed without)."""
-        return [float(self._amp[self._labels[mid]]) if mid in self._labels else float("inf") for mid in ids]
+        """The amplitude each memory had when indexed (inf for one not indexed)."""
+        return [float(self._scores["amplitude"][self._labels[mid]]) if mid in self._labels else float("inf")
+                for mid in ids]
+
+    def strengths_at(self, labels: np.ndarray, trust_scores: Mapping[str, float], now: float,
+                     half_lives: Mapping[str, float]) -> np.ndarray:
+        """amplitude * trust of the origin * recency, for each label, as recall scores it."""
+        s = self._scores[labels]
+        origin_trust = np.array([trust_scores.get(o, trust.START) for o in self._origins] or [0.0])
+        # by category code; code -1 (a category this code does not know) takes the last, the default
+        half_life = np.array([trust.half_life_days(c, half_lives) for c in (*CATEGORIES, "")])
+        return trust.strengths(s["amplitude"].astype(np.float64), origin_trust[s["origin"]], now - s["created"],
+                               half_life[s["category"]])
 
     def search(self, vector: np.ndarray, k: int) -> list[tuple[str, float]]:
         """Up to k (memory id, cosine similarity), best first."""
@@ -214,9 +252,6 @@ class VectorIndex:
 
     def ids_of(self, labels: Sequence[int]) -> list[str]:
         return [self._ids[label] for label in np.asarray(labels).tolist()]
-
-    def amplitudes_at(self, labels: np.ndarray) -> np.ndarray:
-        return self._amp[labels]
 
     def search_many(self, vectors: np.ndarray, k: int, *, ef: int = EF_SEARCH) -> list[list[tuple[str, float]]]:
         """`ef` trades recall for speed; a merge, which only wants near neighbours, passes less."""

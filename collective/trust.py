@@ -10,6 +10,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Mapping
+
+import numpy as np
 
 START, FLOOR, CEILING = 0.5, 0.1, 1.0
 DAY = 86400.0
@@ -54,11 +57,23 @@ def change(agent_id: str, score: float, reason: str, *, holder: str, weight: flo
     return TrustChange(agent_id, after - score, after, reason)
 
 
+def half_life_days(category: str, half_lives: Mapping[str, float] | None = None) -> float:
+    return (half_lives or DEFAULT_HALF_LIVES_DAYS).get(category, 30.0)
+
+
 def recency(created: datetime, now: datetime, category: str,
-            half_lives: dict[str, float] | None = None) -> float:
+            half_lives: Mapping[str, float] | None = None) -> float:
     """1 up to a day old, then halves every half-life of the category."""
-    age = (now - created).total_seconds()
-    if age <= DAY:
-        return 1.0
-    half_life = (half_lives or DEFAULT_HALF_LIVES_DAYS).get(category, 30.0) * DAY
-    return math.exp(-math.log(2) * (age - DAY) / half_life)
+    return float(_decay((now - created).total_seconds(), half_life_days(category, half_lives)))
+
+
+def strengths(amplitude: np.ndarray, origin_trust: np.ndarray, age_seconds: np.ndarray,
+              half_life: np.ndarray) -> np.ndarray:
+    """amplitude * trust * recency of many memories at once (recall's strength)."""
+    return amplitude * origin_trust * _decay(age_seconds, half_life)
+
+
+def _decay(age_seconds, half_life_days):
+    """Recency for a float or an array of ages: 1 up to a day, then halving."""
+    return np.exp(-math.log(2) * np.maximum(np.asarray(age_seconds, dtype=np.float64) - DAY, 0.0)
+                  / (np.asarray(half_life_days, dtype=np.float64) * DAY))

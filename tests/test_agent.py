@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import math
 import time
+from datetime import timedelta
 
 import numpy as np
 import pytest
 
-from collective import wave
+from collective import trust, wave
 from collective.agent import Agent, MemoryInput
 from collective.config import Home
 from collective.errors import AgentExists, BadInput, NotFound
 from collective.index import VectorIndex
-from collective.model import Memory, content_hash, iso, utcnow, uuid7, validate_vector
+from collective.store.base import migrations
+from collective.model import Memory, content_hash, iso, parse_time, utcnow, uuid7, validate_vector
 
 # The storage behaviour is the same on both engines.
 pytestmark = pytest.mark.usefixtures("engine")
@@ -31,13 +33,14 @@ def recalled_ids(agent: Agent, query: str, **kwargs) -> list[str]:
     return [h.memory.id for h in agent.recall(query, **kwargs)]
 
 
-def foreign_memory(agent: Agent, origin: str, content: str) -> Memory:
+def foreign_memory(agent: Agent, origin: str, content: str, *, vector=None, amplitude: float = 0.5,
+                   category: str = "knowledge") -> Memory:
     """A memory as it would arrive from a peer: another origin, committed on our branch."""
-    vector = agent.embedder.embed([content])[0]
+    vector = agent.embedder.embed([content])[0] if vector is None else validate_vector(vector, agent.dim)
     now = iso(utcnow())
     memory = Memory(id=uuid7(), content=content, summary=content, vector=vector, dim=len(vector),
                     model_version=agent.embedder.model_version, content_hash=content_hash(content),
-                    amplitude=0.5, phase=0.0, category="knowledge", origin_agent=origin,
+                    amplitude=amplitude, phase=0.0, category=category, origin_agent=origin,
                     created_at=now, updated_at=now, signature="from-peer")
     with agent.repo.transaction():
         agent.repo.insert("memories", [memory.to_row()])
@@ -56,7 +59,7 @@ def test_init_creates_branches_key_and_own_row(home, hash_embedder):
         row = agent.repo.select("agents", {"agent_id": "earth-1"})[0]
         assert row["public_key"] == agent.identity.public_key and len(row["public_key"]) == 44
         assert row["branch_name"] == "earth-1/working" and row["model_version"] == "hash-bow-v1"
-        assert agent.repo.schema_version() == 1
+        assert agent.repo.schema_version() == migrations(agent.repo.dialect)[-1][0]
         first_commit = agent.repo.log("main")[0]
         assert first_commit.author == "earth-1" and first_commit.message == "init agent earth-1"
         if agent.location.engine == "doltlite":
@@ -308,7 +311,7 @@ def test_forget_refuses_another_agents_memory(agent):
 
 # --- index --------------------------------------------------------------------------------------
 def index_files(agent: Agent):
-    return [agent.folder / n for n in ("index.hnsw", "index-ids.npy", "index-amp.npy", "index.json")]
+    return [agent.folder / n for n in ("index.hnsw", "index-ids.npy", "index-scores.npy", "index.json")]
 
 
 def test_index_follows_the_head_incrementally_and_rebuilds_when_lost(agent):
@@ -352,7 +355,7 @@ def test_index_keeps_amplitudes_for_recall_bounds(home, hash_embedder, agent):
     model, dim = hash_embedder.model_version, hash_embedder.dim
     loaded = VectorIndex(home / "agents" / "earth-1", dim=dim, model_version=model)
     assert loaded.load() and loaded.amplitudes([m, other]) == [1.0, pytest.approx(0.2)]
-    (home / "agents" / "earth-1" / "index-amp.npy").unlink()  # an index without amplitudes is rebuilt
+    (home / "agents" / "earth-1" / "index-scores.npy").unlink()  # an index without its scores is rebuilt
     assert not VectorIndex(home / "agents" / "earth-1", dim=dim, model_version=model).load()
 
 
@@ -403,6 +406,50 @@ def test_recall_matches_the_exact_ranking_when_strength_outweighs_similarity(age
     assert hits[0].score == pytest.approx(sims[exact[0]] ** 2 * amplitudes[exact[0]], rel=1e-4)
 
 
+def test_recall_ranks_by_trust_recency_and_access_exactly_as_a_full_scan(agent):
+    """The index keeps each memory's amplitude, origin, age and category; recall's ranking from
+    them equals the documented score computed from the rows, for every origin, category and age."""
+    rng = np.random.default_rng(11)
+    centre = validate_vector(rng.normal(size=64), 64)
+    vectors = (centre + rng.normal(scale=0.05, size=(120, 64))).astype(np.float32)
+    categories = ["knowledge", "experience", "skill", "social", "emotion"]
+    items = [MemoryInput(f"memory {n}", category=categories[n % 5], importance=float(rng.uniform(0.2, 1.0)),
+                         vector=v) for n, v in enumerate(vectors)]
+    agent.store_many(items[:50])
+    for n, item in enumerate(items[50:]):  # peers' memories near the query too, so trust decides
+        foreign_memory(agent, "mars-1" if n % 2 else "venus-2", f"peer memory {n}", vector=item.vector,
+                       amplitude=item.importance, category=item.category)
+    with agent.repo.transaction():
+        agent.repo.upsert("agents", [{"agent_id": a, "display_name": a, "public_key": "k", "trust_score": t,
+                                      "branch_name": f"{a}/working", "model_version": "m", "capabilities": "{}",
+                                      "created_at": iso(utcnow()), "last_synced_commit": None, "last_sync": None}
+                                     for a, t in (("mars-1", 0.9), ("venus-2", 0.2))], key=["agent_id"])
+        agent.repo.commit("peers and their trust", author=agent.agent_id)
+    for _ in range(3):
+        agent.recall("ignored", k=4, vector=vectors[5])  # access counts: boosts for a few
+    later = utcnow() + timedelta(days=12)  # categories have decayed differently by now
+
+    def expected(hit_ids):
+        trust_of = agent.trust_scores()
+        out = []
+        for mid in hit_ids:
+            m, shown = agent.get(mid), agent.show(mid)
+            strength = m.amplitude * trust_of.get(m.origin_agent, 0.5) * trust.recency(
+                parse_time(m.created_at), later, m.category, agent.settings.half_lives)
+            boost = min(1 + 0.05 * shown["access_count"], 2.0)
+            out.append(max(float(m.vector @ centre), 0.0) ** 2 * strength * boost)
+        return out
+
+    all_ids = [r["id"] for r in agent.repo.select("memories", columns=("id",))]
+    full = sorted(zip(expected(all_ids), all_ids), reverse=True)
+    hits = agent.recall("ignored", k=8, vector=centre, now=later, include_faded=True)
+    assert [h.memory.id for h in hits] == [mid for _, mid in full[:8]]
+    assert [h.score for h in hits] == pytest.approx([score for score, _ in full[:8]], rel=1e-4)
+    assert {h.memory.origin_agent for h in hits} - {"earth-1"}  # trust took part
+    past = agent.recall("ignored", k=8, vector=centre, now=later, include_faded=True, as_of=head(agent))
+    assert [h.memory.id for h in past] == [h.memory.id for h in hits]
+
+
 def test_status_counts(agent):
     a = agent.store("one").memory.id
     agent.store("two")
@@ -411,7 +458,7 @@ def test_status_counts(agent):
     s = agent.status()
     assert s["counts"] == {"memories": 3, "own": 2, "retracted": 1, "disputed": 0, "absorbed": 0,
                            "peers": 0, "open_cases": 0}
-    assert s["branch"] == "earth-1/working" and s["head"] == head(agent) and s["schema_version"] == 1
+    assert s["branch"] == "earth-1/working" and s["head"] == head(agent) and s["schema_version"] == migrations(agent.repo.dialect)[-1][0]
 
 
 def test_phase_distance_of_stored_memories(agent):

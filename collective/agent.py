@@ -15,11 +15,13 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
+from . import analyses
 from . import phase as phase_mod
 from . import trust, wave
 from .config import Home, Settings
 from .embed import DEFAULT_DIM, DEFAULT_MODEL_VERSION, Embedder, default_embedder
 from .errors import AgentExists, BadInput, NotFound, StorageError
+from .gc_pause import gc_paused
 from .identity import Identity, fingerprint
 from .index import EF_SEARCH, VectorIndex
 from .model import (DEFAULT_AMPLITUDE, Memory, blob_to_vector, content_hash, iso, parse_time, summarise,
@@ -228,11 +230,18 @@ class Agent:
               stance: str | None = None, vector: Any = None) -> StoreResult:
         """Store one memory as one commit; identical content reinforces instead."""
         item = MemoryInput(content, category, tags, importance, phase, stance, vector)
-        return self.store_many([item])[0]
+        # One memory does not pay to load the judge (a tenth of `cmem store`'s time):
+        # the first pull that judges it analyses it and keeps the analysis.
+        return self._store([item], keep_analyses=False)[0]
 
     def store_many(self, items: Iterable[MemoryInput | Mapping[str, Any]]) -> list[StoreResult]:
-        """Store many memories in one transaction and one commit."""
-        items = [i if isinstance(i, MemoryInput) else MemoryInput(**i) for i in items]
+        """Store many memories in one transaction and one commit. The judge's analysis
+        of each new text is kept with it, so pulls and dreams do not analyse it again."""
+        with gc_paused():
+            return self._store([i if isinstance(i, MemoryInput) else MemoryInput(**i) for i in items],
+                               keep_analyses=True)
+
+    def _store(self, items: list[MemoryInput], *, keep_analyses: bool) -> list[StoreResult]:
         if not items:
             return []
         prepared = [self._prepare(i, position) for position, i in enumerate(items)]
@@ -267,6 +276,8 @@ class Agent:
             results.append(StoreResult(memory))
         with self.repo.transaction():
             self.repo.insert("memories", new_rows)
+            if keep_analyses:
+                analyses.keep(self.repo, self.judge, [row["content"] for row in new_rows])
             for memory in reinforced.values():
                 self.repo.update("memories", {"amplitude": memory.amplitude, "phase": memory.phase,
                                               "updated_at": memory.updated_at,
@@ -548,7 +559,12 @@ class Agent:
         """How this agent tells agreement from contradiction when memories meet (in a
         pull and in a dream's detect stage): the pairwise judge, turned by explicit stances.
         Agent.open(..., judge=...) plugs in another judge (an NLI model, an LLM callback)."""
-        return merge.JudgeComparator(self._judge or default_judge())
+        return merge.JudgeComparator(self.judge)
+
+    @property
+    def judge(self) -> Judge:
+        """The pairwise judge this agent uses (Agent.open(..., judge=...), else the rule judge)."""
+        return self._judge or default_judge()
 
     def add_remote(self, name: str, url: str) -> dict:
         return exchange.add_remote(self, name, url)

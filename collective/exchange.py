@@ -19,9 +19,10 @@ from urllib.parse import urlparse
 
 import numpy as np
 
-from . import merge, quarantine
+from . import analyses, merge, quarantine
 from .errors import BadInput, CollectiveError, NonFastForward, NotFound, RemoteUnreachable, StorageError
-from .identity import verify
+from .gc_pause import gc_paused
+from .identity import verify_many
 from .model import Memory, iso, utcnow
 from .quarantine import QUARANTINE_BRANCH
 
@@ -135,26 +136,27 @@ class PeerReport:
 def pull(agent, remote: str | None = None, *, peers: Sequence[str] = (), dry_run: bool = False,
          comparator: merge.Comparator | None = None) -> dict:
     remote = resolve_remote(agent, remote)
-    started = time.perf_counter()
-    heads = fetch(agent, remote)
-    fetch_s = time.perf_counter() - started
-    own = agent.branch
-    available = {b[: -len("/working")]: h for b, h in heads.items() if b.endswith("/working") and b != own}
-    for peer in peers:
-        if peer not in available:
-            raise NotFound("peer", f"no branch {peer}/working on remote {remote!r}")
-    chosen = sorted(peers) if peers else sorted(available)
-    comparator = comparator or agent.comparator()
-    reports = []
-    if not dry_run:
-        import_cases(agent, remote)
-    for peer in chosen:
-        report = pull_peer(agent, remote, peer, available[peer], dry_run=dry_run, comparator=comparator)
-        report.seconds["fetch"] = fetch_s
-        reports.append(report)
-    shared = None
-    if not dry_run:
-        shared = share_cases(agent, remote)
+    with gc_paused():
+        started = time.perf_counter()
+        heads = fetch(agent, remote)
+        fetch_s = time.perf_counter() - started
+        own = agent.branch
+        available = {b[: -len("/working")]: h for b, h in heads.items() if b.endswith("/working") and b != own}
+        for peer in peers:
+            if peer not in available:
+                raise NotFound("peer", f"no branch {peer}/working on remote {remote!r}")
+        chosen = sorted(peers) if peers else sorted(available)
+        comparator = comparator or agent.comparator()
+        reports = []
+        if not dry_run:
+            import_cases(agent, remote)
+        for peer in chosen:
+            report = pull_peer(agent, remote, peer, available[peer], dry_run=dry_run, comparator=comparator)
+            report.seconds["fetch"] = fetch_s
+            reports.append(report)
+        shared = None
+        if not dry_run:
+            shared = share_cases(agent, remote)
     return {"remote": remote, "dry_run": dry_run, "peers": [r.to_dict() for r in reports], "quarantine": shared}
 
 
@@ -184,26 +186,31 @@ def pull_peer(agent, remote: str, peer: str, head: str, *, dry_run: bool,
 
     clock = time.perf_counter()
     keys = {r["agent_id"]: r["public_key"] for r in repo.select("agents", columns=("agent_id", "public_key"))}
+    memories = [Memory.from_row(row) for row in rows]
+    for memory in memories:
+        if memory.origin_agent != peer and memory.origin_agent not in keys:
+            # a copy P holds of someone else's memory, whose origin we have not met yet:
+            # its key as published on the commons
+            keys[memory.origin_agent] = _published_key(repo, remote, memory.origin_agent)
+    signer = [peer_key if m.origin_agent == peer else keys[m.origin_agent] for m in memories]
+    valid = verify_many([(key, m.claim(), m.signature) for m, key in zip(memories, signer) if key])
+    valid_of = iter(valid)
     incoming: list[Memory] = []
     refused = {"forged_origin": 0, "bad_signature": 0}
     relayed = 0
-    for row in rows:
-        memory = Memory.from_row(row)
+    for memory, key in zip(memories, signer):
+        ok = bool(key) and next(valid_of)
         if memory.origin_agent != peer:
-            # A copy P holds of someone else's memory: we take it from its origin,
-            # and a row that claims an origin without that origin's signature is forged.
-            if memory.origin_agent not in keys:  # not met yet: its key as published on the commons
-                keys[memory.origin_agent] = _published_key(repo, remote, memory.origin_agent)
-            known = keys.get(memory.origin_agent)
-            if known and verify(known, memory.claim(), memory.signature):
+            # We take a relayed copy from its origin; one that claims an origin
+            # without that origin's signature is forged.
+            if ok:
                 relayed += 1
             else:
                 refused["forged_origin"] += 1
-            continue
-        if not verify(peer_key, memory.claim(), memory.signature):
+        elif not ok:
             refused["bad_signature"] += 1
-            continue
-        incoming.append(memory)
+        else:
+            incoming.append(memory)
     report.refused = {k: v for k, v in refused.items() if v}
     report.seconds["verify"] = time.perf_counter() - clock
 
@@ -211,6 +218,9 @@ def pull_peer(agent, remote: str, peer: str, head: str, *, dry_run: bool,
     held = {r["id"]: Memory.from_row(r) for r in repo.select_in("memories", "id", [m.id for m in incoming])}
     fresh = [m for m in incoming if m.id not in held]
     candidates = _candidates(agent, fresh, comparator.candidate_floor)
+    judge = getattr(comparator, "judge", None)
+    local_texts = {c.content for hits in candidates.values() for c, _ in hits}
+    already_read = local_texts.difference(analyses.recall(repo, judge, local_texts))
     ctx = merge.MergeContext(receiver=agent.agent_id, trust=agent.trust_scores(),
                              known_cases={c["id"]: c for c in repo.select("quarantine")},
                              settings=agent.settings, now=utcnow())
@@ -235,10 +245,19 @@ def pull_peer(agent, remote: str, peer: str, head: str, *, dry_run: bool,
                f"{s['updated']} updated, {s['retracted']} retracted")
     with repo.transaction():
         merge.apply(repo, planned, watermark=watermark_row)
+        analyses.keep(repo, judge, _judged_texts(planned, fresh, candidates) - already_read)
         report.commit = repo.commit(message, author=agent.agent_id)
     agent.after_commit()
     report.seconds["apply"] = time.perf_counter() - clock
     return report
+
+
+def _judged_texts(planned: merge.MergePlan, fresh: Sequence[Memory],
+                  candidates: dict[str, list[tuple[Memory, float]]]) -> set[str]:
+    """The texts of every pair the plan judged."""
+    content = {m.id: m.content for m in fresh}
+    content.update((c.id, c.content) for hits in candidates.values() for c, _ in hits)
+    return {content[i] for p in planned.pairs for i in (p.remote_id, p.local_id)}
 
 
 def _published_key(repo, remote: str, agent_id: str) -> str | None:
@@ -271,10 +290,11 @@ def _candidates(agent, fresh: Sequence[Memory], floor: float) -> dict[str, list[
     rows = {r["id"]: Memory.from_row(r) for r in agent.repo.select_in("memories", "id", sorted(wanted))}
     out: dict[str, list[tuple[Memory, float]]] = {}
     for memory, hits in zip(usable, found):
-        chosen = [(rows[mid], float(np.dot(rows[mid].vector, memory.vector))) for mid, s in hits
-                  if s >= floor and mid in rows]
+        chosen = [rows[mid] for mid, s in hits if s >= floor and mid in rows]
         if chosen:
-            out[memory.id] = chosen
+            # the exact cosine from the stored vectors (the index's is float32 and approximate)
+            sims = np.stack([c.vector for c in chosen]) @ memory.vector
+            out[memory.id] = list(zip(chosen, sims.tolist()))
     return out
 
 

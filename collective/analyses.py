@@ -1,0 +1,53 @@
+"""Kept judge analyses: each memory text is analysed once per machine.
+
+Reading a text into slots is most of what the rule judge costs (a 10k-memory
+pull analyses some 40k texts). A judge that can keep its analyses (it has
+`analysis_version`, `analysis_bytes` and `remember`, as RuleJudge does) gets
+them from the unversioned `local_analyses` table before it judges, and what it
+had to analyse is written back. Other judges (a callback, an NLI model) are
+left alone. A kept analysis made by other judge code is stale and ignored.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Iterable
+
+TABLE = "local_analyses"
+
+
+def text_hash(text: str) -> str:
+    """The key: the exact text (not content_hash, which folds case the judge reads)."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def keeps(judge) -> bool:
+    return all(hasattr(judge, name) for name in ("analysis_version", "analysis_bytes", "remember"))
+
+
+def recall(repo, judge, texts: Iterable[str]) -> list[str]:
+    """Hand the judge the kept analyses of these texts; return the texts it still lacks."""
+    if not keeps(judge):
+        return []
+    wanted = {text_hash(t): t for t in texts}
+    if not wanted:
+        return []
+    version = judge.analysis_version
+    found = set()
+    for row in repo.select_in(TABLE, "text_hash", sorted(wanted)):
+        h = row["text_hash"]
+        if row["version"] == version and judge.remember(wanted[h], bytes(row["analysis"])):
+            found.add(h)
+    return [t for h, t in wanted.items() if h not in found]
+
+
+def keep(repo, judge, texts: Iterable[str]) -> int:
+    """Write the judge's analyses of these texts (analysing those it has not read)."""
+    if not keeps(judge):
+        return 0
+    version = judge.analysis_version
+    rows = [{"text_hash": text_hash(t), "version": version, "analysis": judge.analysis_bytes(t)}
+            for t in set(texts)]
+    if rows:
+        repo.upsert(TABLE, rows, key=["text_hash"])
+    return len(rows)

@@ -12,7 +12,7 @@ from typing import Sequence
 
 import numpy as np
 
-from collective import wave
+from collective import analyses, wave
 from collective.model import Memory
 
 NEIGHBOURS = 8
@@ -48,6 +48,9 @@ def detect(agent, memories: Sequence[Memory] | None = None, *, neighbours: int =
     hits = index.search_many(np.stack([m.vector for m in memories]), neighbours + 1)
     wanted = {mid for found in hits for mid, s in found if s >= comparator.candidate_floor}
     by_id = {r["id"]: Memory.from_row(r) for r in agent.repo.select_in("memories", "id", sorted(wanted))}
+    # the judge's kept analyses of these texts, as a pull uses them (detect writes nothing)
+    analyses.recall(agent.repo, getattr(comparator, "judge", None),
+                    {m.content for m in memories} | {m.content for m in by_id.values()})
     seen: set[tuple[str, str]] = set()
     pairs: list[DetectedPair] = []
     for memory, found in zip(memories, hits):

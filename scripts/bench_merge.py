@@ -9,7 +9,10 @@ Vectors are clustered at random so that a realistic share of pairs lies above
 the similarity floor; each cluster's texts say one thing about one object, and
 the peer's texts agree with it, contradict it or hedge it, so the judge finds
 constructive, destructive and partial pairs. Both classify runs start with a
-cold judge cache. Targets: total <= 10 s, classify >= 5x faster than brute force.
+cold judge: nothing cached in memory, the receiver's kept analyses
+(local_analyses, written by its batch stores) read from its database, the
+peer's texts analysed. Targets: total <= 10 s, classify >= 5x faster than
+brute force.
 
     python scripts/bench_merge.py                     # 100k local, 10k remote
     python scripts/bench_merge.py --n-local 20000 --n-remote 2000
@@ -29,8 +32,9 @@ from pathlib import Path
 import collective.store.doltlite  # noqa: F401  (doltlite before anything touches sqlite3)
 import numpy as np
 
-from collective import exchange, merge
+from collective import analyses, exchange, merge
 from collective.agent import Agent, MemoryInput
+from collective.gc_pause import gc_paused
 from collective.judge import RuleJudge
 from collective.model import Memory, utcnow
 
@@ -133,6 +137,8 @@ class Classify:
     def plan(self, candidates: dict, comparator) -> tuple[float, merge.MergePlan]:
         clock = time.perf_counter()
         receiver = self.receiver
+        if isinstance(comparator, merge.JudgeComparator):  # as pull_peer does: the kept analyses first
+            analyses.recall(receiver.repo, comparator.judge, {c.content for hits in candidates.values() for c, _ in hits})
         ctx = merge.MergeContext(receiver=receiver.agent_id, trust=receiver.trust_scores(),
                                  known_cases={c["id"]: c for c in receiver.repo.select("quarantine")},
                                  settings=receiver.settings, now=utcnow())
@@ -191,15 +197,16 @@ def main(argv: list[str] | None = None) -> dict:
 
         # the baseline, and the phase-only rule, measured before the pull (which then finds nothing new)
         incoming = [Memory.from_row(r) for r in sender.repo.select("memories", {"origin_agent": "mars-1"})]
-        classify = Classify(receiver, incoming)
-        judge_floor, phase_floor = RuleJudge().candidate_floor, receiver.settings.similarity_threshold
-        brute_search_s, exact = classify.brute_force(judge_floor)
-        brute_plan_s, brute_plan = classify.plan(exact, merge.JudgeComparator(RuleJudge()))  # a cold judge
-        ann_search_s, approx = classify.ann(judge_floor)
-        phase = merge.PhaseComparator(phase_floor)
-        above = lambda found: {k: [(m, s) for m, s in v if s >= phase_floor] for k, v in found.items()}
-        brute_phase_s = classify.plan(above(exact), phase)[0] + brute_search_s
-        ann_phase_s = classify.plan(above(approx), phase)[0] + ann_search_s
+        with gc_paused():  # as in a pull
+            classify = Classify(receiver, incoming)
+            judge_floor, phase_floor = RuleJudge().candidate_floor, receiver.settings.similarity_threshold
+            brute_search_s, exact = classify.brute_force(judge_floor)
+            brute_plan_s, brute_plan = classify.plan(exact, merge.JudgeComparator(RuleJudge()))  # a cold judge
+            ann_search_s, approx = classify.ann(judge_floor)
+            phase = merge.PhaseComparator(phase_floor)
+            above = lambda found: {k: [(m, s) for m, s in v if s >= phase_floor] for k, v in found.items()}
+            brute_phase_s = classify.plan(above(exact), phase)[0] + brute_search_s
+            ann_phase_s = classify.plan(above(approx), phase)[0] + ann_search_s
 
         judge_s = [0.0]  # how much of the pull's classify stage the judge takes
         real_judge = RuleJudge.judge
@@ -212,6 +219,7 @@ def main(argv: list[str] | None = None) -> dict:
                 judge_s[0] += time.perf_counter() - started
 
         RuleJudge.judge = timed_judge
+        receiver.judge.forget_all()  # what its batch stores left in memory: a new process has none
         profiler = cProfile.Profile() if args.profile else None
         clock = time.perf_counter()
         if profiler:

@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from . import analyses
 from . import phase as phase_mod
 from . import trust, wave
 from .config import Home, Settings
@@ -230,20 +229,21 @@ class Agent:
               stance: str | None = None, vector: Any = None) -> StoreResult:
         """Store one memory as one commit; identical content reinforces instead."""
         item = MemoryInput(content, category, tags, importance, phase, stance, vector)
-        # One memory does not pay to load the judge (a tenth of `cmem store`'s time):
-        # the first pull that judges it analyses it and keeps the analysis.
-        return self._store([item], keep_analyses=False)[0]
+        return self.store_many([item])[0]
 
     def store_many(self, items: Iterable[MemoryInput | Mapping[str, Any]]) -> list[StoreResult]:
-        """Store many memories in one transaction and one commit. The judge's analysis
-        of each new text is kept with it, so pulls and dreams do not analyse it again."""
-        with gc_paused():
-            return self._store([i if isinstance(i, MemoryInput) else MemoryInput(**i) for i in items],
-                               keep_analyses=True)
+        """Store many memories in one transaction and one commit.
 
-    def _store(self, items: list[MemoryInput], *, keep_analyses: bool) -> list[StoreResult]:
+        The judge does not read them here (that would halve a batch store's speed and
+        load the judge into every `cmem store`): the first pull that judges a memory
+        keeps its analysis (collective.analyses)."""
+        items = [i if isinstance(i, MemoryInput) else MemoryInput(**i) for i in items]
         if not items:
             return []
+        with gc_paused():
+            return self._store(items)
+
+    def _store(self, items: list[MemoryInput]) -> list[StoreResult]:
         prepared = [self._prepare(i, position) for position, i in enumerate(items)]
         missing = [n for n, p in enumerate(prepared) if p["vector"] is None]
         if missing:
@@ -276,8 +276,6 @@ class Agent:
             results.append(StoreResult(memory))
         with self.repo.transaction():
             self.repo.insert("memories", new_rows)
-            if keep_analyses:
-                analyses.keep(self.repo, self.judge, [row["content"] for row in new_rows])
             for memory in reinforced.values():
                 self.repo.update("memories", {"amplitude": memory.amplitude, "phase": memory.phase,
                                               "updated_at": memory.updated_at,

@@ -1417,10 +1417,6 @@ class RuleJudge:
         """The analysis of a text as bytes, for a caller to keep (see `remember`)."""
         return dump_analysis(self.analyse(text))
 
-    def forget_all(self) -> None:
-        """Drop every cached analysis (a benchmark's cold start)."""
-        self._cache.clear()
-
     def remember(self, text: str, blob: bytes) -> bool:
         """Take a kept analysis of `text` instead of analysing it again.
         False (and nothing cached) when the bytes are not an analysis of that text."""

@@ -15,8 +15,8 @@ computed, and two judges are scored in the same run:
 
 Printed: four-way accuracy, per-relation recall and precision, a 4x4
 confusion matrix (rows = label, columns = prediction), per-sub-kind
-accuracy, and the judge's speed (analyse texts/s, judge pairs/s on
-already-analysed texts). ``--json`` prints one JSON object instead.
+accuracy, and the judge's speed (analyse texts/s, load kept analyses/s,
+judge pairs/s on already-analysed texts). ``--json`` prints one JSON object instead.
 
 Exit 2 with a one-line message for a missing or malformed file; exit 1 if
 the embedder cannot be loaded.
@@ -119,6 +119,12 @@ def measure_speed(pairs: list[dict], sims: list[float]) -> dict:
     for t in unique:
         fresh.analyse(t)
     analyse_s = time.perf_counter() - t0
+    kept = [(t, fresh.analysis_bytes(t)) for t in unique]  # as local_analyses keeps them
+    loader = RuleJudge()
+    t0 = time.perf_counter()
+    for t, blob in kept:
+        loader.remember(t, blob)
+    load_s = time.perf_counter() - t0
     reps = max(1, 20000 // len(pairs))
     t0 = time.perf_counter()
     for _ in range(reps):
@@ -127,6 +133,7 @@ def measure_speed(pairs: list[dict], sims: list[float]) -> dict:
     judge_s = time.perf_counter() - t0
     return {
         "analyse_texts_per_s": round(len(unique) / analyse_s),
+        "load_kept_analyses_per_s": round(len(unique) / load_s),
         "judge_pairs_per_s": round(reps * len(pairs) / judge_s),
     }
 
@@ -153,7 +160,8 @@ def print_report(path: str, result: dict) -> None:
         b = result["baseline"]["per_kind"][k]
         print(f"  {k:36s} {100 * v['accuracy']:5.1f}  {100 * b['accuracy']:6.1f}  {v['n']:4d}")
     sp = result["speed"]
-    print(f"\nspeed: analyse {sp['analyse_texts_per_s']} texts/s, judge {sp['judge_pairs_per_s']} pairs/s (analysed texts)")
+    print(f"\nspeed: analyse {sp['analyse_texts_per_s']} texts/s, load {sp['load_kept_analyses_per_s']} kept analyses/s, "
+          f"judge {sp['judge_pairs_per_s']} pairs/s (analysed texts)")
 
 
 def main(argv: list[str] | None = None) -> int:

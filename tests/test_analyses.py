@@ -49,9 +49,10 @@ def count_analyses(monkeypatch) -> list[str]:
 
 
 @pytest.mark.usefixtures("engine")
-def test_store_many_keeps_analyses_that_a_fresh_judge_then_reads_instead_of_analysing(agent, monkeypatch):
-    agent.store_many([{"content": t} for t in (PUMP, NOT_PUMP)])
-    agent.store(PUMP_TOO)  # one memory: kept later, by whoever judges it first
+def test_kept_analyses_are_read_by_a_fresh_judge_instead_of_analysing(agent, monkeypatch):
+    agent.store_many([{"content": t} for t in (PUMP, NOT_PUMP, PUMP_TOO)])
+    assert agent.repo.select(analyses.TABLE) == []  # storing does not analyse
+    assert analyses.keep(agent.repo, RuleJudge(), [PUMP, NOT_PUMP, PUMP]) == 2
     rows = {r["text_hash"]: r for r in agent.repo.select(analyses.TABLE)}
     assert set(rows) == {analyses.text_hash(PUMP), analyses.text_hash(NOT_PUMP)}
     assert {r["version"] for r in rows.values()} == {judge.analysis_version()}
@@ -67,7 +68,7 @@ def test_store_many_keeps_analyses_that_a_fresh_judge_then_reads_instead_of_anal
 
 @pytest.mark.usefixtures("engine")
 def test_stale_or_damaged_analyses_are_analysed_again(agent):
-    agent.store_many([{"content": PUMP}, {"content": NOT_PUMP}])
+    analyses.keep(agent.repo, RuleJudge(), [PUMP, NOT_PUMP])
     with agent.repo.transaction():
         agent.repo.update(analyses.TABLE, {"version": "older-judge"}, {"text_hash": analyses.text_hash(PUMP)})
         agent.repo.update(analyses.TABLE, {"analysis": b"\x00garbage"}, {"text_hash": analyses.text_hash(NOT_PUMP)})
@@ -84,7 +85,7 @@ def test_a_pull_keeps_the_analyses_of_the_texts_it_judged(home, tmp_path, hash_e
         url = f"file://{tmp_path / 'commons.db'}" if a.repo.dialect == "sqlite" else f"file://{tmp_path}"
         for agent in (a, b):
             agent.add_remote("origin", url)
-        a.store(PUMP)  # stored alone: no analysis kept yet
+        a.store(PUMP)
         b.store(NOT_PUMP)
         b.push()
         result = a.pull("origin")

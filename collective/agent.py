@@ -22,7 +22,7 @@ from .embed import DEFAULT_DIM, DEFAULT_MODEL_VERSION, Embedder, default_embedde
 from .errors import AgentExists, BadInput, NotFound, StorageError
 from .gc_pause import gc_paused
 from .identity import Identity, fingerprint
-from .index import EF_SEARCH, VectorIndex
+from .index import EF_SEARCH, VectorIndex, score_table, strengths
 from .model import (DEFAULT_AMPLITUDE, Memory, blob_to_vector, content_hash, iso, parse_time, summarise,
                     utcnow, uuid7, validate_agent_id, validate_amplitude, validate_category,
                     validate_content, validate_tags, validate_vector)
@@ -404,8 +404,11 @@ class Agent:
                 return []
             ids = list(rows)
             sims = np.stack([blob_to_vector(rows[i]["vector"]) for i in ids]) @ query_vector
-            scored = self._score(ids, sims, self._strengths(list(rows.values()), now, self.trust_scores(as_of=commit)),
-                                 include_faded)
+            origins = sorted({r["origin_agent"] for r in rows.values()})
+            table = score_table([rows[i] for i in ids], {o: code for code, o in enumerate(origins)}.__getitem__)
+            strength = strengths(table, origins, self.trust_scores(as_of=commit), now.timestamp(),
+                                 self.settings.half_lives)
+            scored = self._score(ids, sims, strength, include_faded)
             return self._hits(scored[:k], as_of=commit, rows=rows)
         index = self.index()
         boost_bound, trust_scores = self._boost_bound(), self.trust_scores()
@@ -437,14 +440,6 @@ class Agent:
         if hits:
             self._count_access([h.memory.id for h in hits], now)
         return hits
-
-    def _strengths(self, rows: list[dict], now: datetime, trust_scores: Mapping[str, float]) -> np.ndarray:
-        """amplitude * trust * recency of memory rows (the index keeps these columns for recall)."""
-        return trust.strengths(
-            np.array([float(r["amplitude"]) for r in rows]),
-            np.array([trust_scores.get(r["origin_agent"], trust.START) for r in rows]),
-            np.array([(now - parse_time(r["created_at"])).total_seconds() for r in rows]),
-            np.array([trust.half_life_days(r["category"], self.settings.half_lives) for r in rows]))
 
     def _score(self, ids: Sequence[str], sims: np.ndarray, strengths: np.ndarray, include_faded: bool
                ) -> list[tuple[float, float, float, int, str]]:

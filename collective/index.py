@@ -13,7 +13,7 @@ import fcntl
 import json
 import os
 from pathlib import Path
-from typing import Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -28,6 +28,26 @@ SCORE_COLUMNS = ("amplitude", "origin_agent", "created_at", "category")  # what 
 _COLUMNS = ("id", "vector", "dim", "model_version", "retracted", "absorbed_into", *SCORE_COLUMNS)
 # per label: recall scores candidates from these without reading their rows
 _SCORE_DTYPE = np.dtype([("amplitude", "<f4"), ("created", "<f8"), ("category", "i1"), ("origin", "<i4")])
+
+
+def score_table(rows: Sequence[dict], origin_code: Callable[[str], int]) -> np.ndarray:
+    """The SCORE_COLUMNS of memory rows as one array; origins as codes from `origin_code`."""
+    table = np.zeros(len(rows), dtype=_SCORE_DTYPE)
+    table["amplitude"] = [r["amplitude"] for r in rows]
+    table["created"] = [parse_time(r["created_at"]).timestamp() for r in rows]
+    table["category"] = [CATEGORIES.index(r["category"]) if r["category"] in CATEGORIES else -1 for r in rows]
+    table["origin"] = [origin_code(r["origin_agent"]) for r in rows]
+    return table
+
+
+def strengths(table: np.ndarray, origins: Sequence[str], trust_scores: Mapping[str, float], now: float,
+              half_lives: Mapping[str, float]) -> np.ndarray:
+    """amplitude * trust of the origin * recency of each entry of a score_table at `now` (epoch s)."""
+    origin_trust = np.array([trust_scores.get(o, trust.START) for o in origins] or [0.0])
+    # by category code; code -1 (a category this code does not know) takes the last, the default
+    half_life = np.array([trust.half_life_days(c, half_lives) for c in (*CATEGORIES, "")])
+    return trust.strengths(table["amplitude"].astype(np.float64), origin_trust[table["origin"]],
+                           now - table["created"], half_life[table["category"]])
 
 
 def indexable(row: dict, model_version: str, dim: int) -> bool:
@@ -181,12 +201,7 @@ class VectorIndex:
         for offset, r in enumerate(rows):
             self._ids.append(r["id"])
             self._labels[r["id"]] = start + offset
-        scores = np.zeros(len(rows), dtype=_SCORE_DTYPE)
-        scores["amplitude"] = [r["amplitude"] for r in rows]
-        scores["created"] = [parse_time(r["created_at"]).timestamp() for r in rows]
-        scores["category"] = [CATEGORIES.index(r["category"]) if r["category"] in CATEGORIES else -1 for r in rows]
-        scores["origin"] = [self._code(r["origin_agent"]) for r in rows]
-        self._scores = np.concatenate([self._scores[:start], scores])
+        self._scores = np.concatenate([self._scores[:start], score_table(rows, self._code)])
         self._max_amplitude = None
         self._dirty = True
 
@@ -229,12 +244,7 @@ class VectorIndex:
     def strengths_at(self, labels: np.ndarray, trust_scores: Mapping[str, float], now: float,
                      half_lives: Mapping[str, float]) -> np.ndarray:
         """amplitude * trust of the origin * recency, for each label, as recall scores it."""
-        s = self._scores[labels]
-        origin_trust = np.array([trust_scores.get(o, trust.START) for o in self._origins] or [0.0])
-        # by category code; code -1 (a category this code does not know) takes the last, the default
-        half_life = np.array([trust.half_life_days(c, half_lives) for c in (*CATEGORIES, "")])
-        return trust.strengths(s["amplitude"].astype(np.float64), origin_trust[s["origin"]], now - s["created"],
-                               half_life[s["category"]])
+        return strengths(self._scores[labels], self._origins, trust_scores, now, half_lives)
 
     def search(self, vector: np.ndarray, k: int) -> list[tuple[str, float]]:
         """Up to k (memory id, cosine similarity), best first."""

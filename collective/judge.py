@@ -1404,10 +1404,13 @@ class RuleJudge:
         a = self._cache.get(text)
         if a is None:
             a = analyse_text(text)
-            if len(self._cache) >= self._cache_size:
-                self._cache.clear()
-            self._cache[text] = a
+            self._cache_put(text, a)
         return a
+
+    def _cache_put(self, text: str, a: Analysis) -> None:
+        if len(self._cache) >= self._cache_size:
+            self._cache.clear()
+        self._cache[text] = a
 
     @property
     def analysis_version(self) -> str:
@@ -1426,9 +1429,7 @@ class RuleJudge:
             return False
         if a.text != text:
             return False
-        if len(self._cache) >= self._cache_size:
-            self._cache.clear()
-        self._cache[text] = a
+        self._cache_put(text, a)
         return True
 
     def judge(self, a: str, b: str, similarity: float) -> Verdict:

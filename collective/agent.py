@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 import numpy as np
 
 from . import phase as phase_mod
-from . import trust, wave
+from . import analyses, trust, wave
 from .config import Home, Settings
 from .embed import DEFAULT_DIM, DEFAULT_MODEL_VERSION, Embedder, default_embedder
 from .errors import AgentExists, BadInput, NotFound, StorageError
@@ -385,8 +385,13 @@ class Agent:
     def index(self) -> VectorIndex:
         if self._index is None:
             self._index = VectorIndex(self.folder, dim=self.dim, model_version=self.embedder_version)
-        self._index.ensure(self.repo, self.repo.head(self.branch))
+        self._index.ensure(self.repo, self.repo.head(self.branch), on_indexed=self._analyse_indexed)
         return self._index
+
+    def _analyse_indexed(self, rows: Sequence[dict]) -> None:
+        """The judge reads each text the index takes in, ahead of any pull that meets it."""
+        with gc_paused():
+            analyses.prepare(self.repo, self.judge, [r["content"] for r in rows])
 
     def recall(self, query: str, *, k: int = 5, as_of: str | None = None, include_faded: bool = False,
                vector: Any = None, now: datetime | None = None) -> list[RecallHit]:

@@ -1,12 +1,15 @@
 """Kept judge analyses: each memory text is analysed once per machine.
 
 Reading a text into slots is most of what the rule judge costs (a 10k-memory
-pull analyses some 30k texts); loading a kept analysis costs a seventh of
-that. A judge that can keep its analyses (it has `analysis_version`,
-`analysis_bytes` and `remember`, as RuleJudge does) gets them from the
-unversioned `local_analyses` table before a pull judges, and what the pull
-had to analyse is written back. Other judges (a callback, an NLI model) are
-left alone. A kept analysis made by other judge code is stale and ignored.
+pull meets some 30k texts); loading a kept analysis costs a seventh of that.
+Memory texts are analysed when the ANN index takes them in (`prepare`), as
+derived state beside the vectors, so a pull in a short sync window reads
+only its incoming texts. A judge that can keep its analyses (it has
+`analysis_version`, `analysis_bytes` and `remember`, as RuleJudge does) gets
+them from the unversioned `local_analyses` table before a pull judges, and
+what the pull had to analyse is written back. Other judges (a callback, an
+NLI model) are left alone. A kept analysis made by other judge code is stale
+and ignored.
 """
 
 from __future__ import annotations
@@ -40,6 +43,18 @@ def recall(repo, judge, texts: Iterable[str]) -> list[str]:
         if row["version"] == version and judge.remember(wanted[h], bytes(row["analysis"])):
             found.add(h)
     return [t for h, t in wanted.items() if h not in found]
+
+
+def prepare(repo, judge, texts: Iterable[str]) -> int:
+    """Analyse and keep the texts that have no current kept analysis; returns how many."""
+    if not keeps(judge):
+        return 0
+    wanted = {text_hash(t): t for t in texts}
+    version = judge.analysis_version
+    current = {row["text_hash"] for row in repo.select_in(TABLE, "text_hash", sorted(wanted),
+                                                         columns=("text_hash", "version"))
+               if row["version"] == version}
+    return keep(repo, judge, [t for h, t in wanted.items() if h not in current])
 
 
 def keep(repo, judge, texts: Iterable[str]) -> int:

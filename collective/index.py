@@ -25,7 +25,7 @@ M = 16
 EF_CONSTRUCTION = 200
 EF_SEARCH = 100
 SCORE_COLUMNS = ("amplitude", "origin_agent", "created_at", "category")  # what recall's score reads
-_COLUMNS = ("id", "vector", "dim", "model_version", "retracted", "absorbed_into", *SCORE_COLUMNS)
+_COLUMNS = ("id", "content", "vector", "dim", "model_version", "retracted", "absorbed_into", *SCORE_COLUMNS)
 # per label: recall scores candidates from these without reading their rows
 _SCORE_DTYPE = np.dtype([("amplitude", "<f4"), ("created", "<f8"), ("category", "i1"), ("origin", "<i4")])
 
@@ -150,17 +150,18 @@ class VectorIndex:
         os.replace(tmp_meta, meta_path)  # last: a crash before this leaves the old head, so we redo the diff
 
     # --- keeping it current ---------------------------------------------
-    def ensure(self, repo, head: str) -> str:
-        """Bring the index to `head`; returns how: 'current', 'updated' or 'rebuilt'."""
+    def ensure(self, repo, head: str, *, on_indexed: Callable[[Sequence[dict]], None] | None = None) -> str:
+        """Bring the index to `head`; returns how: 'current', 'updated' or 'rebuilt'.
+        `on_indexed` is handed the memory rows the index took in."""
         if self._index is None and not self.load():
-            self.rebuild(repo, head)
+            self.rebuild(repo, head, on_indexed=on_indexed)
             return "rebuilt"
         if self.head == head:
             return "current"
         try:
             changes = list(repo.diff(self.head, head, "memories"))
         except StorageError:
-            self.rebuild(repo, head)
+            self.rebuild(repo, head, on_indexed=on_indexed)
             return "rebuilt"
         upserts: list[dict] = []
         for change in changes:
@@ -170,12 +171,14 @@ class VectorIndex:
             else:
                 self.remove([(change.new or change.old)["id"]])
         self.add(upserts)
+        if on_indexed is not None and upserts:
+            on_indexed(upserts)
         self.head = head
         self._dirty = True
         self.save()
         return "updated"
 
-    def rebuild(self, repo, head: str) -> None:
+    def rebuild(self, repo, head: str, *, on_indexed: Callable[[Sequence[dict]], None] | None = None) -> None:
         rows = [r for r in repo.select("memories", columns=_COLUMNS, as_of=head)
                 if indexable(r, self.model_version, self.dim)]
         self._index = self._new(int(len(rows) * 1.3) + 1024)
@@ -183,6 +186,8 @@ class VectorIndex:
         self._scores, self._origins, self._origin_code = np.zeros(0, dtype=_SCORE_DTYPE), [], {}
         self._max_amplitude = None
         self.add(rows)
+        if on_indexed is not None and rows:
+            on_indexed(rows)
         self.head = head
         self._dirty = True
         self.save()

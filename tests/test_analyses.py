@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 from pathlib import Path
 
@@ -77,25 +78,54 @@ def test_stale_or_damaged_analyses_are_analysed_again(agent):
     assert analyses.recall(agent.repo, RuleJudge(), [PUMP, NOT_PUMP]) == []
 
 
-@pytest.mark.usefixtures("engine")
-def test_a_pull_keeps_the_analyses_of_the_texts_it_judged(home, tmp_path, hash_embedder):
-    a = Agent.init("earth-1", home=home, embedder=hash_embedder)
-    b = Agent.init("mars-1", home=home, embedder=hash_embedder)
+@contextlib.contextmanager
+def two_agents(home, tmp_path, embedder):
+    """earth-1 and mars-1 sharing a file commons."""
+    a = Agent.init("earth-1", home=home, embedder=embedder)
+    b = Agent.init("mars-1", home=home, embedder=embedder)
+    agents = [a, b]
     try:
         url = f"file://{tmp_path / 'commons.db'}" if a.repo.dialect == "sqlite" else f"file://{tmp_path}"
-        for agent in (a, b):
+        for agent in agents:
             agent.add_remote("origin", url)
+        yield agents
+    finally:
+        for agent in agents:
+            agent.close()
+
+
+@pytest.mark.usefixtures("engine")
+def test_a_pull_keeps_the_analyses_of_the_texts_it_judged(home, tmp_path, hash_embedder):
+    with two_agents(home, tmp_path, hash_embedder) as (a, b):
         a.store(PUMP)
         b.store(NOT_PUMP)
         b.push()
-        result = a.pull("origin")
-        (report,) = result["peers"]
+        (report,) = a.pull("origin")["peers"]
         assert report["summary"]["destructive"] == 1
         kept = {r["text_hash"] for r in a.repo.select(analyses.TABLE)}
         assert {analyses.text_hash(PUMP), analyses.text_hash(NOT_PUMP)} <= kept
-    finally:
+
+
+@pytest.mark.usefixtures("engine")
+def test_the_index_analyses_what_it_takes_in_so_a_pull_analyses_only_what_arrives(home, tmp_path, hash_embedder,
+                                                                                   monkeypatch):
+    with two_agents(home, tmp_path, hash_embedder) as agents:
+        a, b = agents
+        a.store_many([{"content": PUMP}, {"content": PUMP_TOO}])
+        assert a.repo.select(analyses.TABLE) == []
+        a.index()
+        kept = {r["text_hash"] for r in a.repo.select(analyses.TABLE)}
+        assert kept == {analyses.text_hash(PUMP), analyses.text_hash(PUMP_TOO)}
+        b.store(NOT_PUMP)
+        b.push()
         a.close()
-        b.close()
+        a = agents[0] = Agent.open("earth-1", home=home, embedder=hash_embedder, judge=RuleJudge())  # a cold judge
+        seen = count_analyses(monkeypatch)
+        (report,) = a.pull("origin")["peers"]
+        assert report["summary"]["destructive"] == 1
+        assert seen == [NOT_PUMP]
+        a.index()  # takes in NOT_PUMP, whose analysis the pull kept
+        assert seen == [NOT_PUMP]
 
 
 def test_verify_many_agrees_with_verify_on_every_core(tmp_path):

@@ -260,12 +260,14 @@ class SqlRepository:
         return self.execute(f"DELETE FROM {quote(table)}{clause}", params).rowcount
 
     def _many(self, sql: str, params: list[tuple]) -> int:
-        try:
-            cursor = self.conn.cursor()
-            cursor.executemany(sql, params)
-            return cursor.rowcount
-        except Exception as e:
-            raise self._translate_error(e) from e
+        # All rows or none; in autocommit each row would also be its own (slow) commit.
+        with self.transaction():
+            try:
+                cursor = self.conn.cursor()
+                cursor.executemany(sql, params)
+                return cursor.rowcount
+            except Exception as e:
+                raise self._translate_error(e) from e
 
     # --- schema --------------------------------------------------------
     def schema_version(self) -> int:

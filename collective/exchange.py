@@ -19,7 +19,7 @@ from urllib.parse import urlparse
 
 import numpy as np
 
-from . import analyses, merge, quarantine
+from . import analyses, merge, parallel, quarantine
 from .errors import BadInput, CollectiveError, NonFastForward, NotFound, RemoteUnreachable, StorageError
 from .gc_pause import gc_paused
 from .identity import verify_many
@@ -31,6 +31,8 @@ PUSH_ATTEMPTS = 4
 # 10k clustered 384-d queries over 100k (scripts/bench_merge.py): ef 100 -> 48 halves the
 # search and still finds 99.9% of the exact pairs above the floor.
 CANDIDATE_EF = 48
+# Below this many pairs, forking workers for the judge costs more than it saves.
+PARALLEL_PAIRS = 2000
 REMOTE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 
 
@@ -220,11 +222,14 @@ def pull_peer(agent, remote: str, peer: str, head: str, *, dry_run: bool,
     candidates = _candidates(agent, fresh, comparator.candidate_floor)
     judge = getattr(comparator, "judge", None)
     local_texts = {c.content for hits in candidates.values() for c, _ in hits}
-    already_read = local_texts.difference(analyses.recall(repo, judge, local_texts))
+    missing = analyses.recall(repo, judge, local_texts)
+    already_read = local_texts.difference(missing)
     ctx = merge.MergeContext(receiver=agent.agent_id, trust=agent.trust_scores(),
                              known_cases={c["id"]: c for c in repo.select("quarantine")},
                              settings=agent.settings, now=utcnow())
-    planned = merge.plan(peer, head, incoming, held, candidates, comparator, ctx)
+    pairs = [(c, m, s) for m in fresh for c, s in merge.judged_candidates(m, candidates, comparator.candidate_floor)]
+    decided = merge.Decided(comparator, _decide(comparator, pairs, unread={m.content for m in fresh} | set(missing)))
+    planned = merge.plan(peer, head, incoming, held, candidates, decided, ctx)
     report.seconds["classify"] = time.perf_counter() - clock
     report.summary = {**planned.summary(), "relayed_skipped": relayed}
     report.pairs = [p.to_dict() for p in planned.pairs]
@@ -250,6 +255,34 @@ def pull_peer(agent, remote: str, peer: str, head: str, *, dry_run: bool,
     agent.after_commit()
     report.seconds["apply"] = time.perf_counter() - clock
     return report
+
+
+def _decide(comparator: merge.Comparator, pairs: Sequence[tuple[Memory, Memory, float]], *,
+            unread: set[str]) -> dict[tuple[str, str], merge.PairVerdict]:
+    """Every (local, remote, similarity) pair's verdict, judged on every core.
+
+    Each worker also sends back its judge's analyses of the `unread` texts it
+    met, so this process can keep them without reading those texts again.
+    """
+    judge = getattr(comparator, "judge", None)
+    keeping = analyses.keeps(judge)
+
+    def work(part: tuple[int, Sequence]) -> tuple[list[merge.PairVerdict], dict[str, bytes]]:
+        number, chunk = part
+        verdicts = [comparator.relate(local, remote, s) for local, remote, s in chunk]
+        made = {}
+        if keeping and number:  # a child's analyses die with it unless sent
+            met = {t for local, remote, _ in chunk for t in (local.content, remote.content)} & unread
+            made = {t: judge.analysis_bytes(t) for t in met}
+        return verdicts, made
+
+    chunks = parallel.split(pairs, parallel.workers() if len(pairs) >= PARALLEL_PAIRS else 1)
+    out: dict[tuple[str, str], merge.PairVerdict] = {}
+    for chunk, (verdicts, made) in zip(chunks, parallel.fork_map(work, list(enumerate(chunks)))):
+        out.update(((local.id, remote.id), v) for (local, remote, _), v in zip(chunk, verdicts))
+        for text, blob in made.items():
+            judge.remember(text, blob)
+    return out
 
 
 def _judged_texts(planned: merge.MergePlan, fresh: Sequence[Memory],

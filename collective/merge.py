@@ -120,6 +120,26 @@ class MergeContext:
     now: datetime
 
 
+class Decided:
+    """A comparator whose verdicts were reached ahead of the plan (on every core);
+    a pair it was not given goes to `inner`."""
+
+    def __init__(self, inner: Comparator, verdicts: Mapping[tuple[str, str], PairVerdict]):
+        self.inner = inner
+        self.candidate_floor = inner.candidate_floor
+        self.verdicts = verdicts
+
+    def relate(self, local: Memory, remote: Memory, similarity: float) -> PairVerdict:
+        verdict = self.verdicts.get((local.id, remote.id))
+        return verdict if verdict is not None else self.inner.relate(local, remote, similarity)
+
+
+def judged_candidates(remote: Memory, candidates: Mapping[str, Sequence[tuple[Memory, float]]],
+                      floor: float) -> list[tuple[Memory, float]]:
+    """The local candidates the plan asks the comparator about for one incoming memory."""
+    return [(c, s) for c, s in candidates.get(remote.id, ()) if s >= floor and c.id != remote.id]
+
+
 def effective_amplitude(memory: Memory, trust_score: float, now: datetime, settings: Settings) -> float:
     return memory.amplitude * trust_score * trust.recency(parse_time(memory.created_at), now, memory.category,
                                                          settings.half_lives)
@@ -161,12 +181,8 @@ def plan(peer: str, head: str, incoming: Sequence[Memory], held: Mapping[str, Me
             continue
         remote = _own_copy(remote)
         a_remote = effective_amplitude(remote, scores.get(peer, trust.START), ctx.now, ctx.settings)
-        verdicts = []
-        for candidate, similarity in candidates.get(remote.id, ()):
-            if similarity < comparator.candidate_floor or candidate.id == remote.id:
-                continue
-            verdict = comparator.relate(candidate, remote, similarity)
-            verdicts.append((candidate, verdict))
+        verdicts = [(candidate, comparator.relate(candidate, remote, similarity))
+                    for candidate, similarity in judged_candidates(remote, candidates, comparator.candidate_floor)]
         constructive = [(c, v) for c, v in verdicts if v.relation == wave.CONSTRUCTIVE]
         absorber = max(constructive, key=lambda cv: cv[1].similarity)[0] if constructive else None
         for candidate, v in verdicts:

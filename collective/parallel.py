@@ -1,0 +1,93 @@
+"""Pure-Python work on every core, by forking.
+
+The judge is Python through and through, so threads would take turns on one
+core. A forked child inherits what the parent holds (the judge's analyses,
+the candidate rows) without copying or pickling it; only its results travel
+back, pickled, through a pipe. Children never touch the parent's database
+connection or files and leave with os._exit, so nothing of the parent's is
+flushed, closed or unlocked twice.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import signal
+from typing import Callable, Sequence, TypeVar
+
+from .errors import CollectiveError
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+class WorkerFailed(CollectiveError):
+    """A forked worker raised or died; the parent wrote nothing on its behalf."""
+
+
+def workers() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+
+def split(items: Sequence[T], parts: int) -> list[Sequence[T]]:
+    """`parts` contiguous slices of near-equal size (fewer when there are fewer items)."""
+    if not items:
+        return []
+    parts = max(1, min(parts, len(items)))
+    step = -(-len(items) // parts)
+    return [items[i:i + step] for i in range(0, len(items), step)]
+
+
+def fork_map(fn: Callable[[T], R], chunks: Sequence[T]) -> list[R]:
+    """[fn(c) for c in chunks], the first chunk in this process, each other in a forked child."""
+    if len(chunks) <= 1 or not hasattr(os, "fork"):
+        return [fn(c) for c in chunks]
+    children: list[tuple[int, int]] = []
+    try:
+        for chunk in chunks[1:]:
+            read_end, write_end = os.pipe()
+            pid = os.fork()
+            if pid == 0:  # the child: compute, send, leave without running any of the parent's cleanup
+                os.close(read_end)
+                signal.signal(signal.SIGINT, signal.SIG_DFL)
+                _run_child(fn, chunk, write_end)
+            os.close(write_end)
+            children.append((pid, read_end))
+        results = [fn(chunks[0])]
+        while children:
+            pid, read_end = children.pop(0)
+            results.append(_collect(pid, read_end))
+        return results
+    finally:
+        for pid, read_end in children:  # the parent failed first: stop and reap the rest
+            os.close(read_end)
+            try:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+            except ChildProcessError:
+                pass
+
+
+def _run_child(fn: Callable, chunk, write_end: int) -> None:
+    code = 0
+    try:
+        try:
+            payload = pickle.dumps((True, fn(chunk)), protocol=pickle.HIGHEST_PROTOCOL)
+        except BaseException as e:  # noqa: BLE001 - everything is reported to the parent
+            payload, code = pickle.dumps((False, f"{type(e).__name__}: {e}")), 1
+        with os.fdopen(write_end, "wb") as out:
+            out.write(payload)
+    finally:
+        os._exit(code)
+
+
+def _collect(pid: int, read_end: int):
+    with os.fdopen(read_end, "rb") as source:
+        data = source.read()
+    _, status = os.waitpid(pid, 0)
+    if not data:
+        raise WorkerFailed(f"a worker process died (wait status {status}) before sending its results")
+    ok, value = pickle.loads(data)
+    if not ok:
+        raise WorkerFailed(f"a worker process failed: {value}")
+    return value

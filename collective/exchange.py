@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import re
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
@@ -195,7 +196,19 @@ def pull_peer(agent, remote: str, peer: str, head: str, *, dry_run: bool,
             # its key as published on the commons
             keys[memory.origin_agent] = _published_key(repo, remote, memory.origin_agent)
     signer = [peer_key if m.origin_agent == peer else keys[m.origin_agent] for m in memories]
-    valid = verify_many([(key, m.claim(), m.signature) for m, key in zip(memories, signer) if key])
+    checks = [(key, m.claim(), m.signature) for m, key in zip(memories, signer) if key]
+    with ThreadPoolExecutor(1) as background:
+        # OpenSSL releases the GIL: the signatures are checked while this thread finds the
+        # candidates; only memories that pass are planned.
+        verifying = background.submit(_timed, verify_many, checks)
+        own = [m for m in memories if m.origin_agent == peer]
+        held = {r["id"]: Memory.from_row(r) for r in repo.select_in("memories", "id", [m.id for m in own])}
+        candidates = _candidates(agent, [m for m in own if m.id not in held], comparator.candidate_floor)
+        judge = getattr(comparator, "judge", None)
+        local_texts = {c.content for hits in candidates.values() for c, _ in hits}
+        missing = analyses.recall(repo, judge, local_texts)
+        already_read = local_texts.difference(missing)
+        valid, report.seconds["verify"] = verifying.result()
     valid_of = iter(valid)
     incoming: list[Memory] = []
     refused = {"forged_origin": 0, "bad_signature": 0}
@@ -214,23 +227,14 @@ def pull_peer(agent, remote: str, peer: str, head: str, *, dry_run: bool,
         else:
             incoming.append(memory)
     report.refused = {k: v for k, v in refused.items() if v}
-    report.seconds["verify"] = time.perf_counter() - clock
-
-    clock = time.perf_counter()
-    held = {r["id"]: Memory.from_row(r) for r in repo.select_in("memories", "id", [m.id for m in incoming])}
     fresh = [m for m in incoming if m.id not in held]
-    candidates = _candidates(agent, fresh, comparator.candidate_floor)
-    judge = getattr(comparator, "judge", None)
-    local_texts = {c.content for hits in candidates.values() for c, _ in hits}
-    missing = analyses.recall(repo, judge, local_texts)
-    already_read = local_texts.difference(missing)
     ctx = merge.MergeContext(receiver=agent.agent_id, trust=agent.trust_scores(),
                              known_cases={c["id"]: c for c in repo.select("quarantine")},
                              settings=agent.settings, now=utcnow())
     pairs = [(c, m, s) for m in fresh for c, s in merge.judged_candidates(m, candidates, comparator.candidate_floor)]
     decided = merge.Decided(comparator, _decide(comparator, pairs, unread={m.content for m in fresh} | set(missing)))
     planned = merge.plan(peer, head, incoming, held, candidates, decided, ctx)
-    report.seconds["classify"] = time.perf_counter() - clock
+    report.seconds["classify"] = time.perf_counter() - clock  # verify ran beside it
     report.summary = {**planned.summary(), "relayed_skipped": relayed}
     report.pairs = [p.to_dict() for p in planned.pairs]
     if dry_run:
@@ -283,6 +287,11 @@ def _decide(comparator: merge.Comparator, pairs: Sequence[tuple[Memory, Memory, 
         for text, blob in made.items():
             judge.remember(text, blob)
     return out
+
+
+def _timed(fn, *args):
+    clock = time.perf_counter()
+    return fn(*args), time.perf_counter() - clock
 
 
 def _judged_texts(planned: merge.MergePlan, fresh: Sequence[Memory],

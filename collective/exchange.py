@@ -228,12 +228,7 @@ def pull_peer(agent, remote: str, peer: str, head: str, *, dry_run: bool,
             incoming.append(memory)
     report.refused = {k: v for k, v in refused.items() if v}
     fresh = [m for m in incoming if m.id not in held]
-    ctx = merge.MergeContext(receiver=agent.agent_id, trust=agent.trust_scores(),
-                             known_cases={c["id"]: c for c in repo.select("quarantine")},
-                             settings=agent.settings, now=utcnow())
-    pairs = [(c, m, s) for m in fresh for c, s in merge.judged_candidates(m, candidates, comparator.candidate_floor)]
-    decided = merge.Decided(comparator, _decide(comparator, pairs, unread={m.content for m in fresh} | set(missing)))
-    planned = merge.plan(peer, head, incoming, held, candidates, decided, ctx)
+    planned, ctx = plan_pull(agent, peer, head, incoming, held, candidates, comparator, unread=set(missing))
     report.seconds["classify"] = time.perf_counter() - clock  # verify ran beside it
     report.summary = {**planned.summary(), "relayed_skipped": relayed}
     report.pairs = [p.to_dict() for p in planned.pairs]
@@ -259,6 +254,20 @@ def pull_peer(agent, remote: str, peer: str, head: str, *, dry_run: bool,
     agent.after_commit()
     report.seconds["apply"] = time.perf_counter() - clock
     return report
+
+
+def plan_pull(agent, peer: str, head: str, incoming: Sequence[Memory], held: dict[str, Memory],
+              candidates: dict[str, list[tuple[Memory, float]]], comparator: merge.Comparator, *,
+              unread: set[str]) -> tuple[merge.MergePlan, merge.MergeContext]:
+    """Judge every new memory's candidate pairs (on every core) and plan the merge.
+    `unread`: local texts the judge has no analysis of yet (the incoming ones are added)."""
+    ctx = merge.MergeContext(receiver=agent.agent_id, trust=agent.trust_scores(),
+                             known_cases={c["id"]: c for c in agent.repo.select("quarantine")},
+                             settings=agent.settings, now=utcnow())
+    fresh = [m for m in incoming if m.id not in held]
+    pairs = [(c, m, s) for m in fresh for c, s in merge.judged_candidates(m, candidates, comparator.candidate_floor)]
+    decided = merge.Decided(comparator, _decide(comparator, pairs, unread=unread | {m.content for m in fresh}))
+    return merge.plan(peer, head, incoming, held, candidates, decided, ctx), ctx
 
 
 def _decide(comparator: merge.Comparator, pairs: Sequence[tuple[Memory, Memory, float]], *,

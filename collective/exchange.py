@@ -9,7 +9,9 @@ ours: the merge is ours to decide, row by row.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import re
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -266,36 +268,47 @@ def plan_pull(agent, peer: str, head: str, incoming: Sequence[Memory], held: dic
                              settings=agent.settings, now=utcnow())
     fresh = [m for m in incoming if m.id not in held]
     pairs = [(c, m, s) for m in fresh for c, s in merge.judged_candidates(m, candidates, comparator.candidate_floor)]
-    decided = merge.Decided(comparator, _decide(comparator, pairs, unread=unread | {m.content for m in fresh}))
-    return merge.plan(peer, head, incoming, held, candidates, decided, ctx), ctx
+    with _judging(comparator, pairs, unread=unread | {m.content for m in fresh}) as (verdicts, pending):
+        # the plan starts on this process's share while the workers finish theirs
+        planned = merge.plan(peer, head, incoming, held, candidates, merge.Decided(comparator, verdicts, pending), ctx)
+        for _ in pending:  # every worker's analyses, for keeping, even if the plan needed none of its verdicts
+            pass
+    return planned, ctx
 
 
-def _decide(comparator: merge.Comparator, pairs: Sequence[tuple[Memory, Memory, float]], *,
-            unread: set[str]) -> dict[tuple[str, str], merge.PairVerdict]:
-    """Every (local, remote, similarity) pair's verdict, judged on every core.
+@contextlib.contextmanager
+def _judging(comparator: merge.Comparator, pairs: Sequence[tuple[Memory, Memory, float]], *, unread: set[str]):
+    """Judge (local, remote, similarity) pairs on every core: yields this process's verdicts,
+    by (local id, remote id), and an iterator over each worker's as it finishes.
 
-    Each worker also sends back its judge's analyses of the `unread` texts it
-    met, so this process can keep them without reading those texts again.
+    The pairs are cut into contiguous runs, the first judged here. Each worker also
+    sends back its judge's analyses of the `unread` texts it met, so this process
+    can keep them without reading those texts again.
     """
     judge = getattr(comparator, "judge", None)
     keeping = analyses.keeps(judge)
 
-    def work(part: tuple[int, Sequence]) -> tuple[list[merge.PairVerdict], dict[str, bytes]]:
-        number, chunk = part
+    def work(chunk: Sequence) -> tuple[list[merge.PairVerdict], dict[str, bytes]]:
         verdicts = [comparator.relate(local, remote, s) for local, remote, s in chunk]
         made = {}
-        if keeping and number:  # a child's analyses die with it unless sent
+        if keeping and os.getpid() != parent:  # a worker's analyses die with it unless sent
             met = {t for local, remote, _ in chunk for t in (local.content, remote.content)} & unread
             made = {t: judge.analysis_bytes(t) for t in met}
         return verdicts, made
 
-    chunks = parallel.split(pairs, parallel.workers() if len(pairs) >= PARALLEL_PAIRS else 1)
-    out: dict[tuple[str, str], merge.PairVerdict] = {}
-    for chunk, (verdicts, made) in zip(chunks, parallel.fork_map(work, list(enumerate(chunks)))):
-        out.update(((local.id, remote.id), v) for (local, remote, _), v in zip(chunk, verdicts))
-        for text, blob in made.items():
-            judge.remember(text, blob)
-    return out
+    def by_pair(chunk: Sequence, verdicts: list[merge.PairVerdict]) -> dict[tuple[str, str], merge.PairVerdict]:
+        return {(local.id, remote.id): v for (local, remote, _), v in zip(chunk, verdicts)}
+
+    def theirs(forked: parallel.Forked, chunks: Sequence[Sequence]):
+        for chunk, (verdicts, made) in zip(chunks, forked.results()):
+            for text, blob in made.items():
+                judge.remember(text, blob)
+            yield by_pair(chunk, verdicts)
+
+    parent = os.getpid()
+    chunks = parallel.split(pairs, parallel.workers() if len(pairs) >= PARALLEL_PAIRS else 1) or [[]]
+    with parallel.Forked(work, chunks[1:]) as forked:
+        yield by_pair(chunks[0], work(chunks[0])[0]), theirs(forked, chunks[1:])
 
 
 def _timed(fn, *args):

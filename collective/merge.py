@@ -13,7 +13,7 @@ import json
 import math
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Mapping, Protocol, Sequence
+from typing import Iterator, Mapping, Protocol, Sequence
 
 from . import phase as phase_mod
 from . import trust, wave
@@ -121,17 +121,25 @@ class MergeContext:
 
 
 class Decided:
-    """A comparator whose verdicts were reached ahead of the plan (on every core);
-    a pair it was not given goes to `inner`."""
+    """A comparator whose verdicts, by (local id, remote id), were reached apart from the
+    plan (on every core). `pending` yields more of them as workers finish; a pair found
+    nowhere goes to `inner`."""
 
-    def __init__(self, inner: Comparator, verdicts: Mapping[tuple[str, str], PairVerdict]):
+    def __init__(self, inner: Comparator, verdicts: dict[tuple[str, str], PairVerdict],
+                 pending: Iterator[Mapping[tuple[str, str], PairVerdict]] = iter(())):
         self.inner = inner
         self.candidate_floor = inner.candidate_floor
         self.verdicts = verdicts
+        self.pending = pending
 
     def relate(self, local: Memory, remote: Memory, similarity: float) -> PairVerdict:
-        verdict = self.verdicts.get((local.id, remote.id))
-        return verdict if verdict is not None else self.inner.relate(local, remote, similarity)
+        key = (local.id, remote.id)
+        while key not in self.verdicts:
+            more = next(self.pending, None)
+            if more is None:
+                return self.inner.relate(local, remote, similarity)
+            self.verdicts.update(more)
+        return self.verdicts[key]
 
 
 def judged_candidates(remote: Memory, candidates: Mapping[str, Sequence[tuple[Memory, float]]],

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import pickle
 import signal
-from typing import Callable, Sequence, TypeVar
+from typing import Callable, Iterator, Sequence, TypeVar
 
 from .errors import CollectiveError
 
@@ -26,6 +26,9 @@ class WorkerFailed(CollectiveError):
 
 
 def workers() -> int:
+    """How many processes can work at once here (1 where there is no fork)."""
+    if not hasattr(os, "fork"):
+        return 1
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
 
 
@@ -42,30 +45,50 @@ def fork_map(fn: Callable[[T], R], chunks: Sequence[T]) -> list[R]:
     """[fn(c) for c in chunks], the first chunk in this process, each other in a forked child."""
     if len(chunks) <= 1 or not hasattr(os, "fork"):
         return [fn(c) for c in chunks]
-    children: list[tuple[int, int]] = []
-    try:
-        for chunk in chunks[1:]:
-            read_end, write_end = os.pipe()
-            pid = os.fork()
-            if pid == 0:  # the child: compute, send, leave without running any of the parent's cleanup
-                os.close(read_end)
-                signal.signal(signal.SIGINT, signal.SIG_DFL)
-                _run_child(fn, chunk, write_end)
-            os.close(write_end)
-            children.append((pid, read_end))
-        results = [fn(chunks[0])]
-        while children:
-            pid, read_end = children.pop(0)
-            results.append(_collect(pid, read_end))
-        return results
-    finally:
-        for pid, read_end in children:  # the parent failed first: stop and reap the rest
+    with Forked(fn, chunks[1:]) as rest:
+        return [fn(chunks[0]), *rest.results()]
+
+
+class Forked:
+    """fn over each chunk, each in a child forked at once; `results()` waits for them in order,
+    so this process can work meanwhile. Leaving the block stops and reaps any child not collected."""
+
+    def __init__(self, fn: Callable[[T], R], chunks: Sequence[T]):
+        self._children: list[tuple[int, int]] = []
+        try:
+            for chunk in chunks:
+                read_end, write_end = os.pipe()
+                pid = os.fork()
+                if pid == 0:  # the child: compute, send, leave without running any of the parent's cleanup
+                    os.close(read_end)
+                    signal.signal(signal.SIGINT, signal.SIG_DFL)
+                    _run_child(fn, chunk, write_end)
+                os.close(write_end)
+                self._children.append((pid, read_end))
+        except BaseException:
+            self.close()
+            raise
+
+    def results(self) -> Iterator[R]:
+        while self._children:
+            pid, read_end = self._children.pop(0)
+            yield _collect(pid, read_end)
+
+    def close(self) -> None:
+        while self._children:
+            pid, read_end = self._children.pop()
             os.close(read_end)
             try:
                 os.kill(pid, signal.SIGKILL)
                 os.waitpid(pid, 0)
             except ChildProcessError:
                 pass
+
+    def __enter__(self) -> "Forked":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
 
 
 def _run_child(fn: Callable, chunk, write_end: int) -> None:

@@ -34,6 +34,8 @@ PUSH_ATTEMPTS = 4
 # 10k clustered 384-d queries over 100k (scripts/bench_merge.py): ef 100 -> 48 halves the
 # search and still finds 99.9% of the exact pairs above the floor.
 CANDIDATE_EF = 48
+# New memories per candidate search: parts small enough to overlap searching with reading rows.
+SEARCH_PART = 2000
 # Below this many pairs, forking workers for the judge costs more than it saves.
 PARALLEL_PAIRS = 2000
 REMOTE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
@@ -349,16 +351,25 @@ def _candidates(agent, fresh: Sequence[Memory], floor: float) -> dict[str, list[
     if not usable:
         return {}
     index = agent.index()
-    found = index.search_many(np.stack([m.vector for m in usable]), merge.CANDIDATES_PER_MEMORY, ef=CANDIDATE_EF)
-    wanted = {mid for hits in found for mid, s in hits if s >= floor}
-    rows = {r["id"]: Memory.from_row(r) for r in agent.repo.select_in("memories", "id", sorted(wanted))}
+    vectors = np.stack([m.vector for m in usable])
+    parts = parallel.split(range(len(usable)), max(1, len(usable) // SEARCH_PART))
+    rows: dict[str, Memory] = {}
     out: dict[str, list[tuple[Memory, float]]] = {}
-    for memory, hits in zip(usable, found):
-        chosen = [rows[mid] for mid, s in hits if s >= floor and mid in rows]
-        if chosen:
-            # the exact cosine from the stored vectors (the index's is float32 and approximate)
-            sims = np.stack([c.vector for c in chosen]) @ memory.vector
-            out[memory.id] = list(zip(chosen, sims.tolist()))
+    with ThreadPoolExecutor(1) as searcher:
+        # hnswlib releases the GIL: the next part is searched while this thread reads the rows
+        # the last part found
+        searches = [searcher.submit(index.search_many, vectors[p.start:p.stop], merge.CANDIDATES_PER_MEMORY,
+                                    ef=CANDIDATE_EF) for p in parts]
+        for part, search in zip(parts, searches):
+            found = search.result()
+            wanted = sorted({mid for hits in found for mid, s in hits if s >= floor and mid not in rows})
+            rows.update((r["id"], Memory.from_row(r)) for r in agent.repo.select_in("memories", "id", wanted))
+            for memory, hits in zip(usable[part.start:part.stop], found):
+                chosen = [rows[mid] for mid, s in hits if s >= floor and mid in rows]
+                if chosen:
+                    # the exact cosine from the stored vectors (the index's is float32 and approximate)
+                    sims = np.stack([c.vector for c in chosen]) @ memory.vector
+                    out[memory.id] = list(zip(chosen, sims.tolist()))
     return out
 
 

@@ -159,3 +159,23 @@ def test_a_pull_judged_on_every_core_merges_as_one_judged_in_one_process(home, t
     # one process read every arriving text; with workers this one read only its share
     assert read_here[0] == len(set(heard) - set(said)) and 0 < read_here[1] < read_here[0]
     assert judged_here[0] == len(report["pairs"]) and 0 < judged_here[1] < judged_here[0]
+
+
+def test_candidates_found_in_parts_are_those_found_at_once(agent, monkeypatch):
+    topics = ["coolant pump", "water recycler", "rover 5 battery", "EVA 3 schedule", "greenhouse oxygen"]
+    agent.store_many([{"content": f"The {t} in module {m} is {s}."} for t in topics for m in "ABC"
+                      for s in ("nominal", "failing")])
+    incoming = []
+    for n, t in enumerate(topics * 2):
+        m = memory(f"The {t} in module {'ABC'[n % 3]} is being checked.")
+        m.vector = agent.embedder.embed([m.content])[0]
+        m.dim, m.model_version = agent.dim, agent.embedder_version
+        incoming.append(m)
+
+    def found() -> dict:
+        return {mid: [(c.id, round(s, 6)) for c, s in hits]
+                for mid, hits in exchange._candidates(agent, incoming, 0.1).items()}
+
+    at_once = found()
+    monkeypatch.setattr(exchange, "SEARCH_PART", 3)
+    assert found() == at_once and sum(map(len, at_once.values())) > len(incoming)

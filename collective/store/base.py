@@ -13,6 +13,7 @@ import contextlib
 import re
 from dataclasses import dataclass
 from importlib import resources
+from operator import itemgetter
 import time
 from typing import Any, Callable, Iterator, Mapping, Sequence, TypeVar
 
@@ -237,14 +238,14 @@ class SqlRepository:
         columns = list(rows[0])
         sql = (f"INSERT INTO {quote(table)} ({', '.join(quote(c) for c in columns)}) "
                f"VALUES ({', '.join([self.param] * len(columns))})")
-        return self._many(sql, [tuple(row[c] for c in columns) for row in rows])
+        return self._many(sql, _params(rows, columns))
 
     def upsert(self, table: str, rows: Sequence[Mapping[str, Any]], key: Sequence[str]) -> int:
         if not rows:
             return 0
         columns = list(rows[0])
         sql = self._upsert_sql(table, columns, key)
-        return self._many(sql, [tuple(row[c] for c in columns) for row in rows])
+        return self._many(sql, _params(rows, columns))
 
     def update(self, table: str, values: Mapping[str, Any], where: Mapping[str, Any]) -> int:
         if not where:
@@ -427,3 +428,11 @@ class SqlRepository:
         if self.conn is not None:  # idempotent: pymysql refuses a second close
             self.conn.close()
             self.conn = None
+
+
+def _params(rows: Sequence[Mapping[str, Any]], columns: Sequence[str]) -> list[tuple]:
+    """Each row's values in column order (itemgetter: a big pull writes a million values)."""
+    if len(columns) == 1:
+        return [(row[columns[0]],) for row in rows]
+    values = itemgetter(*columns)
+    return [values(row) for row in rows]

@@ -383,15 +383,24 @@ class Agent:
         return scores
 
     def index(self) -> VectorIndex:
-        if self._index is None:
-            self._index = VectorIndex(self.folder, dim=self.dim, model_version=self.embedder_version)
-        self._index.ensure(self.repo, self.repo.head(self.branch), on_indexed=self._analyse_indexed)
+        self.prepare()
         return self._index
 
-    def _analyse_indexed(self, rows: Sequence[dict]) -> None:
-        """The judge reads each text the index takes in, ahead of any pull that meets it."""
-        with gc_paused():
-            analyses.prepare(self.repo, self.judge, [r["content"] for r in rows])
+    def prepare(self) -> dict:
+        """Bring the index, and the judge's analyses of each text it takes in, to the head.
+        Recall and pull do it when they need to; doing it ahead of a sync window leaves
+        the window to what arrives."""
+        if self._index is None:
+            self._index = VectorIndex(self.folder, dim=self.dim, model_version=self.embedder_version)
+        analysed = 0
+
+        def analyse(rows: Sequence[dict]) -> None:
+            nonlocal analysed
+            with gc_paused():
+                analysed += analyses.prepare(self.repo, self.judge, [r["content"] for r in rows])
+
+        how = self._index.ensure(self.repo, self.repo.head(self.branch), on_indexed=analyse)
+        return {"index": how, "count": len(self._index), "analysed": analysed}
 
     def recall(self, query: str, *, k: int = 5, as_of: str | None = None, include_faded: bool = False,
                vector: Any = None, now: datetime | None = None) -> list[RecallHit]:

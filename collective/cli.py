@@ -201,6 +201,25 @@ def log(n, home, agent_id, as_json):
          text=lambda cs: "\n".join(f"{c['commit'][:12]} {c['date']} {c['author']}: {c['message']}" for c in cs))
 
 
+@cli.command("index")
+@agent_options
+@json_option
+def index_cmd(home, agent_id, as_json):
+    """Bring the recall index and the judge's analyses up to the head.
+
+    Recall and pull do this when they need to; run it ahead of a sync
+    window so that the pull spends the window on what arrives.
+
+    \b
+    JSON: {"index": "current"|"updated"|"rebuilt", "count", "analysed"}
+    """
+    with cli_errors():
+        with open_agent(home, agent_id) as agent:
+            result = agent.prepare()
+    emit(result, as_json=as_json,
+         text=lambda r: f"index {r['index']}: {r['count']} memories, {r['analysed']} texts analysed")
+
+
 @cli.command()
 @agent_options
 @json_option

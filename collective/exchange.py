@@ -308,8 +308,13 @@ def _judging(comparator: merge.Comparator, pairs: Sequence[tuple[Memory, Memory,
             yield by_pair(chunk, verdicts)
 
     parent = os.getpid()
-    chunks = parallel.split(pairs, parallel.workers() if len(pairs) >= PARALLEL_PAIRS else 1) or [[]]
-    with parallel.Forked(work, chunks[1:]) as forked:
+    forking = len(pairs) >= PARALLEL_PAIRS and getattr(comparator, "fork_safe", False)
+    chunks = parallel.split(pairs, parallel.workers() if forking else 1) or [[]]
+    try:
+        forked = parallel.Forked(work, chunks[1:])
+    except OSError:  # no process to spare (memory, limits): judge everything here
+        chunks, forked = [pairs], parallel.Forked(work, [])
+    with forked:
         yield by_pair(chunks[0], work(chunks[0])[0]), theirs(forked, chunks[1:])
 
 

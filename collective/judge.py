@@ -1389,6 +1389,8 @@ def _verdict(relation: str, confidence: float, reason: str, matched, clashed) ->
 class RuleJudge:
     """The built-in judge: slot extraction plus comparison rules, no model, no I/O."""
 
+    fork_safe = True  # pure, so a pull may judge with it in forked workers
+
     def __init__(self, *, floor: float = CANDIDATE_FLOOR, cache_size: int = 65536):
         self.floor = floor
         self._cache: dict[str, Analysis] = {}

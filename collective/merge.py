@@ -44,6 +44,8 @@ class Comparator(Protocol):
 class PhaseComparator:
     """DESIGN's literal rule: similarity gate, then the stored phase difference."""
 
+    fork_safe = True  # pure: a pull may run it in forked workers
+
     def __init__(self, threshold: float = wave.SIMILARITY_THRESHOLD):
         self.candidate_floor = threshold
         self.threshold = threshold
@@ -65,6 +67,12 @@ class JudgeComparator:
     def __init__(self, judge, *, candidate_floor: float | None = None):
         self.judge = judge
         self.candidate_floor = candidate_floor if candidate_floor is not None else getattr(judge, "candidate_floor", 0.4)
+
+    @property
+    def fork_safe(self) -> bool:
+        """Only a judge that says it is pure runs in forked workers: a callback may hold
+        connections (an LLM client) that a child must not share."""
+        return bool(getattr(self.judge, "fork_safe", False))
 
     def relate(self, local: Memory, remote: Memory, similarity: float) -> PairVerdict:
         verdict = self.judge.judge(local.content, remote.content, similarity)

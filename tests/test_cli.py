@@ -205,6 +205,24 @@ def test_recall_show_forget_status_json(stored):
     assert cmem("recall", "coolant pump", "--home", h).stdout.startswith(" 1. ")
 
 
+def test_index_prepares_the_index_and_the_judges_analyses_ahead_of_a_sync(stored):
+    home, first, second = stored
+    h = str(home)
+    before = db_state(home)
+    assert cmem_json("index", "--home", h) == {"index": "rebuilt", "count": 2, "analysed": 2}
+    assert cmem_json("index", "--home", h) == {"index": "current", "count": 2, "analysed": 0}
+    cmem_json("store", "the airlock seal was replaced on Sunday", "--home", h)
+    assert cmem_json("index", "--home", h) == {"index": "updated", "count": 3, "analysed": 1}
+    assert cmem("index", "--home", h).stdout == "index current: 3 memories, 0 texts analysed\n"
+    assert db_state(home)[1:] == (3, before[2] + 1)  # only the store committed
+    repo = open_repo(home)
+    try:
+        repo.checkout("earth-1/working")
+        assert repo.count("local_analyses") == 3
+    finally:
+        repo.close()
+
+
 def test_as_of_branch_and_timestamp_through_the_cli(stored):
     home, first, second = stored
     h = str(home)

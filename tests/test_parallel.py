@@ -14,7 +14,7 @@ import pytest
 
 from collective import exchange, judge, merge, parallel
 from collective.agent import Agent
-from collective.judge import RuleJudge
+from collective.judge import CallbackJudge, RuleJudge
 from collective.model import Memory, content_hash, uuid7
 
 DATA = Path(__file__).resolve().parent / "data"
@@ -179,3 +179,18 @@ def test_candidates_found_in_parts_are_those_found_at_once(agent, monkeypatch):
     at_once = found()
     monkeypatch.setattr(exchange, "SEARCH_PART", 3)
     assert found() == at_once and sum(map(len, at_once.values())) > len(incoming)
+
+
+def test_a_plugged_in_judge_is_asked_in_this_process_only(monkeypatch):
+    """A callback may hold connections (an LLM client) that a forked child must not share."""
+    asked_in: set[int] = set()
+
+    def callback(a, b, similarity):
+        asked_in.add(os.getpid())
+        return "independent", 0.9, "a fake"
+
+    monkeypatch.setattr(exchange, "PARALLEL_PAIRS", 1)
+    pairs = [(memory(f"tank {n} is full"), memory(f"tank {n} is empty"), 0.9) for n in range(40)]
+    with exchange._judging(merge.JudgeComparator(CallbackJudge(callback)), pairs, unread=set()) as (mine, theirs):
+        assert len(mine) == len(pairs) and list(theirs) == []
+    assert asked_in == {os.getpid()}

@@ -244,6 +244,9 @@ def test_one_dispute_opened_from_both_sides_is_one_case(trio):
     exchange.fetch(e1, "origin")
     shared = e1.repo.select("quarantine", as_of=f"origin/{quarantine.QUARANTINE_BRANCH}")
     assert [c["id"] for c in shared] == [case_id] and shared[0]["dispute_count"] == 1
+    # the disputed pair travels with its case, and nothing else does
+    pair = e1.repo.select("memories", columns=("id", "content"), as_of=f"origin/{quarantine.QUARANTINE_BRANCH}")
+    assert {r["id"]: r["content"] for r in pair} == {pump.id: PUMP, not_pump.id: NOT_PUMP}
 
 
 def test_an_agent_meeting_a_resolved_pair_later_follows_the_verdict(trio):

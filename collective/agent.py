@@ -235,8 +235,8 @@ class Agent:
         """Store many memories in one transaction and one commit.
 
         The judge does not read them here (that would halve a batch store's speed and
-        load the judge into every `cmem store`): the first pull that judges a memory
-        keeps its analysis (collective.analyses)."""
+        load the judge into every `cmem store`): it does when the index takes them in
+        (prepare), or the pull that brings them does (collective.analyses)."""
         items = [i if isinstance(i, MemoryInput) else MemoryInput(**i) for i in items]
         if not items:
             return []

@@ -34,14 +34,8 @@ def recall(repo, judge, texts: Iterable[str]) -> list[str]:
     if not keeps(judge):
         return []
     wanted = {text_hash(t): t for t in texts}
-    if not wanted:
-        return []
-    version = judge.analysis_version
-    found = set()
-    for row in repo.select_in(TABLE, "text_hash", sorted(wanted)):
-        h = row["text_hash"]
-        if row["version"] == version and judge.remember(wanted[h], bytes(row["analysis"])):
-            found.add(h)
+    found = {row["text_hash"] for row in _current(repo, judge, wanted)
+             if judge.remember(wanted[row["text_hash"]], bytes(row["analysis"]))}
     return [t for h, t in wanted.items() if h not in found]
 
 
@@ -50,11 +44,15 @@ def prepare(repo, judge, texts: Iterable[str]) -> int:
     if not keeps(judge):
         return 0
     wanted = {text_hash(t): t for t in texts}
-    version = judge.analysis_version
-    current = {row["text_hash"] for row in repo.select_in(TABLE, "text_hash", sorted(wanted),
-                                                         columns=("text_hash", "version"))
-               if row["version"] == version}
+    current = {row["text_hash"] for row in _current(repo, judge, wanted, columns=("text_hash", "version"))}
     return keep(repo, judge, [t for h, t in wanted.items() if h not in current])
+
+
+def _current(repo, judge, hashes: Iterable[str], columns: tuple[str, ...] | None = None) -> list[dict]:
+    """The kept rows of these text hashes that this judge's code made."""
+    version = judge.analysis_version
+    return [row for row in repo.select_in(TABLE, "text_hash", sorted(hashes), columns=columns)
+            if row["version"] == version]
 
 
 def keep(repo, judge, texts: Iterable[str]) -> int:

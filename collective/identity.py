@@ -14,6 +14,7 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
+from . import parallel
 from .errors import CollectiveError
 
 
@@ -67,13 +68,11 @@ def verify(public_key: str, data: bytes, signature: str) -> bool:
 def verify_many(checks: Sequence[tuple[str, bytes, str]]) -> list[bool]:
     """verify() for each (public key, data, signature), on every core: OpenSSL
     releases the GIL, and a 10k-memory pull is otherwise ~2 s of verifying."""
-    workers = min(4, os.cpu_count() or 1)
-    if workers == 1 or len(checks) < 256:
+    parts = parallel.split(checks, parallel.cores() if len(checks) >= 256 else 1)
+    if len(parts) <= 1:
         return [verify(*c) for c in checks]
-    step = -(-len(checks) // workers)
-    with ThreadPoolExecutor(workers) as pool:
-        parts = pool.map(lambda start: [verify(*c) for c in checks[start:start + step]], range(0, len(checks), step))
-        return [ok for part in parts for ok in part]
+    with ThreadPoolExecutor(len(parts)) as pool:
+        return [ok for part in pool.map(lambda part: [verify(*c) for c in part], parts) for ok in part]
 
 
 @lru_cache(maxsize=256)

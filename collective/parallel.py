@@ -25,11 +25,14 @@ class WorkerFailed(CollectiveError):
     """A forked worker raised or died; the parent wrote nothing on its behalf."""
 
 
+def cores() -> int:
+    """CPUs this process may run on (threads that release the GIL can use them all)."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+
 def workers() -> int:
     """How many processes can work at once here (1 where there is no fork)."""
-    if not hasattr(os, "fork"):
-        return 1
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return cores() if hasattr(os, "fork") else 1
 
 
 def split(items: Sequence[T], parts: int) -> list[Sequence[T]]:
@@ -39,14 +42,6 @@ def split(items: Sequence[T], parts: int) -> list[Sequence[T]]:
     parts = max(1, min(parts, len(items)))
     step = -(-len(items) // parts)
     return [items[i:i + step] for i in range(0, len(items), step)]
-
-
-def fork_map(fn: Callable[[T], R], chunks: Sequence[T]) -> list[R]:
-    """[fn(c) for c in chunks], the first chunk in this process, each other in a forked child."""
-    if len(chunks) <= 1 or not hasattr(os, "fork"):
-        return [fn(c) for c in chunks]
-    with Forked(fn, chunks[1:]) as rest:
-        return [fn(chunks[0]), *rest.results()]
 
 
 class Forked:

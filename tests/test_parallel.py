@@ -34,16 +34,22 @@ def in_child() -> bool:
 PARENT = os.getpid()
 
 
+def fork_map(fn, chunks):
+    """fn over each chunk: the first in this process, the others in forked workers, as a pull judges."""
+    with parallel.Forked(fn, chunks[1:]) as rest:
+        return [fn(chunks[0]), *rest.results()]
+
+
 def test_fork_map_returns_each_chunk_in_order():
     chunks = parallel.split(list(range(101)), 4)
     assert [len(c) for c in chunks] == [26, 26, 26, 23]
     assert parallel.split([], 4) == []
-    assert parallel.fork_map(lambda c: [x * x for x in c], chunks) == [[x * x for x in c] for c in chunks]
+    assert fork_map(lambda c: [x * x for x in c], chunks) == [[x * x for x in c] for c in chunks]
 
 
 def test_children_use_the_parents_objects_without_pickling_them():
     held = {"lock": threading.Lock(), "offset": 7}  # a lock cannot be pickled
-    assert parallel.fork_map(lambda c: [held["offset"] + x for x in c], [[1], [2], [3]]) == [[8], [9], [10]]
+    assert fork_map(lambda c: [held["offset"] + x for x in c], [[1], [2], [3]]) == [[8], [9], [10]]
 
 
 @pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="reads child processes from /proc")
@@ -56,7 +62,7 @@ def test_a_worker_that_raises_or_dies_fails_the_call_and_no_process_is_left():
         return chunk
 
     with pytest.raises(parallel.WorkerFailed, match=r"ValueError: cannot judge \[2\]"):
-        parallel.fork_map(raises, [[1], [2]])
+        fork_map(raises, [[1], [2]])
 
     def dies(chunk):
         if in_child():
@@ -64,7 +70,7 @@ def test_a_worker_that_raises_or_dies_fails_the_call_and_no_process_is_left():
         return chunk
 
     with pytest.raises(parallel.WorkerFailed, match="died"):
-        parallel.fork_map(dies, [[1], [2]])
+        fork_map(dies, [[1], [2]])
 
     def parent_fails(chunk):
         if not in_child():
@@ -73,7 +79,7 @@ def test_a_worker_that_raises_or_dies_fails_the_call_and_no_process_is_left():
         return chunk
 
     with pytest.raises(KeyError):
-        parallel.fork_map(parent_fails, [[1], [2], [3]])
+        fork_map(parent_fails, [[1], [2], [3]])
     assert children() == before
 
 

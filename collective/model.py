@@ -157,8 +157,13 @@ def content_hash(content: str) -> str:
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
+_BLOB_DTYPE = np.dtype("<f4")
+
+
 def vector_to_blob(vector: np.ndarray) -> bytes:
-    return np.asarray(vector, dtype="<f4").tobytes()
+    if isinstance(vector, np.ndarray) and vector.dtype == _BLOB_DTYPE:
+        return vector.tobytes()
+    return np.asarray(vector, dtype=_BLOB_DTYPE).tobytes()
 
 
 def blob_to_vector(blob: bytes) -> np.ndarray:
@@ -204,17 +209,19 @@ class Memory:
     BOOL_COLUMNS = ("disputed", "hallucinated", "retracted")
 
     def to_row(self) -> dict:
-        row = {name: getattr(self, name) for name in _field_names(type(self))}
+        values = self.__dict__
+        row = {name: values[name] for name in _field_names(type(self))}
         row["vector"] = vector_to_blob(self.vector)
         for name in self.JSON_COLUMNS:
-            row[name] = json.dumps(row[name], sort_keys=True)
+            row[name] = json.dumps(row[name], sort_keys=True) if row[name] else "[]"  # most rows: a pull writes 10^4
         for name in self.BOOL_COLUMNS:
             row[name] = int(row[name])
         return row
 
     @classmethod
     def from_row(cls, row: dict) -> "Memory":
-        values = {name: row[name] for name in _field_names(cls) if name in row}
+        names = _field_names(cls)
+        values = {name: row[name] for name in names if name in row}
         values["vector"] = blob_to_vector(row["vector"])
         for name in cls.JSON_COLUMNS:
             value = values.get(name)
@@ -222,7 +229,11 @@ class Memory:
                 values[name] = [] if value == "[]" else json.loads(value)  # most rows: a pull reads 10^5
         for name in cls.BOOL_COLUMNS:
             values[name] = bool(values.get(name))
-        return cls(**values)
+        if len(values) < len(names):
+            return cls(**values)  # a partial row: the defaults fill in
+        memory = object.__new__(cls)  # a whole row, the common case: no defaults to apply
+        memory.__dict__ = values
+        return memory
 
     def claim(self) -> bytes:
         """The signed part: what the origin asserted. Amplitude, phase, vector, flags

@@ -235,8 +235,8 @@ def pull_peer(agent, remote: str, peer: str, head: str, *, dry_run: bool,
     planned, ctx = plan_pull(agent, peer, head, incoming, held, candidates, comparator, unread=set(missing))
     report.seconds["classify"] = time.perf_counter() - clock  # verify ran beside it
     report.summary = {**planned.summary(), "relayed_skipped": relayed}
-    report.pairs = [p.to_dict() for p in planned.pairs]
     if dry_run:
+        report.pairs = [p.to_dict() for p in planned.pairs]
         report.status = "planned"
         return report
 
@@ -254,7 +254,11 @@ def pull_peer(agent, remote: str, peer: str, head: str, *, dry_run: bool,
     with repo.transaction():
         merge.apply(repo, planned, watermark=watermark_row)
         analyses.keep(repo, judge, _judged_texts(planned, fresh, candidates) - already_read)
-        report.commit = repo.commit(message, author=agent.agent_id)
+        with ThreadPoolExecutor(1) as background:
+            # the engine commits outside the GIL (seconds after a big pull): the report is written meanwhile
+            committing = background.submit(repo.commit, message, author=agent.agent_id)
+            report.pairs = [p.to_dict() for p in planned.pairs]
+            report.commit = committing.result()
     agent.after_commit()
     report.seconds["apply"] = time.perf_counter() - clock
     return report

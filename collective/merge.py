@@ -8,7 +8,6 @@ plan through the repository in the caller's transaction.
 
 from __future__ import annotations
 
-import copy
 import json
 import math
 from dataclasses import dataclass, field
@@ -259,7 +258,8 @@ def _own_copy(memory: Memory) -> Memory:
     """A copy the plan may change without touching its input. Vectors are never
     changed in place (the plan assigns new ones), so they are shared: a deepcopy
     of every touched row was most of a 10k-memory pull's classify time."""
-    out = copy.copy(memory)
+    out = object.__new__(type(memory))  # a shallow copy, as copy.copy makes, at a third of its cost
+    out.__dict__.update(memory.__dict__)
     out.tags, out.parents = list(memory.tags), list(memory.parents)
     out.merge_history = [dict(h) for h in memory.merge_history]
     return out

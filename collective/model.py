@@ -9,7 +9,6 @@ import math
 import os
 import re
 import time
-import uuid
 from dataclasses import dataclass, field, fields
 from datetime import datetime, timezone
 from typing import Any, Iterable
@@ -57,7 +56,8 @@ def uuid7() -> str:
     if value <= _last_v7:  # same millisecond: keep ids strictly increasing
         value = _last_v7 + 1
     _last_v7 = value
-    return str(uuid.UUID(int=value))
+    h = f"{value:032x}"  # the canonical 8-4-4-4-12 form, without building a uuid.UUID
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
 
 def validate_agent_id(agent_id: str | None) -> str:

@@ -231,8 +231,7 @@ def pull_peer(agent, remote: str, peer: str, head: str, *, dry_run: bool,
         else:
             incoming.append(memory)
     report.refused = {k: v for k, v in refused.items() if v}
-    fresh = [m for m in incoming if m.id not in held]
-    planned, ctx = plan_pull(agent, peer, head, incoming, held, candidates, comparator, unread=set(missing))
+    planned, ctx, read = plan_pull(agent, peer, head, incoming, held, candidates, comparator, unread=set(missing))
     report.seconds["classify"] = time.perf_counter() - clock  # verify ran beside it
     report.summary = {**planned.summary(), "relayed_skipped": relayed}
     if dry_run:
@@ -253,7 +252,7 @@ def pull_peer(agent, remote: str, peer: str, head: str, *, dry_run: bool,
                f"{s['updated']} updated, {s['retracted']} retracted")
     with repo.transaction():
         merge.apply(repo, planned, watermark=watermark_row)
-        analyses.keep(repo, judge, _judged_texts(planned, fresh, candidates) - already_read)
+        analyses.keep(repo, judge, read - already_read)
         with ThreadPoolExecutor(1) as background:
             # the engine commits outside the GIL (seconds after a big pull): the report is written meanwhile
             committing = background.submit(repo.commit, message, author=agent.agent_id)
@@ -266,20 +265,22 @@ def pull_peer(agent, remote: str, peer: str, head: str, *, dry_run: bool,
 
 def plan_pull(agent, peer: str, head: str, incoming: Sequence[Memory], held: dict[str, Memory],
               candidates: dict[str, list[tuple[Memory, float]]], comparator: merge.Comparator, *,
-              unread: set[str]) -> tuple[merge.MergePlan, merge.MergeContext]:
+              unread: set[str]) -> tuple[merge.MergePlan, merge.MergeContext, set[str]]:
     """Judge every new memory's candidate pairs (on every core) and plan the merge.
-    `unread`: local texts the judge has no analysis of yet (the incoming ones are added)."""
+    `unread`: local texts the judge has no analysis of yet (the incoming ones are added);
+    returns the plan, its context and the texts of those the judging read, for keeping."""
     ctx = merge.MergeContext(receiver=agent.agent_id, trust=agent.trust_scores(),
                              known_cases={c["id"]: c for c in agent.repo.select("quarantine")},
                              settings=agent.settings, now=utcnow())
     fresh = [m for m in incoming if m.id not in held]
     pairs = [(c, m, s) for m in fresh for c, s in merge.judged_candidates(m, candidates, comparator.candidate_floor)]
-    with _judging(comparator, pairs, unread=unread | {m.content for m in fresh}) as (verdicts, pending):
+    unread = unread | {m.content for m in fresh}
+    with _judging(comparator, pairs, unread=unread) as (verdicts, pending):
         # the plan starts on this process's share while the workers finish theirs
         planned = merge.plan(peer, head, incoming, held, candidates, merge.Decided(comparator, verdicts, pending), ctx)
         for _ in pending:  # every worker's analyses, for keeping, even if the plan needed none of its verdicts
             pass
-    return planned, ctx
+    return planned, ctx, {t for local, remote, _ in pairs for t in (local.content, remote.content)} & unread
 
 
 @contextlib.contextmanager
@@ -325,14 +326,6 @@ def _judging(comparator: merge.Comparator, pairs: Sequence[tuple[Memory, Memory,
 def _timed(fn, *args):
     clock = time.perf_counter()
     return fn(*args), time.perf_counter() - clock
-
-
-def _judged_texts(planned: merge.MergePlan, fresh: Sequence[Memory],
-                  candidates: dict[str, list[tuple[Memory, float]]]) -> set[str]:
-    """The texts of every pair the plan judged."""
-    content = {m.id: m.content for m in fresh}
-    content.update((c.id, c.content) for hits in candidates.values() for c, _ in hits)
-    return {content[i] for p in planned.pairs for i in (p.remote_id, p.local_id)}
 
 
 def _published_key(repo, remote: str, agent_id: str) -> str | None:

@@ -156,8 +156,8 @@ class Classify:
         clock = time.perf_counter()
         missing = analyses.recall(self.receiver.repo, getattr(comparator, "judge", None),
                                   {c.content for hits in candidates.values() for c, _ in hits})
-        planned, _ = exchange.plan_pull(self.receiver, "mars-1", "head", self.incoming, self.held, candidates,
-                                        comparator, unread=set(missing))
+        planned, _, _ = exchange.plan_pull(self.receiver, "mars-1", "head", self.incoming, self.held, candidates,
+                                           comparator, unread=set(missing))
         return time.perf_counter() - clock, planned
 
 

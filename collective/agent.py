@@ -15,12 +15,13 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from . import phase as phase_mod
-from . import analyses, trust, wave
+from .core import phase as phase_mod
+from .core import trust, wave
+from .judge import cache as analyses
 from .config import Home, Settings
 from .embed import DEFAULT_DIM, DEFAULT_MODEL_VERSION, Embedder, default_embedder
 from .errors import AgentExists, BadInput, NotFound, StorageError
-from .gc_pause import gc_paused
+from .runtime.gc_pause import gc_paused
 from .identity import Identity, fingerprint
 from .index import EF_SEARCH, VectorIndex, score_table, strengths
 from .model import (DEFAULT_AMPLITUDE, Memory, blob_to_vector, content_hash, iso, parse_time, summarise,

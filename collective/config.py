@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Mapping
 
-from . import trust, wave
+from .core import trust, wave
 from .errors import BadInput, NotFound
 from .model import validate_agent_id
 

@@ -12,7 +12,8 @@ from typing import Sequence
 
 import numpy as np
 
-from collective import analyses, wave
+from collective.core import wave
+from collective.judge import cache as analyses
 from collective.model import Memory
 
 NEIGHBOURS = 8

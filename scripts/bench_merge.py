@@ -34,9 +34,10 @@ from pathlib import Path
 import collective.store.doltlite  # noqa: F401  (doltlite before anything touches sqlite3)
 import numpy as np
 
-from collective import analyses, exchange, merge
+from collective import exchange, merge
+from collective.judge import cache as analyses
 from collective.agent import Agent, MemoryInput
-from collective.gc_pause import gc_paused
+from collective.runtime.gc_pause import gc_paused
 from collective.judge import RuleJudge
 from collective.model import Memory
 

@@ -9,7 +9,7 @@ from datetime import timedelta
 import numpy as np
 import pytest
 
-from collective import trust, wave
+from collective.core import trust, wave
 from collective.agent import Agent, MemoryInput
 from collective.config import Home
 from collective.errors import AgentExists, BadInput, NotFound

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from collective import analyses, judge
+from collective import judge
+from collective.judge import cache as analyses
 from collective.agent import Agent
 from collective.identity import Identity, verify, verify_many
 from collective.judge import RuleJudge, analyse_text, dump_analysis, load_analysis

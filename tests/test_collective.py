@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from collective import exchange, quarantine, wave
+from collective import exchange, quarantine
+from collective.core import wave
 from collective.agent import Agent
 from collective.cli import cli
 from collective.identity import verify

@@ -8,7 +8,8 @@ import math
 import numpy as np
 import pytest
 
-from collective import merge, wave
+from collective import merge
+from collective.core import wave
 from collective.agent import Agent
 from collective.judge import CallbackJudge, RuleJudge
 from collective.model import Memory

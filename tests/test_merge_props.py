@@ -21,7 +21,8 @@ import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
-from collective import merge, quarantine, trust, wave
+from collective import merge, quarantine
+from collective.core import trust, wave
 from collective.agent import Agent, MemoryInput
 from collective.config import Settings
 from collective.identity import verify

@@ -12,7 +12,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from collective import exchange, judge, merge, parallel
+from collective import judge, merge
+import importlib
+exchange = importlib.import_module("collective.exchange.pull")
+from collective.runtime import parallel
 from collective.agent import Agent
 from collective.judge import CallbackJudge, RuleJudge
 from collective.model import Memory, content_hash, uuid7

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from collective import phase, trust, wave
+from collective.core import phase, trust, wave
 from collective.errors import BadInput
 from collective.model import (Memory, blob_to_vector, content_hash, summarise, uuid7, validate_amplitude,
                               validate_phase, validate_vector, vector_to_blob)

@@ -46,8 +46,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Callable, Protocol, Sequence, runtime_checkable
 
-from . import judge_lexicon as L
-from .errors import CollectiveError
+from . import lexicon as L
+from ..errors import CollectiveError
 
 RELATIONS = ("constructive", "destructive", "partial", "independent")
 
@@ -1647,7 +1647,7 @@ def default_judge() -> RuleJudge:
 def judge_texts(a: str, b: str, *, embedder=None, judge: Judge | None = None) -> Verdict:
     """Embed both texts, take their cosine and judge the pair (default: RuleJudge + MiniLM)."""
     if embedder is None:
-        from .embed import default_embedder
+        from ..embed import default_embedder
 
         embedder = default_embedder()
     vecs = embedder.embed([a, b])

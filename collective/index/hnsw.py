@@ -17,9 +17,9 @@ from typing import Callable, Mapping, Sequence
 
 import numpy as np
 
-from . import trust
-from .errors import StorageError
-from .model import CATEGORIES, blob_to_vector, parse_time
+from ..core import trust
+from ..errors import StorageError
+from ..model import CATEGORIES, blob_to_vector, parse_time
 
 M = 16
 # Measured on 100k clustered 384-dim vectors, 2 cores: 100 builds in 49.5 s where 200 took

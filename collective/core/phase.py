@@ -13,8 +13,8 @@ import math
 import re
 from typing import Protocol
 
-from .errors import BadInput
-from .model import STANCES, validate_phase, validate_stance
+from ..errors import BadInput
+from ..model import STANCES, validate_phase, validate_stance
 
 AFFIRM, UNCERTAIN, DENY = 0.0, math.pi / 2, math.pi
 

@@ -14,11 +14,11 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Iterator, Mapping, Protocol, Sequence
 
-from . import phase as phase_mod
-from . import trust, wave
-from .config import Settings
-from .model import Memory, iso, parse_time, uuid7
-from .quarantine import case_id, effects, escalate
+from ..core import phase as phase_mod
+from ..core import trust, wave
+from ..config import Settings
+from ..model import Memory, iso, parse_time, uuid7
+from ..quarantine import case_id, effects, escalate
 
 CANDIDATES_PER_MEMORY = 8
 

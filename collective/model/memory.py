@@ -15,7 +15,7 @@ from typing import Any, Iterable
 
 import numpy as np
 
-from .errors import BadInput
+from ..errors import BadInput
 
 CATEGORIES = ("knowledge", "experience", "skill", "social", "emotion")
 STANCES = {"affirm": 0.0, "uncertain": math.pi / 2, "deny": math.pi}

@@ -15,7 +15,7 @@ from typing import Any, Callable, Iterator
 
 import click
 
-from .errors import BadInput, CollectiveError
+from ..errors import BadInput, CollectiveError
 
 
 class UsageFailure(click.ClickException):
@@ -58,7 +58,7 @@ json_option = click.option("--json", "as_json", is_flag=True, help="Print one JS
 
 
 def open_agent(home: str | None, agent_id: str | None, **kwargs):
-    from .agent import Agent  # imported here so `cmem --help` stays fast
+    from ..agent import Agent  # imported here so `cmem --help` stays fast
     return Agent.open(agent_id, home=home, **kwargs)
 
 
@@ -82,7 +82,7 @@ def init(home, agent_id, exist_ok, backend, dolt_url, as_json):
     \b
     JSON: {"agent", "home", "engine", "database", "branch", "head", "public_key"}
     """
-    from .agent import Agent
+    from ..agent import Agent
     with cli_errors():
         if not agent_id:
             raise BadInput("agent", "missing: give --agent ID")
@@ -502,9 +502,9 @@ def judge_cmd(a, b, as_json):
     JSON: {"relation", "confidence", "reason", "matched", "clashed",
            "phase_difference", "similarity"}
     """
-    from .embed import default_embedder
-    from .judge import default_judge
-    from .model import validate_content
+    from ..embed import default_embedder
+    from ..judge import default_judge
+    from ..model import validate_content
     with cli_errors():
         first, second = validate_content(a), validate_content(b)
         vectors = default_embedder().embed([first, second])

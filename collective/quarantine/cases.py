@@ -12,7 +12,7 @@ import hashlib
 import json
 from dataclasses import dataclass
 
-from .errors import BadInput
+from ..errors import BadInput
 
 QUARANTINE_BRANCH = "collective/quarantine"
 STATUSES = ("pending", "escalated", "resolved")

@@ -22,12 +22,14 @@ from urllib.parse import urlparse
 
 import numpy as np
 
-from . import analyses, merge, parallel, quarantine
-from .errors import BadInput, CollectiveError, NonFastForward, NotFound, RemoteUnreachable, StorageError
-from .gc_pause import gc_paused
-from .identity import verify_many
-from .model import Memory, iso, utcnow
-from .quarantine import QUARANTINE_BRANCH
+from .. import merge, quarantine
+from ..judge import cache as analyses
+from ..runtime import parallel
+from ..errors import BadInput, CollectiveError, NonFastForward, NotFound, RemoteUnreachable, StorageError
+from ..runtime.gc_pause import gc_paused
+from ..identity import verify_many
+from ..model import Memory, iso, utcnow
+from ..quarantine import QUARANTINE_BRANCH
 
 PUSH_ATTEMPTS = 4
 # hnswlib ef for a pull's candidate search (k = merge.CANDIDATES_PER_MEMORY). Measured on

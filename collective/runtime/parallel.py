@@ -15,7 +15,7 @@ import pickle
 import signal
 from typing import Callable, Iterator, Sequence, TypeVar
 
-from .errors import CollectiveError
+from ..errors import CollectiveError
 
 T = TypeVar("T")
 R = TypeVar("R")

@@ -1,0 +1,4 @@
+"""The data: memories, cases, peers, branch names and the enums they use. No I/O."""
+
+from .memory import *  # noqa: F401,F403
+from .memory import _field_names  # noqa: F401

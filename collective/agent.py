@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 import numpy as np
 
 from .core import phase as phase_mod
+from .judge.stance import estimate as estimate_stance
 from .core import trust, wave
 from .judge import cache as analyses
 from .config import Home, Settings
@@ -289,7 +290,7 @@ class Agent:
 
     def _prepare(self, item: MemoryInput, position: int) -> dict:
         content = validate_content(item.content)
-        phase, stance = phase_mod.resolve(content, phase=item.phase, stance=item.stance)
+        phase, stance = phase_mod.resolve(content, estimator=estimate_stance, phase=item.phase, stance=item.stance)
         vector = None
         model_version = self.embedder_version
         if item.vector is not None:

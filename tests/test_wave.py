@@ -12,6 +12,7 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from collective.core import phase, trust, wave
+from collective.judge.stance import estimate
 from collective.errors import BadInput
 from collective.model import (Memory, blob_to_vector, content_hash, summarise, uuid7, validate_amplitude,
                               validate_phase, validate_vector, vector_to_blob)
@@ -205,8 +206,8 @@ def test_recency_is_monotone(d1, d2, category):
 
 # --- phase estimator -----------------------------------------------------------------
 def test_negation_puts_statements_pi_apart():
-    safe = phase.estimate("the coolant pump is safe")
-    unsafe = phase.estimate("the coolant pump is not safe")
+    safe = estimate("the coolant pump is safe")
+    unsafe = estimate("the coolant pump is not safe")
     assert safe == phase.AFFIRM and unsafe == phase.DENY
     assert wave.phase_difference(safe, unsafe) == pytest.approx(math.pi)
 
@@ -214,17 +215,17 @@ def test_negation_puts_statements_pi_apart():
 @pytest.mark.parametrize("paraphrase", ["the coolant pump poses no danger", "the coolant pump is safe to operate",
                                         "the coolant pump isn't dangerous"])
 def test_paraphrase_keeps_the_phase(paraphrase):
-    d = wave.phase_difference(phase.estimate("the coolant pump is safe"), phase.estimate(paraphrase))
+    d = wave.phase_difference(estimate("the coolant pump is safe"), estimate(paraphrase))
     assert d < wave.CONSTRUCTIVE_MAX
 
 
 def test_hedges_are_uncertain_and_explicit_input_wins():
-    assert phase.estimate("the coolant pump might be safe") == phase.UNCERTAIN
-    assert phase.resolve("the coolant pump is safe", stance="deny") == (math.pi, "deny")
-    assert phase.resolve("the coolant pump is safe", phase=TAU + 1.0) == (pytest.approx(1.0), "explicit")
-    assert phase.resolve("the coolant pump is not safe") == (math.pi, None)
+    assert estimate("the coolant pump might be safe") == phase.UNCERTAIN
+    assert phase.resolve("the coolant pump is safe", estimator=estimate, stance="deny") == (math.pi, "deny")
+    assert phase.resolve("the coolant pump is safe", estimator=estimate, phase=TAU + 1.0) == (pytest.approx(1.0), "explicit")
+    assert phase.resolve("the coolant pump is not safe", estimator=estimate) == (math.pi, None)
     with pytest.raises(BadInput) as e:
-        phase.resolve("x", phase=1.0, stance="deny")
+        phase.resolve("x", estimator=estimate, phase=1.0, stance="deny")
     assert e.value.field == "phase"
 
 

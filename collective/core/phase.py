@@ -1,16 +1,14 @@
-"""Stance -> phase: explicit values, and the default estimator for plain text.
+"""Stance -> phase: explicit values win over what the wording says.
 
 Phase 0 affirms, pi denies, pi/2 is uncertain. Without an explicit phase or
-stance, `estimate` reads the polarity of one sentence: the parity of negation
-cues and negative-valence words ("not safe" and "dangerous" deny, "no danger"
-affirms), and hedges ("might", "probably", "unclear") make it uncertain.
-It is a word-level heuristic; its limits are in the README. Pure, no I/O.
+stance, an estimator reads the text (the default one is
+`collective.judge.stance.estimate`; any `str -> radians` callable will do).
+Pure, no I/O.
 """
 
 from __future__ import annotations
 
 import math
-import re
 from typing import Protocol
 
 from ..errors import BadInput
@@ -18,43 +16,13 @@ from ..model import STANCES, validate_phase, validate_stance
 
 AFFIRM, UNCERTAIN, DENY = 0.0, math.pi / 2, math.pi
 
-NEGATIONS = frozenset("""
-not no never none nothing nobody nowhere neither nor cannot without lacks lacking
-absent fails failed isn't aren't wasn't weren't doesn't don't didn't hasn't haven't
-hadn't won't wouldn't can't couldn't shouldn't mustn't
-""".split())
-
-# Words that carry a negative judgement of their own: "no <word>" is positive.
-NEGATIVE_VALENCE = frozenset("""
-unsafe dangerous danger hazard hazardous risk risky unsafe broken failure faulty fault
-leak leaks leaking leaked damaged damage defective malfunction malfunctioning error errors
-problem problems issue issues toxic contaminated contamination unstable degraded offline
-down failing false wrong incorrect invalid unreliable insufficient unavailable
-""".split())
-
-HEDGES = frozenset("""
-might may maybe perhaps possibly probably likely unlikely could seems seem seemed appears
-apparently uncertain unclear unconfirmed suspect suspected presumably allegedly roughly
-""".split())
-
-_WORD = re.compile(r"[a-z]+(?:'[a-z]+)?")
-
 
 class PhaseEstimator(Protocol):
     def __call__(self, text: str) -> float: ...
 
 
-def estimate(text: str) -> float:
-    """Phase of one statement from its wording alone."""
-    words = _WORD.findall(text.lower().replace("\u2019", "'"))
-    if any(w in HEDGES for w in words):
-        return UNCERTAIN
-    odd = sum(1 for w in words if w in NEGATIONS or w in NEGATIVE_VALENCE) % 2
-    return DENY if odd else AFFIRM
-
-
-def resolve(text: str, *, phase: float | None = None, stance: str | None = None,
-            estimator: PhaseEstimator = estimate) -> tuple[float, str | None]:
+def resolve(text: str, *, estimator: PhaseEstimator, phase: float | None = None,
+            stance: str | None = None) -> tuple[float, str | None]:
     """(phase, explicit stance label or None). Explicit input beats the estimator."""
     if phase is not None and stance is not None:
         raise BadInput("phase", "give --phase or --stance, not both")
@@ -66,7 +34,7 @@ def resolve(text: str, *, phase: float | None = None, stance: str | None = None,
     return float(estimator(text)) % (2 * math.pi), None
 
 
-def stance_offset(text: str, phase: float, stance: str | None, estimator: PhaseEstimator = estimate) -> float:
+def stance_offset(text: str, phase: float, stance: str | None, estimator: PhaseEstimator) -> float:
     """How far an explicit stance turns the text's own polarity (0 when estimated).
 
     The judge compares texts; a writer who stored "X is safe" with stance deny
@@ -77,4 +45,4 @@ def stance_offset(text: str, phase: float, stance: str | None, estimator: PhaseE
     return phase - float(estimator(text))
 
 
-__all__ = ["AFFIRM", "UNCERTAIN", "DENY", "STANCES", "estimate", "resolve", "stance_offset"]
+__all__ = ["AFFIRM", "UNCERTAIN", "DENY", "STANCES", "PhaseEstimator", "resolve", "stance_offset"]

@@ -733,3 +733,28 @@ IRREGULAR_STEMS = {
     "shortage": "short", "solo": "alone", "cams": "camera", "cam": "camera",
     "photos": "photo", "dropouts": "dropout",
 }
+
+
+# --- the stance estimator (judge/stance.py) -------------------------------------
+# It reads raw words of one sentence, contractions unexpanded, so its negators
+# spell them out ("isn't"), where the reader above expands them first; its hedges
+# are the narrower set it was measured with. Changing either changes the phase of
+# every memory stored without an explicit stance.
+STANCE_NEGATIONS = frozenset("""
+not no never none nothing nobody nowhere neither nor cannot without lacks lacking
+absent fails failed isn't aren't wasn't weren't doesn't don't didn't hasn't haven't
+hadn't won't wouldn't can't couldn't shouldn't mustn't
+""".split())
+
+# Words that carry a negative judgement of their own: "no <word>" is positive.
+STANCE_NEGATIVE_VALENCE = frozenset("""
+unsafe dangerous danger hazard hazardous risk risky unsafe broken failure faulty fault
+leak leaks leaking leaked damaged damage defective malfunction malfunctioning error errors
+problem problems issue issues toxic contaminated contamination unstable degraded offline
+down failing false wrong incorrect invalid unreliable insufficient unavailable
+""".split())
+
+STANCE_HEDGES = frozenset("""
+might may maybe perhaps possibly probably likely unlikely could seems seem seemed appears
+apparently uncertain unclear unconfirmed suspect suspected presumably allegedly roughly
+""".split())

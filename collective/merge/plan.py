@@ -15,6 +15,7 @@ from datetime import datetime
 from typing import Iterator, Mapping, Protocol, Sequence
 
 from ..core import phase as phase_mod
+from ..judge.stance import estimate as estimate_stance
 from ..core import trust, wave
 from ..config import Settings
 from ..model import Memory, iso, parse_time, uuid7
@@ -77,8 +78,8 @@ class JudgeComparator:
         verdict = self.judge.judge(local.content, remote.content, similarity)
         if verdict.relation == wave.INDEPENDENT:
             return PairVerdict(wave.INDEPENDENT, math.nan, similarity, verdict.confidence, verdict.reason)
-        turn = (phase_mod.stance_offset(local.content, local.phase, local.stance)
-                - phase_mod.stance_offset(remote.content, remote.phase, remote.stance))
+        turn = (phase_mod.stance_offset(local.content, local.phase, local.stance, estimate_stance)
+                - phase_mod.stance_offset(remote.content, remote.phase, remote.stance, estimate_stance))
         dphi = wave.phase_difference(wave.RELATION_PHASE[verdict.relation] + turn, 0.0)
         relation = wave.classify(1.0, dphi)  # the judge already decided "same topic"
         return PairVerdict(relation, dphi, similarity, verdict.confidence, verdict.reason)

@@ -1,0 +1,62 @@
+"""The states and kinds the data names. Each is a StrEnum: it compares equal to its
+value, so rows written as plain text read back as members and JSON stays text."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class Relation(StrEnum):
+    """How two memories relate, as the merge and a dream's detect stage classify them."""
+
+    CONSTRUCTIVE = "constructive"
+    PARTIAL = "partial"
+    DESTRUCTIVE = "destructive"
+    INDEPENDENT = "independent"
+
+
+class CaseStatus(StrEnum):
+    """A quarantine case moves only forward: pending -> escalated -> resolved."""
+
+    PENDING = "pending"
+    ESCALATED = "escalated"
+    RESOLVED = "resolved"
+
+    @property
+    def rank(self) -> int:
+        return list(CaseStatus).index(self)
+
+
+class Keep(StrEnum):
+    """A person's verdict on a case."""
+
+    A = "a"
+    B = "b"
+    BOTH = "both"
+    MERGED = "merged"
+
+
+class PeerStatus(StrEnum):
+    """What a pull did with one peer."""
+
+    MERGED = "merged"
+    UNCHANGED = "unchanged"
+    REFUSED = "refused"
+    PLANNED = "planned"
+
+
+class Category(StrEnum):
+    KNOWLEDGE = "knowledge"
+    EXPERIENCE = "experience"
+    SKILL = "skill"
+    SOCIAL = "social"
+    EMOTION = "emotion"
+
+
+class LinkType(StrEnum):
+    CONSENSUS = "consensus"
+    PARTIAL_AGREEMENT = "partial_agreement"
+    DISPUTES = "disputes"
+    HALLUCINATED_FROM = "hallucinated_from"
+    WIRE = "wire"
+    CROSS_CLUSTER = "cross_cluster"

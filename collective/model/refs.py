@@ -1,0 +1,27 @@
+"""Every branch and ref name, built in one place."""
+
+from __future__ import annotations
+
+QUARANTINE_BRANCH = "collective/quarantine"
+MAIN_BRANCH = "main"
+_WORKING = "/working"
+
+
+def working_branch(agent_id: str) -> str:
+    """Where an agent writes: `<agent>/working`."""
+    return f"{agent_id}{_WORKING}"
+
+
+def agent_of_working(branch: str) -> str | None:
+    """The agent whose working branch this is, or None for any other branch."""
+    return branch[: -len(_WORKING)] if branch.endswith(_WORKING) else None
+
+
+def tracking(remote: str, branch: str) -> str:
+    """A remote branch as this database knows it after a fetch: `<remote>/<branch>`."""
+    return f"{remote}/{branch}"
+
+
+def peer_working(remote: str, peer: str) -> str:
+    """A peer's working branch as fetched from `remote`."""
+    return tracking(remote, working_branch(peer))

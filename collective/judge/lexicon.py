@@ -37,12 +37,26 @@ NEGATING_PREFIXES    "un-", "ab-", "non-"...: a word not in STATE_AXES whose
 SYNONYM_PHRASES  multi-word synonyms read as one word ("carbon dioxide" -> co2).
 STOPWORDS, AUXILIARIES, VERBS, PRONOUNS, IRREGULAR_STEMS  the light grammar:
                  the subject of a memory ends at its first verb.
-
-Particles after a copula at the end of a clause ("the relay is down.", "the
-build is green.") are read as states by the judge itself.
+PARTICLE_STATES  particles after a copula at the end of a clause ("the relay
+                 is down.", "the build is green.") read as states.
+DETERMINERS, COPULAS, CLAUSE_BREAKS, SCOPE_STOPS, ...  the smaller word sets
+                 the readers use to find clauses, scopes and phrases.
+CANDIDATE_FLOOR, TOPIC_COSINE, ...  the cosine gates of the comparison.
 """
 
 from __future__ import annotations
+
+# ----------------------------------------------------------- thresholds ---
+
+#: Cosine below which the rule judge always answers "independent". Callers
+#: fetch ANN candidates down to this floor (loose paraphrases and "same
+#: object, other attribute" pairs sit between it and the merge's 0.6).
+CANDIDATE_FLOOR = 0.30
+
+# Calibrated on the development set (tests/data/judge_dev.jsonl).
+TOPIC_COSINE = 0.55  # same topic on cosine alone, without a shared object
+PARAPHRASE_COSINE = 0.62  # same object, nothing shared asserted: paraphrase above, attribute below
+SUBSTITUTION_COSINE = 0.80  # different subject words but a paraphrase nonetheless
 
 # ---------------------------------------------------------------- units ---
 
@@ -158,6 +172,12 @@ AMBIGUOUS_UNITS = frozenset({"c", "f", "k", "t", "g", "l", "m", "s", "h", "v", "
 
 # Data units that are written in capitals; "mb" in lower case is millibar.
 DATA_CAPITALS = {"MB": "mb", "GB": "gb", "TB": "tb", "KB": "kb"}
+
+# Spellings read as another unit of the table (multi-word ones after joining).
+UNIT_ALIASES = {"cubic_metres": "m3", "cubic_metre": "m3", "cubic_meters": "m3",
+                "cubic_meter": "m3", "degrees_c": "°c", "degrees_f": "°f",
+                "degrees_celsius": "°c", "degrees_fahrenheit": "°f", "per_cent": "%",
+                "beats_per_minute": "bpm", "celsius": "°c", "fahrenheit": "°f"}
 
 TIME_UNIT_FOR_RATE = {  # "per minute", "/h", "a day"
     "s": 1.0, "sec": 1.0, "second": 1.0,
@@ -733,6 +753,61 @@ IRREGULAR_STEMS = {
     "shortage": "short", "solo": "alone", "cams": "camera", "cam": "camera",
     "photos": "photo", "dropouts": "dropout",
 }
+
+
+# ------------------------------------------------------- reading words ---
+
+# Other phrases joined into one token: multi-word units, "next to", "clear of".
+JOINED_PHRASES = ("cubic metres", "cubic metre", "cubic meters", "cubic meter", "degrees c",
+                  "degrees f", "degrees celsius", "degrees fahrenheit", "per cent",
+                  "next to", "beats per minute", "clear of")
+
+# Labels that open a memory ("Retraction:", "Update:") without being its subject.
+LABEL_WORDS = frozenset({"retraction", "correction", "update", "note", "unconfirmed",
+                         "confirmed", "fyi", "warning", "alert", "status", "retracted",
+                         "withdrawn", "erratum", "log", "report", "reminder", "ps", "nb",
+                         "info", "heads-up", "important"})
+SENTENCE_ENDS = frozenset({".", "!", "?", ";", ":"})
+CLAUSE_PUNCTUATION = frozenset({".", "!", "?", ";", ":", ",", "(", ")"})
+
+# Words that end a negator's scope: a new clause starts.
+CLAUSE_BREAKS = frozenset({"and", "but", "or", "because", "which", "so", "while", "although",
+                           "though", "whereas", "however", "after", "before", "when", "since",
+                           "until", "as", "if", "unless", "then", "nor"})
+# Prepositions that end a negator's scope unless they follow it directly
+# ("did not trigger during the test": the test is not negated).
+SCOPE_STOPS = frozenset({"in", "at", "on", "during", "after", "before", "since", "until",
+                         "by", "from", "for", "because", "while", "when", "near", "with",
+                         "inside", "outside", "into", "over", "under", "behind", "beside",
+                         "through", "via", "than", "to_the"})
+DETERMINERS = frozenset({"the", "a", "an", "its", "their", "our", "his", "her", "my", "your",
+                         "this", "that", "these", "those", "each", "every", "all", "both",
+                         "some", "any"})
+# Verbs after which a particle is a state ("the relay is down", "went live").
+COPULAS = frozenset({"is", "are", "was", "were", "be", "been", "being", "stays", "stay",
+                     "stayed", "remains", "remain", "remained", "went", "goes", "go", "came",
+                     "comes", "turned", "switched", "left", "still", "now", "back", "seems",
+                     "looks", "appears"})
+PARTICLE_STATES = {"on": ("power", 1), "off": ("power", -1), "up": ("power", 1),
+                   "down": ("power", -1), "live": ("deploy", 1), "green": ("outcome", 1),
+                   "red": ("outcome", -1)}
+# Words that may follow such a particle at the end of its clause.
+PARTICLE_FOLLOWERS = frozenset({"again", "now", "since", "for", "at", "today", "tonight",
+                                "yesterday", "and", "but", "already", "too", "as", "after",
+                                "until", "this", "in", "on"})
+# Auxiliaries proper: a word before one of them is a noun, not the main verb
+# ("the deploy was rolled back").
+TRUE_AUXILIARIES = frozenset({"is", "are", "was", "were", "has", "have", "had", "will", "would",
+                              "can", "could", "should", "may", "might", "must", "does", "did",
+                              "shall"})
+IRREGULAR_PAST = frozenset({"broke", "fell", "went", "came", "took", "ran", "hit", "shut", "tore",
+                            "froze", "blew", "began", "got", "was", "were", "had", "did", "left",
+                            "lost", "found", "drove", "flew", "rose", "woke", "slept", "said"})
+# Words after "once" that make it open a condition ("once it is sealed").
+ONCE_CLAUSE_STARTS = frozenset({"it", "they", "he", "she", "we", "you", "the", "its", "their",
+                                "our", "all"})
+AM_PM = frozenset({"am", "pm"})
+ORDINAL_SUFFIXES = frozenset({"st", "nd", "rd", "th"})
 
 
 # --- the stance estimator (judge/stance.py) -------------------------------------

@@ -2,6 +2,8 @@
 
 Precedence, highest first: command-line option, environment (CMEM_HOME,
 CMEM_AGENT, CMEM_REMOTE, CMEM_NATS_URL), cmem.toml in the home, defaults.
+New agents' engine comes from the environment only (CMEM_BACKEND,
+CMEM_DOLT_SERVER), read here and passed down to the store.
 """
 
 from __future__ import annotations
@@ -85,6 +87,17 @@ class Home:
 
     def setting(self, env: str, key: str, default: str | None = None) -> str | None:
         return os.environ.get(env) or self.config.get(key) or default
+
+    @property
+    def backend(self) -> str | None:
+        """The engine for new agents when the caller names none: $CMEM_BACKEND (doltlite or dolt)."""
+        return os.environ.get("CMEM_BACKEND") or None
+
+    @property
+    def dolt_server(self) -> str | None:
+        """A Dolt sql-server for new Dolt agents, shared by many homes: $CMEM_DOLT_SERVER
+        (mysql://user:pass@host:port); None means a server managed in the home."""
+        return os.environ.get("CMEM_DOLT_SERVER") or None
 
     def resolve_agent(self, agent_id: str | None = None) -> str:
         """The agent a command acts as: option, CMEM_AGENT, cmem.toml, or the only one."""

@@ -1,4 +1,11 @@
-"""One exception family. The CLI maps BadInput to exit 2, the rest to exit 1."""
+"""One exception family. The CLI maps BadInput to exit 2, the rest to exit 1.
+
+The storage errors carry data (the branch and both heads of a refused push,
+the remote that could not be reached) and are made by the storage backends,
+the only code that reads an engine's own messages.
+"""
+
+from __future__ import annotations
 
 
 class CollectiveError(Exception):
@@ -22,6 +29,16 @@ class AgentExists(BadInput):
     """init on an agent that is already initialised, without exist_ok."""
 
 
+class NotACommons(BadInput):
+    """A remote that is no commons database, or a commons of the other engine
+    (doltlite and Dolt agents cannot share one). `remote` is the remote's name,
+    or its path or URL when it has no name yet."""
+
+    def __init__(self, remote: str, problem: str):
+        self.remote = remote
+        super().__init__("remote", problem)
+
+
 class StorageError(CollectiveError):
     """The database engine failed at something it should have done."""
 
@@ -31,12 +48,44 @@ class SerializationFailure(StorageError):
 
 
 class NonFastForward(StorageError):
-    """A push was refused because the remote moved ahead of us."""
+    """A push was refused: the remote's branch is not where the push needs it.
 
-    def __init__(self, branch: str, detail: str = ""):
+    `ours` is the local head that was to be pushed; `theirs` the remote's head
+    ("" when the branch does not exist there, None when it could not be learned).
+    """
+
+    def __init__(self, branch: str, ours: str | None = None, theirs: str | None = None, *, detail: str = ""):
         self.branch = branch
-        super().__init__(f"push of {branch} is not a fast-forward{': ' + detail if detail else ''}")
+        self.ours = ours
+        self.theirs = theirs
+        self.detail = detail
+        heads = []
+        if theirs is not None:
+            heads.append(f"remote at {theirs[:12] or 'nothing'}")
+        if ours is not None:
+            heads.append(f"ours at {ours[:12]}")
+        text = f"push of {branch} is not a fast-forward"
+        if heads:
+            text += f" ({', '.join(heads)})"
+        super().__init__(text + (f": {detail}" if detail else ""))
 
 
 class RemoteUnreachable(CollectiveError, ConnectionError):
     """The commons could not be reached (operational: exit 1)."""
+
+    def __init__(self, remote: str, detail: str):
+        self.remote = remote
+        self.detail = detail
+        super().__init__(f"remote {remote!r} is unreachable: {detail}")
+
+
+class NoCommonsYet(RemoteUnreachable):
+    """The remote holds no commons yet; the first push makes one. `where` is its path or URL."""
+
+    def __init__(self, remote: str, where: str):
+        self.where = where
+        super().__init__(remote, f"no commons at {where} yet")
+
+
+class ServerUnreachable(CollectiveError, ConnectionError):
+    """The Dolt sql-server holding the agent's database could not be reached, or went away."""

@@ -1,28 +1,22 @@
 """The embedded default backend: doltlite, a SQLite whose storage is Dolt's.
 
-`import doltlite` must run before anything imports `sqlite3`: it preloads
-libdoltlite so that stdlib sqlite3 connections speak Dolt. This module is the
-one place that knows it (and the child-process pitfall below).
+A doltlite database, and a doltlite commons, is one file starting with
+b"CTLD"; a file remote is such a file (the first push creates it).
 """
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 from typing import Sequence
 
-import doltlite  # noqa: E402  (must precede sqlite3)
+from . import bootstrap  # noqa: F401  (doltlite before sqlite3)
+import doltlite  # noqa: E402
 import sqlite3  # noqa: E402
 
-from ..errors import NonFastForward, NotFound, RemoteUnreachable, StorageError  # noqa: E402
-from .base import Commit, Conflict, SqlRepository, author_arg, ident, quote  # noqa: E402
-
-# The bootstrap marks the environment so it never runs twice; child processes
-# inherit the mark, skip the preload and silently get plain SQLite. Clearing
-# it here makes every child (subprocess, joblib/loky worker) bootstrap itself.
-BOOTSTRAP_MARKER = "_DOLTLITE_BOOTSTRAPPED"
-os.environ.pop(BOOTSTRAP_MARKER, None)
+from ..errors import NoCommonsYet, NonFastForward, NotACommons, NotFound, RemoteUnreachable, StorageError  # noqa: E402
+from .port import Commit, Conflict  # noqa: E402
+from .sql import SqlRepository, author_arg, ident, quote  # noqa: E402
 
 BUSY_TIMEOUT_S = 30.0
 MAGIC = b"CTLD"
@@ -41,6 +35,7 @@ def is_doltlite_file(path: Path) -> bool:
 
 
 class DoltliteRepository(SqlRepository):
+    engine = "doltlite"
     dialect = "sqlite"
     param = "?"
 
@@ -66,9 +61,8 @@ class DoltliteRepository(SqlRepository):
             raise NotFound("ref", f"no branch, tag or commit named {as_of!r}")
         return f"dolt_at_{ident(table)}('{as_of}')"
 
-    def _vc(self, name: str, *args: str) -> list[tuple]:
-        placeholders = ", ".join("?" * len(args))
-        return self.execute(f"SELECT dolt_{ident(name)}({placeholders})", args).fetchall()
+    def _vc_sql(self, name: str, count: int) -> str:
+        return f"SELECT dolt_{ident(name)}({', '.join('?' * count)})"
 
     def _begin(self) -> None:
         self.execute("BEGIN IMMEDIATE")
@@ -83,18 +77,38 @@ class DoltliteRepository(SqlRepository):
     def _diff_source(self, table: str, old: str, new: str) -> tuple[str, tuple]:
         return f"SELECT * FROM dolt_diff_{ident(table)}(?, ?)", (old, new)
 
-    def _translate_error(self, error: Exception) -> Exception:
+    def _translate_error(self, error: Exception, *, remote: str | None = None,
+                         branch: str | None = None) -> Exception:
         text = str(error)
         lowered = text.lower()
-        if "ref not found" in lowered or "invalid ref spec" in lowered or "invalid dolt_log revision" in lowered:
+        if ("ref not found" in lowered or "invalid ref spec" in lowered or "invalid dolt_log revision" in lowered
+                or "no such branch" in lowered):
             return NotFound("ref", text)
         if "remote not found" in lowered:
             return NotFound("remote", text)
+        if remote is None:
+            return StorageError(text)
+        if lowered == "not found":  # an http commons server has no such database (yet)
+            return NoCommonsYet(remote, self.remotes().get(remote, remote))
         if "failed to open remote" in lowered or "connection refused" in lowered or "could not connect" in lowered:
-            return RemoteUnreachable(text)
-        if "fast-forward" in lowered or "fast forward" in lowered or "non-fast" in lowered:
-            return NonFastForward("?", text)
+            return RemoteUnreachable(remote, text)
+        if "not a database" in lowered:
+            return NotACommons(remote, f"{remote!r} is not a commons database")
+        if "remote request failed" in lowered:  # a Dolt remotesapi answered in gRPC
+            return NotACommons(remote, f"{remote!r} is not a doltlite commons "
+                                       "(doltlite and Dolt agents cannot share a commons)")
+        if branch is not None and ("fast-forward" in lowered or "fast forward" in lowered):
+            return NonFastForward(branch, detail=text)
         return StorageError(text)
+
+    def _file_commons(self, remote: str, path: Path) -> bool:
+        if path.is_dir():
+            raise NotACommons(remote, f"{path} is a Dolt remote folder; a doltlite agent needs a doltlite commons file")
+        if not path.exists():
+            return False
+        if not is_doltlite_file(path):
+            raise NotACommons(remote, f"{remote!r} is not a commons database")
+        return True
 
     def table_exists(self, table: str) -> bool:
         return bool(self.scalar("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = ?", (table,)))

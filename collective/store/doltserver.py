@@ -5,7 +5,9 @@ placeholders, `AS OF`, `CALL DOLT_*` procedures, ON DUPLICATE KEY) and the
 server's ways: pymysql connects with autocommit on and transactions are
 explicit; a conflicting merge inside a transaction reports its conflicts
 instead of rolling back; concurrent transactions on one branch may fail with
-error 1213, which `atomic` retries.
+error 1213, which `atomic` retries. A file commons is a folder (Dolt makes
+it, empty, when the remote is added); another sql-server's remotesapi serves
+one over http.
 """
 
 from __future__ import annotations
@@ -16,10 +18,12 @@ import re
 from pathlib import Path
 from dataclasses import dataclass
 from typing import Any, Sequence
-from urllib.parse import unquote, urlparse
+from urllib.parse import quote as url_quote, unquote, urlparse
 
-from ..errors import BadInput, NonFastForward, NotFound, RemoteUnreachable, SerializationFailure, StorageError
-from .base import Commit, Conflict, SqlRepository, author_arg, ident
+from ..errors import (BadInput, NoCommonsYet, NonFastForward, NotACommons, NotFound, RemoteUnreachable,
+                      SerializationFailure, ServerUnreachable, StorageError)
+from .port import Commit, Conflict
+from .sql import SqlRepository, author_arg, ident
 
 SERIALIZATION_FAILURE = 1213
 CONNECT_TIMEOUT_S = 10
@@ -34,21 +38,27 @@ class ServerAddress:
     database: str
 
     @classmethod
-    def parse(cls, url: str) -> "ServerAddress":
-        """mysql://user:pass@host:port/db"""
+    def parse(cls, url: str, *, field: str = "dolt-url") -> "ServerAddress":
+        """mysql://user:pass@host:port/db (dolt:// is the same)."""
         parsed = urlparse(url)
-        if parsed.scheme != "mysql" or not parsed.hostname or not parsed.path.strip("/"):
-            raise BadInput("dolt-url", f"expected mysql://user:pass@host:port/db, got {url!r}")
+        if parsed.scheme not in ("mysql", "dolt") or not parsed.hostname or not parsed.path.strip("/"):
+            raise BadInput(field, f"expected mysql://user:pass@host:port/db, got {url!r}")
         try:
             port = parsed.port or 3306
         except ValueError as e:
-            raise BadInput("dolt-url", f"bad port in {url!r}") from e
+            raise BadInput(field, f"bad port in {url!r}") from e
         return cls(parsed.hostname, port, unquote(parsed.username or "root"),
                    unquote(parsed.password or ""), parsed.path.strip("/"))
 
     def url(self) -> str:
+        """For showing: the password masked."""
         secret = ":***" if self.password else ""
         return f"mysql://{self.user}{secret}@{self.host}:{self.port}/{self.database}"
+
+    def dsn(self) -> str:
+        """For opening: what `parse` reads back."""
+        secret = ":" + url_quote(self.password, safe="") if self.password else ""
+        return f"mysql://{url_quote(self.user, safe='')}{secret}@{self.host}:{self.port}/{self.database}"
 
 
 def database_name(agent_id: str, home: Path | None = None) -> str:
@@ -69,7 +79,7 @@ def connect(address: ServerAddress, *, database: str | None = None):
                                password=address.password, database=database, autocommit=True,
                                connect_timeout=CONNECT_TIMEOUT_S, charset="utf8mb4")
     except pymysql.err.OperationalError as e:
-        raise RemoteUnreachable(f"cannot reach the Dolt sql-server at {address.host}:{address.port}: {e.args[-1]}") from e
+        raise ServerUnreachable(f"cannot reach the Dolt sql-server at {address.host}:{address.port}: {e.args[-1]}") from e
 
 
 def create_database(address: ServerAddress) -> None:
@@ -77,6 +87,15 @@ def create_database(address: ServerAddress) -> None:
     try:
         with conn.cursor() as cursor:
             cursor.execute(f"CREATE DATABASE IF NOT EXISTS `{ident(address.database)}`")
+    finally:
+        conn.close()
+
+
+def drop_database(address: ServerAddress) -> None:
+    conn = connect(address)
+    try:
+        with conn.cursor() as cursor:
+            cursor.execute(f"DROP DATABASE IF EXISTS `{ident(address.database)}`")
     finally:
         conn.close()
 
@@ -92,6 +111,7 @@ def database_exists(address: ServerAddress) -> bool:
 
 
 class DoltServerRepository(SqlRepository):
+    engine = "dolt"
     dialect = "mysql"
     param = "%s"
 
@@ -107,9 +127,8 @@ class DoltServerRepository(SqlRepository):
             raise NotFound("ref", f"no branch, tag or commit named {as_of!r}")
         return f"`{ident(table)}` AS OF '{as_of}'"
 
-    def _vc(self, name: str, *args: str) -> list[tuple]:
-        placeholders = ", ".join(["%s"] * len(args))
-        return self.execute(f"CALL DOLT_{ident(name).upper()}({placeholders})", args).fetchall()
+    def _vc_sql(self, name: str, count: int) -> str:
+        return f"CALL DOLT_{ident(name).upper()}({', '.join(['%s'] * count)})"
 
     def _begin(self) -> None:
         self.execute("START TRANSACTION")
@@ -125,26 +144,55 @@ class DoltServerRepository(SqlRepository):
     def _diff_source(self, table: str, old: str, new: str) -> tuple[str, tuple]:
         return "SELECT * FROM dolt_diff(%s, %s, %s)", (old, new, table)
 
-    def _translate_error(self, error: Exception) -> Exception:
+    def _translate_error(self, error: Exception, *, remote: str | None = None,
+                         branch: str | None = None) -> Exception:
+        import pymysql
+
         code = error.args[0] if error.args and isinstance(error.args[0], int) else None
         text = str(error.args[-1]) if error.args else str(error)
         lowered = text.lower()
+        if isinstance(error, (pymysql.err.InterfaceError, pymysql.err.OperationalError)) and code in (2003, 2006, 2013, None):
+            return ServerUnreachable(f"lost the Dolt sql-server: {text}")
         if code == SERIALIZATION_FAILURE or "serialization failure" in lowered:
             return SerializationFailure(text)
+        if remote is not None:
+            remote_error = self._remote_error(text, lowered, remote, branch)
+            if remote_error is not None:
+                return remote_error
         if ("branch not found" in lowered or "invalid ref spec" in lowered or "ref not found" in lowered
-                or "invalid revision" in lowered):
+                or "invalid revision" in lowered
+                or "did not match any table" in lowered):  # checkout of a name that is no branch
             return NotFound("ref", text)
         if "unknown remote" in lowered or "remote not found" in lowered:
             return NotFound("remote", text)
-        if ("fast-forward" in lowered or "no common ancestor" in lowered
-                or ("behind" in lowered and "push" in lowered)):
-            return NonFastForward("?", text)
-        if "connection refused" in lowered or "could not connect" in lowered or "dial tcp" in lowered:
-            return RemoteUnreachable(text)
-        import pymysql
-        if isinstance(error, (pymysql.err.InterfaceError, pymysql.err.OperationalError)) and code in (2003, 2006, 2013, None):
-            return RemoteUnreachable(f"lost the Dolt sql-server: {text}")
         return StorageError(text)
+
+    def _remote_error(self, text: str, lowered: str, remote: str, branch: str | None) -> Exception | None:
+        """What a failed fetch or push of `remote` means, when it is about the remote."""
+        if "http/1.1 header" in lowered:  # a doltlite commons server answered in plain HTTP
+            return NotACommons(remote, f"{remote!r} is not a dolt commons "
+                                       "(doltlite and Dolt agents cannot share a commons)")
+        if "corrupt manifest" in lowered:
+            return NotACommons(remote, f"{remote!r} is not a commons database")
+        if "database not found" in lowered:  # a remotesapi server without that database
+            return NoCommonsYet(remote, self.remotes().get(remote, remote))
+        if ("connection refused" in lowered or "could not connect" in lowered or "dial tcp" in lowered
+                or "could not be accessed" in lowered or "no such file or directory" in lowered):
+            return RemoteUnreachable(remote, text)
+        if branch is not None and ("fast-forward" in lowered or "no common ancestor" in lowered
+                                   or "behind" in lowered):
+            return NonFastForward(branch, detail=text)
+        return None
+
+    def _file_commons(self, remote: str, path: Path) -> bool:
+        if path.is_file():
+            from .doltlite import is_doltlite_file
+            kind = "a doltlite commons" if is_doltlite_file(path) else "a file, not a Dolt remote folder"
+            raise NotACommons(remote, f"{path} is {kind}; a Dolt agent needs a Dolt remote (a folder or remotesapi URL)")
+        return path.is_dir() and any(path.iterdir())
+
+    def _make_file_commons(self, path: Path) -> None:
+        path.mkdir(exist_ok=True)  # Dolt pushes into a folder but does not make it
 
     # --- what differs from the embedded engine ---------------------------
     def table_exists(self, table: str) -> bool:
@@ -171,7 +219,7 @@ class DoltServerRepository(SqlRepository):
         branch = self.active_branch()
         try:
             self._vc("gc")
-        except StorageError:
+        except (StorageError, ServerUnreachable):  # the session it ended reports so
             pass
         self.conn.close()
         self.conn = connect(self.address, database=self.address.database)

@@ -1,4 +1,6 @@
-"""The Dolt sql-server engine: a managed server's life, and a three-agent story on it."""
+"""Agents on the Dolt sql-server engine: a three-agent story, engines that cannot share a
+commons, a server killed mid-pull, another server's remotesapi as the commons.
+(The store's own behaviour on Dolt is in tests/contract/.)"""
 
 from __future__ import annotations
 
@@ -81,26 +83,6 @@ def test_a_doltlite_agent_cannot_use_a_dolt_commons(tmp_path, dolt_server, monke
         assert result.exit_code == 2
         assert "doltlite commons" in result.output and len(result.output.strip().splitlines()) == 1
         assert heavy.repo.head(heavy.branch) == head and heavy.remotes() == {}
-
-
-def test_managed_server_starts_on_demand_and_replaces_a_stale_pid(tmp_path, dolt_binary, hash_embedder):
-    home = tmp_path / "home"
-    server = ManagedDoltServer(home / "dolt-server")
-    try:
-        with Agent.init("earth-1", home=home, backend="dolt", embedder=hash_embedder) as agent:
-            agent.store("first memory on a managed server")
-            status = agent.status()
-            assert status["engine"] == "dolt" and "managed" in status["server"]
-        pid = server.pid()
-        assert pid is not None
-        server.stop()
-        assert server.pid() is None
-        server.pid_file.write_text("999999\n")  # a crash left a pid file behind
-        with Agent.open("earth-1", home=home, embedder=hash_embedder) as agent:
-            assert agent.repo.count("memories") == 1
-        assert server.pid() not in (None, 999999)
-    finally:
-        server.stop()
 
 
 def test_killing_the_server_mid_pull_leaves_the_branch_and_the_next_pull_works(tmp_path, dolt_binary,

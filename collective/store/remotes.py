@@ -1,0 +1,105 @@
+"""Remotes over SQL: the commons a repository fetches from and pushes to.
+
+A mixin of `SqlRepository` (store/sql.py), which gives it `_vc`, `query`,
+`resolve` and `remote_branches`. The URL and path checks are here; what a file
+commons looks like (`_file_commons`) and what an engine's refusal means
+(`_translate_error`) are the backends'.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+
+from ..errors import BadInput, NoCommonsYet, NonFastForward, NotFound, RemoteUnreachable, StorageError
+
+
+class DoltRemotes:
+    # --- engine hooks --------------------------------------------------
+    def _file_commons(self, remote: str, path: Path) -> bool:
+        """Whether a commons of this engine is at `path`; NotACommons when something
+        else is (the other engine's commons, or no commons at all)."""
+        raise NotImplementedError
+
+    def _make_file_commons(self, path: Path) -> None:
+        """Prepare `path` for the push that makes a file commons there."""
+
+    # --- remotes -------------------------------------------------------
+    def remotes(self) -> dict[str, str]:
+        return {r["name"]: r["url"] for r in self.query("SELECT name, url FROM dolt_remotes")}
+
+    def validate_remote_url(self, url: str) -> str:
+        parsed = urlparse(url)
+        if parsed.scheme == "file":
+            if parsed.netloc or not parsed.path.startswith("/"):
+                raise BadInput("url", f"file remotes need an absolute path: file:///abs/path/commons.db, got {url!r}")
+            path = Path(unquote(parsed.path))
+            if not path.parent.is_dir():
+                raise BadInput("url", f"folder {path.parent} does not exist")
+            self._file_commons(str(path), path)
+            return url
+        if parsed.scheme in ("http", "https"):
+            if not parsed.hostname or not parsed.path.strip("/"):
+                raise BadInput("url", f"expected http://host:port/name.db, got {url!r}")
+            return url
+        raise BadInput("url", f"unsupported remote {url!r} (use file:///abs/path/commons.db or http://host:port/name.db)")
+
+    def add_remote(self, name: str, url: str) -> None:
+        self._vc("remote", "add", name, self.validate_remote_url(url))
+
+    def remove_remote(self, name: str) -> None:
+        self._remote_url(name)
+        self._vc("remote", "remove", name)
+
+    def _remote_url(self, remote: str) -> str:
+        url = self.remotes().get(remote)
+        if url is None:
+            raise NotFound("remote", f"no remote named {remote!r}")
+        return url
+
+    def _commons_at(self, remote: str, url: str) -> Path | None:
+        """The path of a file remote that holds no commons yet (None when it does, or the
+        remote is no file); NotACommons when it holds something else."""
+        parsed = urlparse(url)
+        if parsed.scheme != "file":
+            return None
+        path = Path(unquote(parsed.path))
+        return None if self._file_commons(remote, path) else path
+
+    def fetch(self, remote: str, branch: str | None = None) -> dict[str, str]:
+        missing = self._commons_at(remote, self._remote_url(remote))
+        if missing is not None:
+            raise NoCommonsYet(remote, str(missing))
+        try:
+            self._vc("fetch", remote, *([branch] if branch else []), remote=remote)
+        except NotFound as e:
+            if branch is None:
+                raise
+            raise NotFound("ref", f"no branch {branch!r} on remote {remote!r}") from e
+        prefix = remote + "/"
+        return {k[len(prefix):]: v for k, v in self.remote_branches().items() if k.startswith(prefix)}
+
+    def push(self, remote: str, branch: str, *, expect: str | None = None, force: bool = False) -> None:
+        missing = self._commons_at(remote, self._remote_url(remote))
+        ours = self.resolve(branch)
+        if expect is not None:
+            theirs = "" if missing is not None else self._remote_head(remote, branch)
+            if theirs != expect:
+                raise NonFastForward(branch, ours, theirs)
+        if missing is not None:  # this push makes the commons
+            self._make_file_commons(missing)
+        try:
+            self._vc("push", remote, branch, *(["--force"] if force else []), remote=remote, branch=branch)
+        except NonFastForward as refused:
+            try:
+                theirs = self._remote_head(remote, branch)
+            except (StorageError, RemoteUnreachable):  # the refusal matters more than its details
+                theirs = None
+            raise NonFastForward(branch, ours, theirs, detail=refused.detail) from refused
+
+    def _remote_head(self, remote: str, branch: str) -> str:
+        """The remote's head of `branch`, fetched now; "" when the branch is not there."""
+        try:
+            return self.fetch(remote, branch).get(branch, "")
+        except (NotFound, NoCommonsYet):
+            return ""

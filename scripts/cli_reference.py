@@ -1,13 +1,15 @@
 """Write the README's CLI reference from each command's --help.
 
 `python scripts/cli_reference.py` rewrites the block between the markers;
-`--check` exits 1 when the README is out of date (tests/test_docs.py runs it).
+`--check` exits 1 when the README is out of date or a command or option lacks
+a help text (tests/cli/test_docs.py checks the same).
 """
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Iterator
 
 import click
 
@@ -15,42 +17,63 @@ from collective.cli import cli
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 BEGIN, END = "<!-- cli-reference:begin -->", "<!-- cli-reference:end -->"
+WIDTH = 88  # wrap the same on every machine, whatever its terminal
 
 
-def commands(group: click.Group, prefix: str = "cmem") -> list[tuple[str, click.Command]]:
-    out = []
-    for name in sorted(group.commands):
-        command = group.commands[name]
-        out.append((f"{prefix} {name}", command))
-        if isinstance(command, click.Group):
-            out.extend(commands(command, f"{prefix} {name}"))
-    return out
+def commands(command: click.Command = cli, path: tuple[str, ...] = ("cmem",)
+             ) -> Iterator[tuple[tuple[str, ...], click.Command]]:
+    """Every command and group, each group before its subcommands, in name order."""
+    yield path, command
+    if isinstance(command, click.Group):
+        for name in sorted(command.commands):
+            yield from commands(command.commands[name], (*path, name))
+
+
+def help_text(path: tuple[str, ...]) -> str:
+    """What `cmem ... --help` prints, through the same contexts (and so the same settings)."""
+    ctx = cli.make_context(path[0], [], resilient_parsing=True, terminal_width=WIDTH, max_content_width=WIDTH)
+    command: click.Command = cli
+    for name in path[1:]:
+        command = command.commands[name]
+        ctx = command.make_context(name, [], parent=ctx, resilient_parsing=True)
+    return command.get_help(ctx)
 
 
 def reference() -> str:
-    parts = []
-    for path, command in commands(cli):
-        if isinstance(command, click.Group):
-            continue
-        ctx = click.Context(command, info_name=path, terminal_width=88, max_content_width=88)
-        parts.append(f"### `{path}`\n\n```\n{command.get_help(ctx)}\n```\n")
-    return "\n".join(parts)
+    return "\n".join(f"### `{' '.join(path)}`\n\n```\n{help_text(path)}\n```\n" for path, _ in commands())
 
 
 def render(text: str) -> str:
-    head, _, rest = text.partition(BEGIN)
-    _, _, tail = rest.partition(END)
+    """`text` with the block between the markers replaced by the reference."""
+    head, begin, rest = text.partition(BEGIN)
+    _, end, tail = rest.partition(END)
+    if not begin or not end:
+        raise ValueError(f"README.md lacks the markers {BEGIN} ... {END}")
     return f"{head}{BEGIN}\n{reference()}{END}{tail}"
+
+
+def missing_help(root: click.Command = cli) -> list[str]:
+    """Commands, groups and options without a help text, as `cmem remote add --url`."""
+    missing = []
+    for path, command in commands(root):
+        if not (command.help or command.short_help or "").strip():
+            missing.append(" ".join(path))
+        for param in command.params:
+            if isinstance(param, click.Option) and not param.hidden and not (param.help or "").strip():
+                missing.append(f"{' '.join(path)} {param.opts[0]}")
+    return missing
 
 
 def main() -> int:
     text = README.read_text(encoding="utf-8")
     new = render(text)
     if "--check" in sys.argv:
+        problems = [f"no help text: {name}" for name in missing_help()]
         if new != text:
-            print("README.md CLI reference is out of date: run python scripts/cli_reference.py", file=sys.stderr)
-            return 1
-        return 0
+            problems.append("README.md CLI reference is out of date: run python scripts/cli_reference.py")
+        for problem in problems:
+            print(problem, file=sys.stderr)
+        return 1 if problems else 0
     README.write_text(new, encoding="utf-8")
     return 0
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import math
 import os
@@ -334,3 +335,87 @@ def test_the_console_script_in_a_subprocess(cli_home):
     assert bad.returncode == 2 and bad.stdout == ""
     assert bad.stderr == "Error: importance: must be in (0, 1], got '2'\n"
     assert db_state(cli_home)[0] == out["commit"]
+
+
+# --- the contract every command keeps: exit codes, one line, nothing written ---------------------
+def log_json(home: Path) -> list[dict]:
+    return cmem_json("log", "-n", "1000", "--home", str(home))
+
+
+@pytest.fixture
+def with_commons(stored, tmp_path, engine):
+    """The stored home's agent, with a file commons named origin that it has pushed to."""
+    home = stored[0]
+    folder = tmp_path / "commons"
+    folder.mkdir()
+    url = f"file://{folder}" if engine == "dolt" else f"file://{folder / 'commons.db'}"  # Dolt: a remote folder
+    cmem_json("remote", "add", "origin", url, "--home", str(home))
+    cmem_json("push", "--home", str(home))
+    return home
+
+
+CONTRACT_BAD_INPUT = [
+    (["store", ""], "content"),
+    (["recall", "x", "-k", "0"], "k"),
+    (["show", "not-an-id"], "memory"),
+    (["quarantine", "resolve", "0123abcd", "--keep", "x"], "keep"),
+    (["quarantine", "list", "--status", "open"], "status"),
+    (["quarantine", "show", "0123abcd"], "case"),
+    (["pull", "--from", "unknown-peer"], "peer"),
+    (["pull", "nope"], "remote"),
+    (["push", "nope"], "remote"),
+    (["remote", "add", "x", "ftp://example.org/c.db"], "url"),
+    (["remote", "add", "origin", "file:///tmp/c.db"], "name"),
+    (["trust", "unknown-peer"], "agent"),
+]
+
+
+@pytest.mark.parametrize("args, field", CONTRACT_BAD_INPUT, ids=[" ".join(a)[:40] for a, _ in CONTRACT_BAD_INPUT])
+def test_bad_input_names_the_field_in_one_line_and_leaves_the_log_alone(with_commons, args, field):
+    home = with_commons
+    log, remotes = log_json(home), cmem_json("remote", "list", "--home", str(home))
+    result = cmem(*args, "--home", str(home), ok=False)
+    assert result.exit_code == 2, (result.output, result.exception)
+    assert result.stdout == ""
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"Error: {field}: "), result.stderr
+    assert log_json(home) == log and cmem_json("remote", "list", "--home", str(home)) == remotes
+
+
+def test_an_operational_failure_exits_1_in_one_line_and_leaves_the_log_alone(with_commons, tmp_path):
+    home = with_commons
+    cmem_json("remote", "add", "gone", f"file://{tmp_path / 'nowhere.db'}", "--home", str(home))
+    log = log_json(home)
+    result = cmem("pull", "gone", "--home", str(home), ok=False)
+    assert result.exit_code == 1 and result.stdout == ""
+    assert result.stderr.splitlines() == [result.stderr.strip()]
+    assert result.stderr.startswith("Error: remote 'gone' is unreachable")
+    assert log_json(home) == log
+
+
+def test_index_and_pull_print_their_result_and_no_progress_off_a_terminal(with_commons):
+    h = str(with_commons)
+    for args in (["index"], ["pull", "--dry-run"], ["pull"]):
+        result = cmem(*args, "--json", "--home", h)
+        assert result.stdout.count("\n") == 1 and isinstance(json.loads(result.stdout), dict)
+        assert result.stderr == ""
+        assert cmem(*args, "--home", h).stderr == ""  # CliRunner's stderr is no terminal
+
+
+class Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.mark.parametrize("as_json", [False, True], ids=["text", "json"])
+def test_index_draws_a_bar_per_stage_on_a_terminal_unless_json(stored, monkeypatch, capsys, as_json):
+    terminal = Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    cli.main(["index", "--home", str(stored[0]), *(["--json"] if as_json else [])], prog_name="cmem",
+             standalone_mode=False)
+    out = capsys.readouterr().out
+    if as_json:
+        assert terminal.getvalue() == "" and json.loads(out)["index"] == "rebuilt"
+    else:
+        assert "index: 100%" in terminal.getvalue() and "analyse: 100%" in terminal.getvalue()
+        assert out == "index rebuilt: 2 memories, 2 texts analysed\n"

@@ -1,0 +1,37 @@
+"""Ask the judge about two texts, without an agent."""
+
+from __future__ import annotations
+
+import click
+
+from .common import cli_errors, emit, json_option
+
+
+@click.command("judge")
+@click.argument("a")
+@click.argument("b")
+@json_option
+def judge_cmd(a, b, as_json):
+    """How two memories relate: constructive, destructive, partial or independent.
+
+    Prints the relation, a confidence and the reason (which slots matched or
+    clashed), as the merge and the dream's detect stage would see them.
+
+    \b
+    JSON: {"relation", "confidence", "reason", "matched", "clashed",
+           "phase_difference", "similarity"}
+    """
+    from ..embed import default_embedder
+    from ..judge import default_judge
+    from ..model import validate_content
+    with cli_errors():
+        first, second = validate_content(a), validate_content(b)
+        vectors = default_embedder().embed([first, second])
+        similarity = float(vectors[0] @ vectors[1])
+        verdict = default_judge().judge(first, second, similarity)
+    result = {**verdict.to_dict(), "similarity": round(similarity, 4)}
+    emit(result, as_json=as_json,
+         text=lambda r: f"{r['relation']} (confidence {r['confidence']:.2f}, cosine {r['similarity']:.2f}): {r['reason']}")
+
+
+COMMANDS = (judge_cmd,)

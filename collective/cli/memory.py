@@ -1,0 +1,193 @@
+"""One agent's own memory: init, store, recall, show, forget, log, index, status."""
+
+from __future__ import annotations
+
+import click
+
+from ..errors import BadInput
+from .common import agent_options, cli_errors, emit, init_agent, json_option, open_agent, progress_bars
+
+
+@click.command()
+@agent_options
+@click.option("--exist-ok", is_flag=True, help="Succeed if the agent already exists.")
+@click.option("--backend", envvar="CMEM_BACKEND",
+              help="doltlite (embedded, the default) or dolt (a Dolt sql-server).")
+@click.option("--dolt-url", help="With --backend dolt: mysql://user:pass@host:port/db of a server you run "
+                                  "(default: a server managed in the home).")
+@json_option
+def init(home, agent_id, exist_ok, backend, dolt_url, as_json):
+    """Create an agent: its database (branches main and <ID>/working), key pair and own row.
+
+    \b
+    JSON: {"agent", "home", "engine", "database", "branch", "head", "public_key"}
+    """
+    with cli_errors():
+        if not agent_id:
+            raise BadInput("agent", "missing: give --agent ID")
+        with init_agent(agent_id, home, exist_ok=exist_ok, backend=backend, dolt_url=dolt_url) as agent:
+            result = {"agent": agent.agent_id, "home": str(agent.home.root), **agent.location.describe(),
+                      "branch": agent.branch, "head": agent.repo.head(agent.branch),
+                      "public_key": agent.identity.public_key}
+    emit(result, as_json=as_json, text=lambda r: f"initialised {r['agent']} ({r['engine']}) in {r['home']} on {r['branch']}")
+
+
+@click.command()
+@click.argument("content")
+@click.option("--category", "-c", default="knowledge", show_default=True,
+              help="knowledge, experience, skill, social or emotion.")
+@click.option("--tag", "tags", multiple=True, help="A tag; repeat for several.")
+@click.option("--importance", default=0.5, show_default=True, type=str, help="Amplitude in (0, 1].")
+@click.option("--phase", type=str, help="Stance as radians (0 affirms, pi denies).")
+@click.option("--stance", type=str, help="affirm, uncertain or deny.")
+@agent_options
+@json_option
+def store(content, category, tags, importance, phase, stance, home, agent_id, as_json):
+    """Store a memory and commit it on the agent's working branch.
+
+    Storing identical content again reinforces the existing memory.
+
+    \b
+    JSON: a memory (id, content, summary, category, tags, amplitude, phase,
+    stance, origin_agent, ...) plus "deduplicated" and "commit".
+    """
+    with cli_errors():
+        with open_agent(home, agent_id) as agent:
+            result = agent.store(content, category=category, tags=list(tags), importance=importance,
+                                 phase=phase, stance=stance)
+    emit(result.to_dict(), as_json=as_json,
+         text=lambda r: f"{'reinforced' if r['deduplicated'] else 'stored'} {r['id']} "
+                        f"(amplitude {r['amplitude']:.2f}, phase {r['phase']:.2f})")
+
+
+def _render_hits(hits: list[dict]) -> str:
+    if not hits:
+        return "nothing recalled"
+    lines = []
+    for n, h in enumerate(hits, 1):
+        flag = " [disputed]" if h["disputed"] else ""
+        lines.append(f"{n:2}. {h['score']:.3f}  {h['summary']}{flag}  ({h['origin_agent']}, {h['id']})")
+    return "\n".join(lines)
+
+
+@click.command()
+@click.argument("query")
+@click.option("-k", "k", default=5, show_default=True, type=int, help="How many memories.")
+@click.option("--as-of", help="Recall as of a commit, branch or timestamp.")
+@click.option("--include-faded", is_flag=True, help="Include memories whose strength fell below the fade threshold.")
+@agent_options
+@json_option
+def recall(query, k, as_of, include_faded, home, agent_id, as_json):
+    """Recall the memories that resonate most with QUERY. Never creates a commit.
+
+    \b
+    JSON: [{"id", "score", "similarity", "strength", "access_count", "disputed",
+            "summary", "content", "category", "origin_agent", "amplitude", "created_at"}]
+    """
+    with cli_errors():
+        with open_agent(home, agent_id) as agent:
+            hits = [h.to_dict() for h in agent.recall(query, k=k, as_of=as_of, include_faded=include_faded)]
+    emit(hits, as_json=as_json, text=_render_hits)
+
+
+@click.command()
+@click.argument("memory_id")
+@agent_options
+@json_option
+def show(memory_id, home, agent_id, as_json):
+    """Show one memory with its links and access count.
+
+    \b
+    JSON: a memory plus "links" and "access_count".
+    """
+    with cli_errors():
+        with open_agent(home, agent_id) as agent:
+            result = agent.show(memory_id)
+    emit(result, as_json=as_json)
+
+
+@click.command()
+@click.argument("memory_id")
+@agent_options
+@json_option
+def forget(memory_id, home, agent_id, as_json):
+    """Retract one of the agent's own memories (kept in history, never deleted).
+
+    \b
+    JSON: {"id", "retracted", "changed", "commit"}
+    """
+    with cli_errors():
+        with open_agent(home, agent_id) as agent:
+            result = agent.forget(memory_id)
+    emit(result, as_json=as_json,
+         text=lambda r: f"retracted {r['id']}" if r["changed"] else f"{r['id']} was already retracted")
+
+
+@click.command()
+@click.option("-n", "n", default=20, show_default=True, type=int, help="How many commits.")
+@agent_options
+@json_option
+def log(n, home, agent_id, as_json):
+    """The agent's commits, newest first.
+
+    \b
+    JSON: [{"commit", "author", "email", "date", "message"}]
+    """
+    with cli_errors():
+        with open_agent(home, agent_id) as agent:
+            commits = [c.to_dict() for c in agent.log(n)]
+    emit(commits, as_json=as_json,
+         text=lambda cs: "\n".join(f"{c['commit'][:12]} {c['date']} {c['author']}: {c['message']}" for c in cs))
+
+
+@click.command("index")
+@agent_options
+@json_option
+def index_cmd(home, agent_id, as_json):
+    """Bring the recall index and the judge's analyses up to the head.
+
+    Recall and pull do this when they need to; run it ahead of a sync
+    window so that the pull spends the window on what arrives.
+
+    \b
+    JSON: {"index": "current"|"updated"|"rebuilt", "count", "analysed"}
+    """
+    with cli_errors():
+        with open_agent(home, agent_id) as agent, progress_bars(as_json=as_json) as progress:
+            result = agent.prepare(progress=progress)
+    emit(result, as_json=as_json,
+         text=lambda r: f"index {r['index']}: {r['count']} memories, {r['analysed']} texts analysed")
+
+
+def _render_status(s: dict) -> str:
+    c = s["counts"]
+    idx = s["index"]
+    index_line = (f"{idx['count']} vectors, {'current' if idx['current'] else 'stale'}"
+                  if idx["built"] else "not built yet")
+    return "\n".join([
+        f"agent     {s['agent']} ({s['engine']}: {s['database']})",
+        f"branch    {s['branch']} at {s['head'][:12]}",
+        f"memories  {c['memories']} ({c['own']} own, {c['retracted']} retracted, "
+        f"{c['disputed']} disputed, {c['absorbed']} absorbed)",
+        f"peers     {c['peers']}, open cases {c['open_cases']}",
+        f"index     {index_line}",
+    ])
+
+
+@click.command()
+@agent_options
+@json_option
+def status(home, agent_id, as_json):
+    """Agent, engine, branch, head, counts and index state.
+
+    \b
+    JSON: {"agent", "home", "engine", "database", "branch", "head",
+           "schema_version", "counts": {...}, "index": {...}, "remotes": {...}}
+    """
+    with cli_errors():
+        with open_agent(home, agent_id) as agent:
+            result = agent.status()
+    emit(result, as_json=as_json, text=_render_status)
+
+
+COMMANDS = (init, store, recall, show, forget, log, index_cmd, status)

@@ -1,0 +1,60 @@
+"""The README's CLI reference is what scripts/cli_reference.py writes, and every command has help."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import click
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def reference():
+    spec = importlib.util.spec_from_file_location("cli_reference", ROOT / "scripts" / "cli_reference.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_readme_reference_is_current(reference):
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert reference.render(text) == text, "README.md CLI reference is stale: run python scripts/cli_reference.py"
+
+
+def test_the_reference_covers_every_command_and_subcommand(reference):
+    text = reference.reference()
+    paths = [" ".join(path) for path, _ in reference.commands()]
+    assert {"cmem", "cmem store", "cmem remote", "cmem remote add", "cmem quarantine resolve"} <= set(paths)
+    for path in paths:
+        assert f"### `{path}`\n\n```\nUsage: {path} " in text
+
+
+def test_a_changed_help_makes_the_readme_stale(reference, monkeypatch):
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    store = reference.cli.commands["store"]
+    monkeypatch.setattr(store, "help", store.help + "\n\nOne more paragraph.")
+    assert reference.render(text) != text
+
+
+def test_every_command_subcommand_and_option_has_help(reference):
+    assert reference.missing_help() == []
+
+
+def test_missing_help_is_found(reference):
+    @click.group()
+    def root():
+        """A group with help."""
+
+    @root.group()
+    def silent():
+        pass
+
+    @silent.command()
+    @click.option("--flag", is_flag=True)
+    def leaf(flag):
+        """A command with help and an option without."""
+
+    assert reference.missing_help(root) == ["cmem silent", "cmem silent leaf --flag"]

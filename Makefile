@@ -11,7 +11,6 @@ setup: $(STAMP)
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet -e '.[test]'  # hnswlib builds for this machine's CPU
-	PYTHON=$(BIN)/python scripts/fetch-tokenizer.sh
 	touch $@
 
 # Dolt sql-server for the scale-out backend, built from its Go module (cached).
@@ -21,7 +20,11 @@ dolt:
 demo: setup
 	$(BIN)/python scripts/demo.py
 
+# First the import contracts (.importlinter: dependencies point one way), then the
+# suite, which includes tests/integration/test_wheel.py: the built wheel, installed
+# offline in a fresh venv, runs `cmem` (select it alone with -m wheel).
 test: setup dolt
+	$(BIN)/lint-imports
 	$(BIN)/python -m pytest
 
 bench: setup

@@ -31,15 +31,17 @@ import tempfile
 import time
 from pathlib import Path
 
-import collective.store.doltlite  # noqa: F401  (doltlite before anything touches sqlite3)
+import collective  # noqa: F401  (first: sqlite3 speaks Dolt)
 import numpy as np
 
-from collective import exchange, merge
+from collective import merge
+from collective.exchange import judging
+from collective.exchange import pull as pull_module
 from collective.judge import cache as analyses
 from collective.agent import Agent, MemoryInput
 from collective.runtime.gc_pause import gc_paused
 from collective.judge import RuleJudge
-from collective.model import Memory
+from collective.model import Memory, utcnow
 
 MODEL_VERSION = "bench-clustered-v1"
 BATCH = 10_000
@@ -149,7 +151,7 @@ class Classify:
 
     def ann(self, floor: float) -> tuple[float, dict]:
         clock = time.perf_counter()
-        candidates = exchange._candidates(self.receiver, self.fresh, floor)
+        candidates = merge.find_candidates(self.receiver.index(), self.receiver.tables.memories, self.fresh, floor)
         return time.perf_counter() - clock, candidates
 
     def plan(self, candidates: dict, comparator) -> tuple[float, merge.MergePlan]:
@@ -157,8 +159,11 @@ class Classify:
         clock = time.perf_counter()
         missing = analyses.recall(self.receiver.repo, getattr(comparator, "judge", None),
                                   {c.content for hits in candidates.values() for c, _ in hits})
-        planned, _, _ = exchange.plan_pull(self.receiver, "mars-1", "head", self.incoming, self.held, candidates,
-                                           comparator, unread=set(missing))
+        ctx = merge.MergeContext(receiver=self.receiver.agent_id, trust=self.receiver.trust_scores(),
+                                 known_cases=self.receiver.tables.cases.by_id(), settings=self.receiver.settings,
+                                 now=utcnow())
+        planned, _ = judging.plan_pull("mars-1", "head", self.incoming, self.held, candidates, comparator, ctx,
+                                       unread=set(missing))
         return time.perf_counter() - clock, planned
 
 
@@ -219,7 +224,7 @@ def main(argv: list[str] | None = None) -> dict:
             ann_phase_s = classify.plan(above(approx), phase)[0] + ann_search_s
 
         judge_s = [0.0]  # how much of the pull's classify stage judging the pairs (on every core) and planning take
-        real_plan_pull = exchange.plan_pull
+        real_plan_pull = pull_module.plan_pull
 
         def timed_plan_pull(*args, **kwargs):
             started = time.perf_counter()
@@ -228,7 +233,7 @@ def main(argv: list[str] | None = None) -> dict:
             finally:
                 judge_s[0] += time.perf_counter() - started
 
-        exchange.plan_pull = timed_plan_pull
+        pull_module.plan_pull = timed_plan_pull
         profiler = cProfile.Profile() if args.profile else None
         clock = time.perf_counter()
         if profiler:
@@ -238,7 +243,7 @@ def main(argv: list[str] | None = None) -> dict:
         finally:
             if profiler:
                 profiler.disable()
-            exchange.plan_pull = real_plan_pull
+            pull_module.plan_pull = real_plan_pull
         total_s = time.perf_counter() - clock
         (report,) = result["peers"]
         stages = report["seconds"]

@@ -30,12 +30,13 @@ import tempfile
 import time
 from pathlib import Path
 
-import collective.store.doltlite  # noqa: F401  (doltlite before anything imports sqlite3)
+import collective  # noqa: F401  (first: sqlite3 speaks Dolt)
 import numpy as np
 
-from collective.agent import BOOST_MAX, BOOST_STEP, Agent, MemoryInput
+from collective.agent import Agent, MemoryInput
+from collective.core.scoring import BOOST_MAX, BOOST_STEP
 from collective.embed import HashEmbedder
-from collective.store.base import migrations, split_statements
+from collective.store.sql import migrations, split_statements
 
 DIM = 384
 SEED = 20260401

@@ -11,7 +11,7 @@ import tempfile
 import textwrap
 from pathlib import Path
 
-import collective.store.doltlite  # noqa: F401  (doltlite before anything touches sqlite3)
+import collective  # noqa: F401  (first: sqlite3 speaks Dolt)
 from collective.agent import Agent
 
 MEMORIES = {

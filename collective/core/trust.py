@@ -7,10 +7,11 @@ and falls on adverse verdicts and, a little, on quarantine and prune.
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Mapping
+from typing import Mapping, MutableMapping
 
 import numpy as np
 
@@ -55,6 +56,35 @@ def change(agent_id: str, score: float, reason: str, *, holder: str, weight: flo
         raise ValueError(f"unknown trust reason {reason!r}")
     after = clamp(score + DELTAS[reason] * weight)
     return TrustChange(agent_id, after - score, after, reason)
+
+
+@dataclass
+class TrustBook:
+    """A holder's running view of its peers' scores while one change is planned.
+
+    The one place a score moves: the holder itself is never moved, and a change
+    that clamping makes zero (a score held at the floor or ceiling) is no change
+    and leaves no ledger row.
+    """
+
+    holder: str
+    scores: MutableMapping[str, float]
+
+    def move(self, agent_id: str, reason: str) -> TrustChange | None:
+        if agent_id == self.holder:
+            return None
+        moved = change(agent_id, self.scores.get(agent_id, START), reason, holder=self.holder)
+        if moved.delta == 0.0:
+            return None
+        self.scores[agent_id] = moved.score_after
+        return moved
+
+
+def ledger_row(moved: TrustChange, *, event_id: str, evidence: Mapping, verifier: str, at: str) -> dict:
+    """The trust_events row that records one change."""
+    return {"id": event_id, "agent_id": moved.agent_id, "delta": moved.delta, "score_after": moved.score_after,
+            "reason": moved.reason, "evidence": json.dumps(dict(evidence), sort_keys=True),
+            "verifier": verifier, "created_at": at}
 
 
 def half_life_days(category: str, half_lives: Mapping[str, float] | None = None) -> float:

@@ -11,14 +11,17 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
+from ..model.enums import Relation
+
 SIMILARITY_THRESHOLD = 0.6
 CONSTRUCTIVE_MAX = math.pi / 4
 DESTRUCTIVE_MIN = 3 * math.pi / 4
 AMPLITUDE_CAP = 2.0
 DISPUTE_PENALTY = 0.4
 
-CONSTRUCTIVE, PARTIAL, DESTRUCTIVE, INDEPENDENT = "constructive", "partial", "destructive", "independent"
-RELATIONS = (CONSTRUCTIVE, PARTIAL, DESTRUCTIVE, INDEPENDENT)
+CONSTRUCTIVE, PARTIAL, DESTRUCTIVE, INDEPENDENT = (Relation.CONSTRUCTIVE, Relation.PARTIAL,
+                                                  Relation.DESTRUCTIVE, Relation.INDEPENDENT)
+RELATIONS = tuple(Relation)
 RELATION_PHASE = {CONSTRUCTIVE: 0.0, PARTIAL: math.pi / 2, DESTRUCTIVE: math.pi}
 
 

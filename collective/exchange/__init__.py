@@ -1,4 +1,80 @@
-"""Exchange through a commons: remotes, push, pull and the shared quarantine branch."""
+"""Exchange through a commons: push this agent's branch, pull its peers', and keep
+the shared quarantine branch current around both.
 
-from .pull import *  # noqa: F401,F403
-from .pull import _candidates, _judging  # noqa: F401
+`Exchange` is built from the parts it needs (repository, tables, index,
+comparator, identity's id); the per-peer work is `pull.PeerPull`.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Callable, Sequence
+
+from .. import merge
+from ..config import Settings
+from ..embedding import EmbeddingModel
+from ..errors import NotFound
+from ..index.keeper import IndexKeeper
+from ..model.refs import agent_of_working
+from ..peers import Peers
+from ..quarantine.service import Quarantine
+from ..runtime.gc_pause import gc_paused
+from ..runtime.progress import Progress
+from ..store.tables import Tables
+from ..upkeep import Upkeep
+from .pull import PeerPull, PeerReport
+from .push import push_branch
+from .remotes import Remotes
+
+__all__ = ["Exchange", "PeerPull", "PeerReport", "Remotes"]
+
+
+class Exchange:
+    def __init__(self, repo, tables: Tables, remotes: Remotes, quarantine: Quarantine, *, keeper: IndexKeeper,
+                 model: EmbeddingModel, peers: Peers, upkeep: Upkeep, comparator: Callable[[], merge.Comparator],
+                 agent_id: str, branch: str, settings: Settings):
+        self.repo = repo
+        self.tables = tables
+        self.remotes = remotes
+        self.quarantine = quarantine
+        self.keeper = keeper
+        self.model = model
+        self.peers = peers
+        self.upkeep = upkeep
+        self.comparator = comparator
+        self.agent_id = agent_id
+        self.branch = branch
+        self.settings = settings
+
+    def push(self, remote: str | None = None) -> dict:
+        """Push the working branch, then share the quarantine cases."""
+        remote = self.remotes.choose(remote)
+        push_branch(self.repo, remote, self.branch, author=self.agent_id)
+        shared = self.quarantine.share(remote)
+        return {"remote": remote, "branch": self.branch, "head": self.repo.head(self.branch), "quarantine": shared}
+
+    def pull(self, remote: str | None = None, *, peers: Sequence[str] = (), dry_run: bool = False,
+             comparator: merge.Comparator | None = None, progress: Progress | None = None) -> dict:
+        """Fetch the commons, take its cases, merge every peer that moved, share the cases."""
+        remote = self.remotes.choose(remote)
+        with gc_paused():
+            started = time.perf_counter()
+            heads = self.repo.fetch(remote)
+            fetch_s = time.perf_counter() - started
+            available = {agent_of_working(b): h for b, h in heads.items()
+                         if agent_of_working(b) is not None and b != self.branch}
+            for peer in peers:
+                if peer not in available:
+                    raise NotFound("peer", f"no branch {peer}/working on remote {remote!r}")
+            session = PeerPull(self.repo, self.tables, keeper=self.keeper, model=self.model, peers=self.peers,
+                               upkeep=self.upkeep, comparator=comparator or self.comparator(),
+                               agent_id=self.agent_id, settings=self.settings, remote=remote, progress=progress)
+            if not dry_run:
+                self.quarantine.take_from(remote)
+            reports = []
+            for peer in sorted(peers) if peers else sorted(available):
+                report = session.run(peer, available[peer], dry_run=dry_run)
+                report.seconds["fetch"] = fetch_s
+                reports.append(report)
+            shared = None if dry_run else self.quarantine.share(remote)
+        return {"remote": remote, "dry_run": dry_run, "peers": [r.to_dict() for r in reports], "quarantine": shared}

@@ -1,3 +1,3 @@
 """The ANN index kept beside an agent's database."""
 
-from .hnsw import EF_SEARCH, VectorIndex, indexable, score_table, strengths  # noqa: F401
+from .hnsw import EF_SEARCH, VectorIndex, indexable  # noqa: F401

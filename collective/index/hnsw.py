@@ -17,9 +17,10 @@ from typing import Callable, Mapping, Sequence
 
 import numpy as np
 
-from ..core import trust
+from ..core.scoring import SCORE_COLUMNS, SCORE_DTYPE as _SCORE_DTYPE, score_table, strengths
 from ..errors import StorageError
-from ..model import CATEGORIES, blob_to_vector, parse_time
+from ..runtime.progress import Progress
+from ..model import blob_to_vector
 
 M = 16
 # Measured on 100k clustered 384-dim vectors, 2 cores: 100 builds in 49.5 s where 200 took
@@ -27,30 +28,8 @@ M = 16
 # at ef 48 went from 0.9988 to 0.9982 of the exact ones. Recall widens until exact anyway.
 EF_CONSTRUCTION = 100
 EF_SEARCH = 100
-SCORE_COLUMNS = ("amplitude", "origin_agent", "created_at", "category")  # what recall's score reads
+PROGRESS_PART = 5000  # rows added between two progress reports
 _COLUMNS = ("id", "content", "vector", "dim", "model_version", "retracted", "absorbed_into", *SCORE_COLUMNS)
-# per label: recall scores candidates from these without reading their rows
-_SCORE_DTYPE = np.dtype([("amplitude", "<f4"), ("created", "<f8"), ("category", "i1"), ("origin", "<i4")])
-
-
-def score_table(rows: Sequence[dict], origin_code: Callable[[str], int]) -> np.ndarray:
-    """The SCORE_COLUMNS of memory rows as one array; origins as codes from `origin_code`."""
-    table = np.zeros(len(rows), dtype=_SCORE_DTYPE)
-    table["amplitude"] = [r["amplitude"] for r in rows]
-    table["created"] = [parse_time(r["created_at"]).timestamp() for r in rows]
-    table["category"] = [CATEGORIES.index(r["category"]) if r["category"] in CATEGORIES else -1 for r in rows]
-    table["origin"] = [origin_code(r["origin_agent"]) for r in rows]
-    return table
-
-
-def strengths(table: np.ndarray, origins: Sequence[str], trust_scores: Mapping[str, float], now: float,
-              half_lives: Mapping[str, float]) -> np.ndarray:
-    """amplitude * trust of the origin * recency of each entry of a score_table at `now` (epoch s)."""
-    origin_trust = np.array([trust_scores.get(o, trust.START) for o in origins] or [0.0])
-    # by category code; code -1 (a category this code does not know) takes the last, the default
-    half_life = np.array([trust.half_life_days(c, half_lives) for c in (*CATEGORIES, "")])
-    return trust.strengths(table["amplitude"].astype(np.float64), origin_trust[table["origin"]],
-                           now - table["created"], half_life[table["category"]])
 
 
 def indexable(row: dict, model_version: str, dim: int) -> bool:
@@ -75,6 +54,12 @@ class VectorIndex:
         self._max_amplitude: float | None = None  # of _scores, computed when first asked
 
     # --- files ---------------------------------------------------------
+    @staticmethod
+    def read_meta(folder: Path) -> dict | None:
+        """The saved index's description (head, count, ...), or None when none was saved."""
+        path = folder / "index.json"
+        return json.loads(path.read_text()) if path.exists() else None
+
     @property
     def _scores_path(self) -> Path:
         return self.folder / "index-scores.npy"
@@ -153,18 +138,19 @@ class VectorIndex:
         os.replace(tmp_meta, meta_path)  # last: a crash before this leaves the old head, so we redo the diff
 
     # --- keeping it current ---------------------------------------------
-    def ensure(self, repo, head: str, *, on_indexed: Callable[[Sequence[dict]], None] | None = None) -> str:
+    def ensure(self, repo, head: str, *, on_indexed: Callable[[Sequence[dict]], None] | None = None,
+               progress: Progress | None = None) -> str:
         """Bring the index to `head`; returns how: 'current', 'updated' or 'rebuilt'.
         `on_indexed` is handed the memory rows the index took in."""
         if self._index is None and not self.load():
-            self.rebuild(repo, head, on_indexed=on_indexed)
+            self.rebuild(repo, head, on_indexed=on_indexed, progress=progress)
             return "rebuilt"
         if self.head == head:
             return "current"
         try:
             changes = list(repo.diff(self.head, head, "memories"))
         except StorageError:
-            self.rebuild(repo, head, on_indexed=on_indexed)
+            self.rebuild(repo, head, on_indexed=on_indexed, progress=progress)
             return "rebuilt"
         upserts: list[dict] = []
         for change in changes:
@@ -173,7 +159,7 @@ class VectorIndex:
                 upserts.append(row)
             else:
                 self.remove([(change.new or change.old)["id"]])
-        self.add(upserts)
+        self.add_in_parts(upserts, progress)
         if on_indexed is not None and upserts:
             on_indexed(upserts)
         self.head = head
@@ -181,19 +167,30 @@ class VectorIndex:
         self.save()
         return "updated"
 
-    def rebuild(self, repo, head: str, *, on_indexed: Callable[[Sequence[dict]], None] | None = None) -> None:
+    def rebuild(self, repo, head: str, *, on_indexed: Callable[[Sequence[dict]], None] | None = None,
+                progress: Progress | None = None) -> None:
         rows = [r for r in repo.select("memories", columns=_COLUMNS, as_of=head)
                 if indexable(r, self.model_version, self.dim)]
         self._index = self._new(int(len(rows) * 1.3) + 1024)
         self._ids, self._labels, self._deleted = [], {}, set()
         self._scores, self._origins, self._origin_code = np.zeros(0, dtype=_SCORE_DTYPE), [], {}
         self._max_amplitude = None
-        self.add(rows)
+        self.add_in_parts(rows, progress)
         if on_indexed is not None and rows:
             on_indexed(rows)
         self.head = head
         self._dirty = True
         self.save()
+
+    def add_in_parts(self, rows: Sequence[dict], progress: Progress | None) -> None:
+        """`add`, in parts when someone watches the progress (a 100k rebuild takes a minute)."""
+        if progress is None:
+            self.add(rows)
+            return
+        for start in range(0, len(rows), PROGRESS_PART):
+            progress("index", start, len(rows))
+            self.add(rows[start:start + PROGRESS_PART])
+        progress("index", len(rows), len(rows))
 
     def add(self, rows: Sequence[dict]) -> None:
         """Index memory rows (id, vector and the SCORE_COLUMNS); a row already indexed is replaced."""
@@ -280,7 +277,3 @@ class VectorIndex:
         labels, distances = self._index.knn_query(np.asarray(vectors, dtype=np.float32), k=k)
         return [[(self._ids[int(l)], 1.0 - float(d)) for l, d in zip(row_l, row_d)]
                 for row_l, row_d in zip(labels, distances)]
-
-    def state(self) -> dict:
-        return {"head": self.head, "count": len(self._labels), "dim": self.dim,
-                "model_version": self.model_version}

@@ -16,8 +16,10 @@ from typing import Any, Iterable
 import numpy as np
 
 from ..errors import BadInput
+from ..runtime import fast
+from .enums import Category
 
-CATEGORIES = ("knowledge", "experience", "skill", "social", "emotion")
+CATEGORIES = tuple(Category)
 STANCES = {"affirm": 0.0, "uncertain": math.pi / 2, "deny": math.pi}
 AGENT_ID_RE = re.compile(r"[a-z0-9][a-z0-9._-]{0,63}")
 MAX_CONTENT_BYTES = 32 * 1024
@@ -231,9 +233,15 @@ class Memory:
             values[name] = bool(values.get(name))
         if len(values) < len(names):
             return cls(**values)  # a partial row: the defaults fill in
-        memory = object.__new__(cls)  # a whole row, the common case: no defaults to apply
-        memory.__dict__ = values
-        return memory
+        return fast.from_fields(cls, values)  # a whole row, the common case: no defaults to apply
+
+    def copy(self) -> "Memory":
+        """A copy whose lists may change without touching this one. Vectors are never
+        changed in place (a merge assigns new ones), so they are shared."""
+        out = fast.shallow_copy(self)
+        out.tags, out.parents = list(self.tags), list(self.parents)
+        out.merge_history = [dict(h) for h in self.merge_history]
+        return out
 
     def claim(self) -> bytes:
         """The signed part: what the origin asserted. Amplitude, phase, vector, flags

@@ -13,11 +13,10 @@ import json
 from dataclasses import dataclass
 
 from ..errors import BadInput
+from ..model.enums import CaseStatus, Keep
 
-QUARANTINE_BRANCH = "collective/quarantine"
-STATUSES = ("pending", "escalated", "resolved")
-KEEP_CHOICES = ("a", "b", "both", "merged")
-_RANK = {status: rank for rank, status in enumerate(STATUSES)}
+STATUSES = tuple(CaseStatus)
+KEEP_CHOICES = tuple(Keep)
 
 
 def case_id(memory_a: str, memory_b: str) -> str:
@@ -26,8 +25,8 @@ def case_id(memory_a: str, memory_b: str) -> str:
 
 
 def escalate(status: str, dispute_count: int, threshold: int) -> str:
-    if status == "pending" and dispute_count >= threshold:
-        return "escalated"
+    if status == CaseStatus.PENDING and dispute_count >= threshold:
+        return CaseStatus.ESCALATED
     return status
 
 
@@ -49,8 +48,8 @@ def merge_cases(ours: dict | None, theirs: dict | None) -> dict:
         return dict(ours or theirs)  # type: ignore[arg-type]
     out = dict(min(ours, theirs, key=_opening))
     out["dispute_count"] = max(int(ours["dispute_count"]), int(theirs["dispute_count"]))
-    out["status"] = max(ours["status"], theirs["status"], key=_RANK.__getitem__)
-    verdicts = [c for c in (ours, theirs) if c["status"] == "resolved"]
+    out["status"] = max(CaseStatus(ours["status"]), CaseStatus(theirs["status"]), key=lambda s: s.rank)
+    verdicts = [c for c in (ours, theirs) if c["status"] == CaseStatus.RESOLVED]
     if verdicts:
         first = min(verdicts, key=lambda c: (c["resolved_at"], c["resolution"] or ""))
         out["resolution"], out["resolved_at"] = first["resolution"], first["resolved_at"]
@@ -65,6 +64,11 @@ def union(*case_lists: list[dict]) -> dict[str, dict]:
         for case in cases:
             merged[case["id"]] = merge_cases(merged.get(case["id"]), case)
     return merged
+
+
+def changed(merged: dict[str, dict], before: dict[str, dict]) -> list[dict]:
+    """The merged cases that are new or differ from what `before` held."""
+    return [c for cid, c in merged.items() if cid not in before or normalise(c) != normalise(before[cid])]
 
 
 def normalise(case: dict) -> dict:
@@ -93,10 +97,10 @@ def validate_keep(keep: str) -> str:
 
 def resolution(case: dict, *, keep: str, note: str | None, by: str, agent: str, at: str) -> dict:
     """The case row after a person decided."""
-    if case["status"] == "resolved":
+    if case["status"] == CaseStatus.RESOLVED:
         raise BadInput("case", f"{case['id']} is already resolved")
     out = dict(case)
-    out["status"] = "resolved"
+    out["status"] = CaseStatus.RESOLVED
     out["resolution"] = json.dumps({"keep": validate_keep(keep), "note": note or "", "by": by,
                                     "recorded_by": agent, "at": at}, sort_keys=True)
     out["resolved_at"] = at
@@ -105,7 +109,7 @@ def resolution(case: dict, *, keep: str, note: str | None, by: str, agent: str, 
 
 def effects(case: dict) -> Effects:
     decision = json.loads(case["resolution"])
-    keep = decision["keep"]
+    keep = Keep(decision["keep"])
     a, b = case["memory_id_a"], case["memory_id_b"]
     if keep == "a":
         return Effects({a: False, b: True}, [(case["agent_a"], "verdict_for"), (case["agent_b"], "verdict_against")], False)

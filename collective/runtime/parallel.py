@@ -10,9 +10,11 @@ flushed, closed or unlocked twice.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pickle
 import signal
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Callable, Iterator, Sequence, TypeVar
 
 from ..errors import CollectiveError
@@ -109,3 +111,22 @@ def _collect(pid: int, read_end: int):
     if not ok:
         raise WorkerFailed(f"a worker process failed: {value}")
     return value
+
+
+# --- threads, for work that releases the GIL (hnswlib, OpenSSL, the database engine) ---
+
+@contextlib.contextmanager
+def in_background(fn: Callable[..., R], *args, **kwargs) -> Iterator["Future[R]"]:
+    """Run fn(*args, **kwargs) on another thread while the block runs; the block gets its
+    Future. Pays off only when fn spends its time outside the GIL."""
+    with ThreadPoolExecutor(1) as pool:
+        yield pool.submit(fn, *args, **kwargs)
+
+
+def pipelined(fn: Callable[[T], R], items: Sequence[T]) -> Iterator[R]:
+    """fn over each item on another thread, in order, so the caller works on one
+    result while the next ones are computed."""
+    with ThreadPoolExecutor(1) as pool:
+        futures = [pool.submit(fn, item) for item in items]
+        for future in futures:
+            yield future.result()

@@ -13,6 +13,3 @@ class Progress(Protocol):
     def __call__(self, stage: str, done: int, total: int) -> None:
         """`done` of `total` units of `stage` are finished (total 0: unknown)."""
 
-
-def silent(stage: str, done: int, total: int) -> None:
-    """The Progress that shows nothing."""

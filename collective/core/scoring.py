@@ -1,0 +1,52 @@
+"""Recall's score, pure: `cos^2 * amplitude * trust(origin) * recency * boost(n)`.
+
+The strength part (amplitude * trust * recency) is computed from a compact
+table of each memory's score columns, which the ANN index keeps beside its
+vectors, so recall ranks candidates without reading their rows.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Mapping, Sequence
+
+import numpy as np
+
+from ..model import CATEGORIES, parse_time
+from . import trust
+
+BOOST_STEP, BOOST_MAX = 0.05, 2.0
+SCORE_COLUMNS = ("amplitude", "origin_agent", "created_at", "category")  # what the strength reads
+# per memory: the strength's inputs, origins as codes
+SCORE_DTYPE = np.dtype([("amplitude", "<f4"), ("created", "<f8"), ("category", "i1"), ("origin", "<i4")])
+
+
+def boost(access_counts: np.ndarray) -> np.ndarray:
+    """boost(n) = min(1 + 0.05 n, 2): memories recalled often come back more easily."""
+    return np.minimum(1 + BOOST_STEP * access_counts, BOOST_MAX)
+
+
+def scores(similarities: np.ndarray, strength: np.ndarray, access_counts: np.ndarray) -> np.ndarray:
+    """The recall score of each memory; a negative cosine counts as no resemblance."""
+    return np.maximum(similarities, 0.0) ** 2 * strength * boost(access_counts)
+
+
+def score_table(rows: Sequence[dict], origin_code: Callable[[str], int]) -> np.ndarray:
+    """The SCORE_COLUMNS of memory rows as one array; origins as codes from `origin_code`."""
+    table = np.zeros(len(rows), dtype=SCORE_DTYPE)
+    table["amplitude"] = [r["amplitude"] for r in rows]
+    table["created"] = [parse_time(r["created_at"]).timestamp() for r in rows]
+    table["category"] = [CATEGORIES.index(r["category"]) if r["category"] in CATEGORIES else -1 for r in rows]
+    table["origin"] = [origin_code(r["origin_agent"]) for r in rows]
+    return table
+
+
+def strengths(table: np.ndarray, origins: Sequence[str], trust_scores: Mapping[str, float], now: float,
+              half_lives: Mapping[str, float]) -> np.ndarray:
+    """amplitude * trust of the origin * recency of each entry of a score_table at `now` (epoch s)."""
+    origin_trust = np.array([trust_scores.get(o, trust.START) for o in origins] or [0.0])
+    # by category code; code -1 (a category this code does not know) takes the last, the default
+    half_life = np.array([trust.half_life_days(c, half_lives) for c in (*CATEGORIES, "")])
+    return trust.strengths(table["amplitude"].astype(np.float64), origin_trust[table["origin"]],
+                           now - table["created"], half_life[table["category"]])
+
+

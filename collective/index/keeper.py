@@ -1,0 +1,59 @@
+"""Keeping an agent's index at its head, with the judge's analyses of what it takes in.
+
+Recall and pull bring the index up to date when they need it; `prepare`
+does it ahead of a sync window so the window is spent on what arrives.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Callable, Sequence
+
+from ..judge import cache as kept_analyses
+from ..runtime.gc_pause import gc_paused
+from ..runtime.progress import Progress
+from .hnsw import VectorIndex
+
+
+class IndexKeeper:
+    def __init__(self, repo, folder: Path, *, branch: str, dim: Callable[[], int], model_version: Callable[[], str],
+                 judge: Callable[[], object]):
+        self.repo = repo
+        self.folder = folder
+        self.branch = branch
+        self._dim, self._model_version, self._judge = dim, model_version, judge
+        self._index: VectorIndex | None = None
+
+    def current(self) -> VectorIndex:
+        """The index, brought to the branch head first."""
+        self.prepare()
+        return self._index
+
+    def prepare(self, progress: Progress | None = None) -> dict:
+        """Bring the index, and the judge's analyses of each text it takes in, to the head."""
+        if self._index is None:
+            self._index = VectorIndex(self.folder, dim=self._dim(), model_version=self._model_version())
+        analysed = 0
+
+        def analyse(rows: Sequence[dict]) -> None:
+            nonlocal analysed
+            if progress:
+                progress("analyse", 0, len(rows))
+            with gc_paused():
+                analysed += kept_analyses.prepare(self.repo, self._judge(), [r["content"] for r in rows])
+            if progress:
+                progress("analyse", len(rows), len(rows))
+
+        how = self._index.ensure(self.repo, self.repo.head(self.branch), on_indexed=analyse, progress=progress)
+        return {"index": how, "count": len(self._index), "analysed": analysed}
+
+    def save(self) -> None:
+        if self._index is not None:
+            self._index.save()
+
+    def state(self, head: str) -> dict:
+        """What `status` shows: built or not, and whether it reflects `head`."""
+        meta = VectorIndex.read_meta(self.folder)
+        if meta is None:
+            return {"built": False}
+        return {"built": True, "head": meta["head"], "count": meta["count"], "current": meta["head"] == head}

@@ -1,0 +1,98 @@
+"""Comparators: how two memories that meet are classified (constructive, partial,
+destructive, independent). The merge and a dream's detect stage ask the same one.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Iterator, Mapping, Protocol
+
+from ..core import phase as phase_mod
+from ..core import wave
+from ..judge.stance import estimate as estimate_stance
+from ..model import Memory
+from ..model.enums import Relation
+
+
+@dataclass(frozen=True)
+class PairVerdict:
+    relation: Relation
+    dphi: float
+    similarity: float
+    confidence: float = 1.0
+    reason: str = ""
+
+
+class Comparator(Protocol):
+    """Decides how two memories relate. `candidate_floor`: lowest cosine worth asking about."""
+
+    candidate_floor: float
+
+    def relate(self, local: Memory, remote: Memory, similarity: float) -> PairVerdict: ...
+
+
+class PhaseComparator:
+    """DESIGN's literal rule: similarity gate, then the stored phase difference."""
+
+    fork_safe = True  # pure: a pull may run it in forked workers
+
+    def __init__(self, threshold: float = wave.SIMILARITY_THRESHOLD):
+        self.candidate_floor = threshold
+        self.threshold = threshold
+
+    def relate(self, local: Memory, remote: Memory, similarity: float) -> PairVerdict:
+        dphi = wave.phase_difference(local.phase, remote.phase)
+        relation = wave.classify(similarity, dphi, threshold=self.threshold)
+        return PairVerdict(relation, dphi, similarity, reason=f"cosine {similarity:.2f}, phase difference {dphi:.2f}")
+
+
+class JudgeComparator:
+    """A pairwise judge reads the two texts; explicit writer stances turn its verdict.
+
+    The judge sees only text and cosine. A writer who stored "X" with stance
+    deny asserts "not X", so the pair's phase difference shifts by how far each
+    explicit stance departs from what the text alone says.
+    """
+
+    def __init__(self, judge, *, candidate_floor: float | None = None):
+        self.judge = judge
+        self.candidate_floor = candidate_floor if candidate_floor is not None else getattr(judge, "candidate_floor", 0.4)
+
+    @property
+    def fork_safe(self) -> bool:
+        """Only a judge that says it is pure runs in forked workers: a callback may hold
+        connections (an LLM client) that a child must not share."""
+        return bool(getattr(self.judge, "fork_safe", False))
+
+    def relate(self, local: Memory, remote: Memory, similarity: float) -> PairVerdict:
+        verdict = self.judge.judge(local.content, remote.content, similarity)
+        if verdict.relation == wave.INDEPENDENT:
+            return PairVerdict(wave.INDEPENDENT, math.nan, similarity, verdict.confidence, verdict.reason)
+        turn = (phase_mod.stance_offset(local.content, local.phase, local.stance, estimate_stance)
+                - phase_mod.stance_offset(remote.content, remote.phase, remote.stance, estimate_stance))
+        dphi = wave.phase_difference(wave.RELATION_PHASE[verdict.relation] + turn, 0.0)
+        relation = wave.classify(1.0, dphi)  # the judge already decided "same topic"
+        return PairVerdict(relation, dphi, similarity, verdict.confidence, verdict.reason)
+
+
+class Decided:
+    """A comparator whose verdicts, by (local id, remote id), were reached apart from the
+    plan (on every core). `pending` yields more of them as workers finish; a pair found
+    nowhere goes to `inner`."""
+
+    def __init__(self, inner: Comparator, verdicts: dict[tuple[str, str], PairVerdict],
+                 pending: Iterator[Mapping[tuple[str, str], PairVerdict]] = iter(())):
+        self.inner = inner
+        self.candidate_floor = inner.candidate_floor
+        self.verdicts = verdicts
+        self.pending = pending
+
+    def relate(self, local: Memory, remote: Memory, similarity: float) -> PairVerdict:
+        key = (local.id, remote.id)
+        while key not in self.verdicts:
+            more = next(self.pending, None)
+            if more is None:
+                return self.inner.relate(local, remote, similarity)
+            self.verdicts.update(more)
+        return self.verdicts[key]

@@ -1,0 +1,97 @@
+"""Creating and opening an agent: its database, branches, key and own row.
+
+`create` makes everything or nothing: the database appears under its real
+name only when complete, and a failure removes what was made. `open` finds
+the database, checks out the agent's branch and applies pending migrations.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from .config import Home
+from .embed import DEFAULT_DIM, DEFAULT_MODEL_VERSION, Embedder
+from .errors import NotFound
+from .identity import Identity
+from .model import iso, utcnow, validate_agent_id
+from .model.refs import working_branch
+from .store import Location
+from .store.tables import AgentTable
+
+KEY_FILE = "ed25519.pem"
+
+
+@dataclass
+class Opened:
+    """An agent's parts, open: what the services are built from."""
+
+    home: Home
+    agent_id: str
+    location: Location
+    repo: object
+    identity: Identity
+    branch: str
+
+
+def create(agent_id: str, home: Home, *, embedder: Embedder | None = None, display_name: str | None = None,
+           backend: str | None = None, dolt_url: str | None = None) -> None:
+    """Create the agent's database (branches main and <id>/working), key and own row."""
+    agent_id = validate_agent_id(agent_id)
+    folder = home.agent_dir(agent_id)
+    location = Location.new(folder, home.root, agent_id, backend=backend or home.backend, dolt_url=dolt_url,
+                            dolt_server=home.dolt_server)
+    first = not home.agents()
+    key_path = folder / KEY_FILE
+    key_path.unlink(missing_ok=True)  # an interrupted init left it; nothing refers to it
+    repo = None
+    try:
+        repo = location.create()
+        identity = Identity.generate(key_path)
+        now = iso(utcnow())
+        repo.migrate(author=agent_id, now=now)
+        with repo.transaction():
+            AgentTable(repo).insert({
+                "agent_id": agent_id, "display_name": display_name or agent_id,
+                "public_key": identity.public_key, "trust_score": 1.0, "branch_name": working_branch(agent_id),
+                "model_version": embedder.model_version if embedder else DEFAULT_MODEL_VERSION,
+                "last_synced_commit": None, "last_sync": None,
+                "capabilities": json.dumps({"dim": embedder.dim if embedder else DEFAULT_DIM}), "created_at": now})
+            repo.commit(f"init agent {agent_id}", author=agent_id)
+        repo.create_branch(working_branch(agent_id))
+        repo.close()
+        repo = None
+        location.finish()
+    except BaseException:
+        if repo is not None:
+            repo.close()
+        location.discard()
+        key_path.unlink(missing_ok=True)
+        raise
+    if first:
+        home.remember_default_agent(agent_id)
+
+
+def exists(agent_id: str, home: Home) -> bool:
+    return Location.find(home.agent_dir(validate_agent_id(agent_id)), home.root) is not None
+
+
+def open_parts(agent_id: str | None, home: Home, *, branch: str | None = None) -> Opened:
+    """Open an agent's database on its branch (migrated) and load its key."""
+    agent_id = home.resolve_agent(agent_id)
+    folder = home.agent_dir(agent_id)
+    location = Location.find(folder, home.root)
+    if location is None:
+        raise NotFound("agent", f"{agent_id} was never initialised in {home.root}; run `cmem init --agent {agent_id}`")
+    repo = location.open()
+    try:
+        identity = Identity.load(folder / KEY_FILE)
+        branch = branch or working_branch(agent_id)
+        if branch not in repo.branches():
+            raise NotFound("branch", f"no branch {branch!r}")
+        repo.checkout(branch)
+        repo.migrate(author=agent_id, now=iso(utcnow()))
+    except BaseException:
+        repo.close()
+        raise
+    return Opened(home, agent_id, location, repo, identity, branch)

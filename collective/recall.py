@@ -1,0 +1,199 @@
+"""Recall: the memories that resonate most with a query, and how often each came back.
+
+`score = cos^2 * amplitude * trust(origin) * recency * boost(access count)`
+(core.scoring). Recall never commits: access counts go to the unversioned
+local_access table, buffered.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Callable, Mapping, Sequence
+
+import numpy as np
+
+from .config import Settings
+from .core import scoring
+from .errors import BadInput, NotFound
+from .index.hnsw import EF_SEARCH
+from .index.keeper import IndexKeeper
+from .model import Memory, blob_to_vector, iso, parse_time, utcnow
+from .store.tables import AccessCounts, Tables
+
+OVERFETCH = 3
+ACCESS_FLUSH_SECONDS = 2.0  # buffered access counts reach the database at least this often, and on close
+
+Scored = tuple[float, float, float, int, str]  # score, similarity, strength, access count, memory id
+
+
+@dataclass
+class RecallHit:
+    memory: Memory
+    score: float
+    similarity: float
+    strength: float
+    access_count: int = 0
+
+    def to_dict(self) -> dict:
+        return {"id": self.memory.id, "score": round(self.score, 6), "similarity": round(self.similarity, 6),
+                "strength": round(self.strength, 6), "access_count": self.access_count,
+                "disputed": self.memory.disputed, "summary": self.memory.summary,
+                "content": self.memory.content, "category": self.memory.category,
+                "origin_agent": self.memory.origin_agent, "amplitude": round(self.memory.amplitude, 6),
+                "created_at": self.memory.created_at}
+
+
+class AccessCounter:
+    """Hebbian counters, buffered: a recall waits for no fsync, and the counts are
+    written in one transaction every ACCESS_FLUSH_SECONDS and on close (a crash loses
+    at most those seconds of counts). Other processes' counts are re-read as often."""
+
+    def __init__(self, repo, table: AccessCounts, *, clock: Callable[[], float] = time.monotonic):
+        self.repo = repo
+        self.table = table
+        self.clock = clock
+        self.pending: dict[str, int] = {}
+        self._stamp = ""
+        self._flushed = clock()
+        self._known: dict[str, int] | None = None  # local_access as last read
+        self._read_at = 0.0
+
+    def counts(self) -> dict[str, int]:
+        """The counts in local_access, re-read at most every ACCESS_FLUSH_SECONDS (this
+        process's pending ones are added by callers)."""
+        if self._known is None or self.clock() - self._read_at >= ACCESS_FLUSH_SECONDS:
+            self._known = self.table.all()
+            self._read_at = self.clock()
+        return self._known
+
+    def count_of(self, memory_id: str) -> int:
+        return self.table.of([memory_id]).get(memory_id, 0) + self.pending.get(memory_id, 0)
+
+    def most(self) -> int:
+        """An upper bound of any memory's access count."""
+        return max(self.counts().values(), default=0) + max(self.pending.values(), default=0)
+
+    def record(self, ids: Sequence[str], now: datetime) -> None:
+        for memory_id in ids:
+            self.pending[memory_id] = self.pending.get(memory_id, 0) + 1
+        self._stamp = iso(now)
+        if self.clock() - self._flushed >= ACCESS_FLUSH_SECONDS:
+            self.flush()
+
+    def flush(self) -> None:
+        """Write the buffered counts (added to what other processes wrote meanwhile)."""
+        pending, self.pending = self.pending, {}
+        self._flushed = self.clock()
+        if not pending:
+            return
+        with self.repo.transaction():
+            existing = self.table.of(list(pending))
+            written = {i: existing.get(i, 0) + n for i, n in pending.items()}
+            self.table.write(written, at=self._stamp)
+        if self._known is not None:
+            self._known.update(written)
+
+
+class Recall:
+    def __init__(self, repo, tables: Tables, keeper: IndexKeeper, access: AccessCounter, *,
+                 branch: str, settings: Settings, trust_scores: Callable[..., dict[str, float]]):
+        self.repo = repo
+        self.tables = tables
+        self.keeper = keeper
+        self.access = access
+        self.branch = branch
+        self.settings = settings
+        self.trust_scores = trust_scores
+
+    def recall(self, query_vector: np.ndarray, *, k: int, as_of: str | None = None, include_faded: bool = False,
+               now: datetime | None = None) -> list[RecallHit]:
+        """Memories ranked by score, best first; `as_of` recalls what the agent believed then."""
+        if not isinstance(k, int) or k < 1:
+            raise BadInput("k", f"must be a positive whole number, got {k!r}")
+        now = now or utcnow()
+        if as_of is not None:
+            return self._recall_as_of(query_vector, k, self.resolve_as_of(as_of), include_faded, now)
+        hits = self._hits(self._search(query_vector, k, include_faded, now))
+        if hits:
+            self.access.record([h.memory.id for h in hits], now)
+        return hits
+
+    def _search(self, query_vector: np.ndarray, k: int, include_faded: bool, now: datetime) -> list[Scored]:
+        """The exact top k from the index: the search widens until nothing it has not
+        returned yet can beat the k-th score."""
+        index = self.keeper.current()
+        boost_bound = float(scoring.boost(np.array(self.access.most())))
+        trust_scores = self.trust_scores()
+        want = max(k * OVERFETCH, EF_SEARCH)  # the index searches EF_SEARCH deep anyway
+        seen = np.zeros(index.label_count, dtype=bool)
+        scored: list[Scored] = []
+        while True:
+            labels, sims = index.search_labels(query_vector, want)
+            last = float(sims[-1]) if len(sims) else 0.0
+            fresh = ~seen[labels]
+            seen[labels] = True
+            labels, sims = labels[fresh], sims[fresh]
+            # the index keeps what the score needs (amplitude, origin, age, category): no row is read
+            strength = index.strengths_at(labels, trust_scores, now.timestamp(), self.settings.half_lives)
+            # Only candidates whose bound (cos^2 * strength * largest boost) can beat the k-th
+            # score so far have their access counts read.
+            bounds = np.maximum(sims, 0.0) ** 2 * strength * boost_bound
+            kth = scored[k - 1][0] if len(scored) >= k else -1.0
+            chosen = np.flatnonzero(bounds >= kth)
+            scored = sorted(scored + self._score(index.ids_of(labels[chosen]), sims[chosen], strength[chosen],
+                                                 include_faded), key=lambda s: s[0], reverse=True)[:k]
+            # What the index has not returned yet is at most as similar as its last candidate.
+            bound = max(last, 0.0) ** 2 * index.max_amplitude * boost_bound
+            if want >= len(index) or (len(scored) >= k and scored[k - 1][0] >= bound):
+                return scored[:k]
+            want *= 4
+
+    def _recall_as_of(self, query_vector: np.ndarray, k: int, commit: str, include_faded: bool,
+                      now: datetime) -> list[RecallHit]:
+        """Brute force over the memories as they were at `commit`, scored with the trust of then."""
+        dim = int(query_vector.shape[0])
+        rows = {r["id"]: r for r in self.tables.memories.rows(as_of=commit)
+                if not r["retracted"] and r["absorbed_into"] is None and r["dim"] == dim}
+        if not rows:
+            return []
+        ids = list(rows)
+        sims = np.stack([blob_to_vector(rows[i]["vector"]) for i in ids]) @ query_vector
+        origins = sorted({r["origin_agent"] for r in rows.values()})
+        table = scoring.score_table([rows[i] for i in ids], {o: code for code, o in enumerate(origins)}.__getitem__)
+        strength = scoring.strengths(table, origins, self.trust_scores(as_of=commit), now.timestamp(),
+                                     self.settings.half_lives)
+        return self._hits(self._score(ids, sims, strength, include_faded)[:k], rows=rows)
+
+    def _score(self, ids: Sequence[str], sims: np.ndarray, strengths: np.ndarray, include_faded: bool
+               ) -> list[Scored]:
+        """Best first; faded memories left out unless asked for."""
+        known, pending = self.access.counts(), self.access.pending
+        counts = np.array([known.get(mid, 0) + pending.get(mid, 0) for mid in ids], dtype=np.int64)
+        scores = scoring.scores(sims, strengths, counts)
+        order = [int(i) for i in np.argsort(-scores, kind="stable")
+                 if include_faded or strengths[i] >= self.settings.fade_threshold]
+        return [(float(scores[i]), float(sims[i]), float(strengths[i]), int(counts[i]), ids[i]) for i in order]
+
+    def _hits(self, scored: list[Scored], *, rows: Mapping[str, dict] | None = None) -> list[RecallHit]:
+        """Whole memories for the chosen few (scoring needed only the index's columns)."""
+        if rows is None:
+            rows = {r["id"]: r for r in self.tables.memories.rows_by_id([s[4] for s in scored])}
+        return [RecallHit(Memory.from_row(rows[mid]), score, similarity, strength, n)
+                for score, similarity, strength, n, mid in scored]
+
+    def resolve_as_of(self, ref: str) -> str:
+        """A commit, branch, tag or timestamp -> a commit hash on this agent's history."""
+        try:
+            return self.repo.resolve(ref)
+        except NotFound:
+            pass
+        try:
+            when = parse_time(ref)
+        except BadInput:
+            raise NotFound("as-of", f"{ref!r} is neither a commit, a branch nor a timestamp") from None
+        for commit in self.repo.log(self.branch):
+            if parse_time(commit.date.replace(" ", "T")) <= when:
+                return commit.hash
+        raise NotFound("as-of", f"{ref} is before this agent's first commit")

@@ -1,0 +1,159 @@
+"""Writing an agent's own memories: store (or reinforce) and retract.
+
+Every write is one transaction ending in one Dolt commit authored by the
+agent; bad input is rejected before anything is written. Storing identical
+content again reinforces the existing memory (wave superposition) instead of
+duplicating it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+from .config import Settings
+from .core import phase as phase_mod
+from .core import wave
+from .embedding import EmbeddingModel
+from .errors import BadInput
+from .identity import Identity
+from .judge.stance import estimate as estimate_stance
+from .model import (DEFAULT_AMPLITUDE, Memory, content_hash, iso, summarise, utcnow, uuid7, validate_amplitude,
+                    validate_category, validate_content, validate_tags, validate_vector)
+from .runtime.gc_pause import gc_paused
+from .store.tables import Tables
+from .upkeep import Upkeep
+
+
+@dataclass
+class MemoryInput:
+    """What a caller gives to store one memory (validated before anything is written)."""
+
+    content: str
+    category: str | None = None
+    tags: Sequence[str] = ()
+    importance: float = DEFAULT_AMPLITUDE
+    phase: float | None = None
+    stance: str | None = None
+    vector: Any = None
+
+
+@dataclass
+class StoreResult:
+    memory: Memory
+    deduplicated: bool = False
+    commit: str | None = None
+
+    def to_dict(self) -> dict:
+        return {**self.memory.to_dict(), "deduplicated": self.deduplicated, "commit": self.commit}
+
+
+class Writer:
+    def __init__(self, repo, tables: Tables, model: EmbeddingModel, identity: Identity, upkeep: Upkeep, *,
+                 agent_id: str, settings: Settings):
+        self.repo = repo
+        self.tables = tables
+        self.model = model
+        self.identity = identity
+        self.upkeep = upkeep
+        self.agent_id = agent_id
+        self.settings = settings
+
+    def store_many(self, items: Sequence[MemoryInput]) -> list[StoreResult]:
+        """Store many memories in one transaction and one commit.
+
+        The judge does not read them here (that would halve a batch store's speed and
+        load the judge into every `cmem store`): it does when the index takes them in,
+        or the pull that brings them does (judge.cache)."""
+        if not items:
+            return []
+        with gc_paused():
+            prepared = [self._prepare(item) for item in items]
+            self._embed_missing(prepared)
+            return self._write(prepared)
+
+    def _prepare(self, item: MemoryInput) -> dict:
+        content = validate_content(item.content)
+        phase, stance = phase_mod.resolve(content, estimator=estimate_stance, phase=item.phase, stance=item.stance)
+        vector = validate_vector(item.vector, self.model.dim) if item.vector is not None else None
+        return {"content": content, "hash": content_hash(content), "category": validate_category(item.category),
+                "tags": validate_tags(item.tags), "amplitude": validate_amplitude(item.importance),
+                "phase": phase, "stance": stance, "vector": vector, "model_version": self.model.version}
+
+    def _embed_missing(self, prepared: list[dict]) -> None:
+        missing = [p for p in prepared if p["vector"] is None]
+        if missing:
+            vectors = self.model.embed([p["content"] for p in missing])
+            for p, v in zip(missing, vectors):
+                p["vector"] = validate_vector(v, self.model.embedder.dim)
+
+    def _write(self, prepared: list[dict]) -> list[StoreResult]:
+        now = iso(utcnow())
+        results: list[StoreResult] = []
+        new: list[Memory] = []
+        reinforced: dict[str, Memory] = {}
+        by_hash = self._own_by_hash({p["hash"] for p in prepared})
+        for p in prepared:
+            existing = by_hash.get(p["hash"])
+            if existing is not None and wave.phase_difference(existing.phase, p["phase"]) < wave.CONSTRUCTIVE_MAX:
+                existing.amplitude, existing.phase = wave.superpose(existing.amplitude, existing.phase, p["amplitude"],
+                                                                    p["phase"], cap=self.settings.amplitude_cap)
+                existing.updated_at, existing.sync_version = now, existing.sync_version + 1
+                reinforced[existing.id] = existing
+                results.append(StoreResult(existing, deduplicated=True))
+                continue
+            memory = self._new_memory(p, now)
+            by_hash[p["hash"]] = memory
+            new.append(memory)
+            results.append(StoreResult(memory))
+        with self.repo.transaction():
+            self.tables.memories.insert(new)
+            for memory in reinforced.values():
+                self.tables.memories.set(memory.id, amplitude=memory.amplitude, phase=memory.phase,
+                                         updated_at=memory.updated_at, sync_version=memory.sync_version)
+            head = self.repo.commit(_store_message(results), author=self.agent_id)
+        for r in results:
+            r.commit = head
+        self.upkeep.after_commit()
+        return results
+
+    def _new_memory(self, p: dict, now: str) -> Memory:
+        memory = Memory(
+            id=uuid7(), content=p["content"], summary=summarise(p["content"]), vector=p["vector"],
+            dim=int(p["vector"].shape[0]), model_version=p["model_version"], content_hash=p["hash"],
+            amplitude=p["amplitude"], phase=p["phase"], stance=p["stance"], category=p["category"],
+            tags=p["tags"], origin_agent=self.agent_id, created_at=now, updated_at=now)
+        memory.signature = self.identity.sign(memory.claim())
+        return memory
+
+    def _own_by_hash(self, hashes: set[str]) -> dict[str, Memory]:
+        """This agent's live memories with these content hashes (what a store reinforces)."""
+        return {m.content_hash: m for m in self.tables.memories.by_hash(hashes)
+                if m.origin_agent == self.agent_id and not m.retracted and m.absorbed_into is None}
+
+    def forget(self, memory_id: str) -> dict:
+        """Retract one of this agent's own memories (a signed, committed change; never a delete)."""
+        memory = self.tables.memories.require(memory_id)
+        if memory.origin_agent != self.agent_id:
+            raise BadInput("memory", f"{memory_id} belongs to {memory.origin_agent}; only its origin can retract it")
+        if memory.retracted:
+            return {"id": memory_id, "retracted": True, "changed": False, "commit": None}
+        memory.retracted = True
+        memory.updated_at = iso(utcnow())
+        memory.sync_version += 1
+        memory.signature = self.identity.sign(memory.claim())
+        with self.repo.transaction():
+            self.tables.memories.set(memory_id, retracted=1, updated_at=memory.updated_at,
+                                     sync_version=memory.sync_version, signature=memory.signature)
+            head = self.repo.commit(f"retract {memory_id}: {memory.summary[:72]}", author=self.agent_id)
+        self.upkeep.after_commit()
+        return {"id": memory_id, "retracted": True, "changed": True, "commit": head}
+
+
+def _store_message(results: Sequence[StoreResult]) -> str:
+    if len(results) == 1:
+        r = results[0]
+        verb = "reinforce" if r.deduplicated else "store"
+        return f"{verb} {r.memory.id}: {r.memory.summary[:72]}"
+    added = sum(1 for r in results if not r.deduplicated)
+    return f"store {added} memories, reinforce {len(results) - added}"

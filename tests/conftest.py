@@ -11,7 +11,7 @@ import os
 import re
 from collections import Counter
 
-import collective.store.doltlite  # noqa: F401  (bootstraps doltlite before anything imports sqlite3)
+import collective  # noqa: F401  (first: sqlite3 speaks Dolt)
 import pytest
 from hypothesis import HealthCheck, settings
 

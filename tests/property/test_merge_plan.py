@@ -1,10 +1,7 @@
-"""Properties of the collective merge.
-
-The pure parts first (merge.plan on synthetic memories, quarantine.merge_cases),
-then the pull on random memory sets against real doltlite databases and a file
-commons: atomic, idempotent, conserving. The wave and trust formulas on their
-own are covered in test_wave.py; here they are checked where the merge uses them.
-"""
+"""The merge plan (collective.merge.plan), pure: synthetic memories and their candidates
+in, the rows a pull would write out. One pair first (relations, absorption, disputes,
+known and resolved cases, trust at the floor), then random sets (conserving, pure,
+absorbing into the best match, recording every dispute, moving only the peer's trust)."""
 
 from __future__ import annotations
 
@@ -12,21 +9,18 @@ import copy
 import itertools
 import json
 import math
-import tempfile
 from datetime import datetime, timedelta, timezone
-from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import event, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
-from collective import merge, quarantine
-from collective.core import trust, wave
-from collective.agent import Agent, MemoryInput
+from collective import merge
 from collective.config import Settings
-from collective.identity import verify
+from collective.core import trust, wave
 from collective.model import Memory, content_hash, iso, uuid7
+from collective.quarantine import cases as quarantine
 
 TAU = 2 * math.pi
 NOW = datetime(2026, 3, 1, 12, 0, tzinfo=timezone.utc)
@@ -202,14 +196,6 @@ def test_trust_at_the_floor_records_no_more_changes(n):
     assert [t["delta"] for t in result.trust_changes] == pytest.approx([-0.01, -0.01, -0.005][:n])  # ... the ledger only moves
 
 
-@given(amps, phases, amps, phases)
-def test_superposition_is_symmetric_in_the_two_memories(a1, phi1, a2, phi2):
-    one, other = wave.superpose(a1, phi1, a2, phi2), wave.superpose(a2, phi2, a1, phi1)
-    assert one[0] == pytest.approx(other[0], abs=1e-12)
-    if one[0] > 1e-6:
-        assert angle_gap(one[1], other[1]) < 1e-9
-
-
 # --- many memories ---------------------------------------------------------------------
 @st.composite
 def merge_inputs(draw):
@@ -279,253 +265,8 @@ def test_plan_properties_on_random_sets(inputs):
         score = t["score_after"]
 
 
-@given(st.lists(st.sampled_from(sorted(trust.DELTAS)), max_size=40), scores)
-def test_trust_chain_stays_clamped_and_never_self_raised(reasons, start):
-    score = start
-    for reason in reasons:
-        change = trust.change("mars-1", score, reason, holder="earth-1")
-        assert trust.FLOOR <= change.score_after <= trust.CEILING
-        assert change.score_after == pytest.approx(score + change.delta)
-        with pytest.raises(trust.SelfTrust):
-            trust.change("earth-1", score, reason, holder="earth-1")
-        score = change.score_after
-
-
 def test_the_receiver_never_raises_its_own_trust():
     # the receiver's own memory corroborated by itself would be a self-raise: no trust change
     local, remote = memory("earth-1", phase=0.0), memory("earth-1", phase=0.0)
     result = merge.plan("earth-1", "head", [remote], {}, {remote.id: [(local, 0.9)]}, merge.PhaseComparator(), context())
     assert result.trust_changes == [] and result.inserts[0].absorbed_into == local.id
-
-
-# --- quarantine.merge_cases: a join, so concurrent pushes converge -----------------------
-PAIR = ("01a0-a", "01a0-b")
-stamps = st.sampled_from(["2026-03-01T10:00:00.000000Z", "2026-03-01T11:00:00.000000Z", "2026-03-02T09:30:00.000000Z"])
-
-
-@st.composite
-def case_copies(draw):
-    status = draw(st.sampled_from(quarantine.STATUSES))
-    resolved = status == "resolved"
-    return {
-        "id": quarantine.case_id(*PAIR), "memory_id_a": PAIR[0], "memory_id_b": PAIR[1],
-        "agent_a": "earth-1", "agent_b": "mars-1",
-        # each side measures the pair with its own (possibly blended) vectors
-        "similarity": draw(st.sampled_from([0.91, 0.93, 0.97])), "phase_diff": draw(st.sampled_from([math.pi, 3.0])),
-        "dispute_count": draw(st.integers(1, 6)), "status": status,
-        "resolution": json.dumps({"keep": draw(st.sampled_from(quarantine.KEEP_CHOICES)), "by": "ana"}) if resolved else None,
-        "created_at": draw(stamps), "resolved_at": draw(stamps) if resolved else None,
-    }
-
-
-@given(case_copies(), case_copies())
-def test_merge_cases_is_commutative(a, b):
-    assert quarantine.merge_cases(a, b) == quarantine.merge_cases(b, a)
-
-
-@given(case_copies(), case_copies(), case_copies())
-def test_merge_cases_is_associative(a, b, c):
-    m = quarantine.merge_cases
-    assert m(m(a, b), c) == m(a, m(b, c))
-
-
-@given(case_copies(), case_copies())
-def test_merge_cases_is_idempotent_and_keeps_the_furthest_state(a, b):
-    m = quarantine.merge_cases
-    assert m(a, a) == a
-    ab = m(a, b)
-    assert m(ab, b) == ab and m(ab, a) == ab  # absorbing: hearing an old copy again changes nothing
-    assert ab["dispute_count"] == max(a["dispute_count"], b["dispute_count"])
-    assert ab["created_at"] == min(a["created_at"], b["created_at"])
-    rank = quarantine.STATUSES.index
-    assert rank(ab["status"]) == max(rank(a["status"]), rank(b["status"]))
-    if ab["status"] == "resolved":
-        verdicts = [c for c in (a, b) if c["status"] == "resolved"]
-        assert ab["resolved_at"] == min(c["resolved_at"] for c in verdicts)  # the first verdict stands
-        assert ab["resolution"] in {c["resolution"] for c in verdicts}
-    assert m(None, a) == a == m(a, None)
-
-
-@given(st.lists(case_copies(), min_size=1, max_size=5), st.randoms(use_true_random=False))
-def test_union_converges_in_any_order(copies, rnd):
-    shuffled = list(copies)
-    rnd.shuffle(shuffled)
-    assert quarantine.union(copies) == quarantine.union(shuffled) == quarantine.union(*[[c] for c in shuffled])
-
-
-# --- the pull on real databases --------------------------------------------------------
-WORDS = ["pump", "valve", "coolant", "module", "dust", "storm", "rover", "ridge"]
-texts = st.lists(st.sampled_from(WORDS), min_size=2, max_size=4).map(" ".join)
-stances = st.sampled_from([0.0, 0.2, math.pi / 2, math.pi, TAU - 0.2])
-memory_sets = st.lists(st.tuples(texts, stances, st.floats(0.1, 1.0)), min_size=1, max_size=5)
-db_settings = settings(max_examples=8)  # each example builds real databases, on both engines
-
-
-class World:
-    """Two agents (earth-1 receives, mars-1 sends) and a file commons, in a fresh folder."""
-
-    def __init__(self, root: Path, embedder):
-        self.root = root
-        self.receiver = Agent.init("earth-1", home=root / "home", embedder=embedder)
-        self.sender = Agent.init("mars-1", home=root / "home", embedder=embedder)
-        if self.receiver.location.engine == "dolt":  # a Dolt commons is a folder
-            (root / "commons").mkdir()
-            url = f"file://{root / 'commons'}"
-        else:
-            url = f"file://{root / 'commons.db'}"
-        for a in (self.receiver, self.sender):
-            a.add_remote("origin", url)
-
-    def fill(self, agent: Agent, items) -> None:
-        agent.store_many([MemoryInput(text, phase=phi, importance=amp) for text, phi, amp in items])
-
-    def close(self) -> None:
-        self.receiver.close()
-        self.sender.close()
-
-
-@pytest.fixture
-def worlds(tmp_path, hash_embedder):
-    made = []
-
-    def make(local_items, remote_items) -> World:
-        world = World(Path(tempfile.mkdtemp(dir=tmp_path)), hash_embedder)
-        made.append(world)
-        if local_items:
-            world.fill(world.receiver, local_items)
-        world.fill(world.sender, remote_items)
-        world.sender.push()
-        return world
-
-    yield make
-    for w in made:
-        w.close()
-
-
-TABLES = ("memories", "skip_links", "agents", "quarantine", "trust_events")
-
-
-def snapshot(agent: Agent) -> dict:
-    repo = agent.repo
-    return {
-        "branches": repo.branches(),
-        "tables": {t: repo.scalar(f"SELECT dolt_hashof_table({repo.param})", (t,)) for t in TABLES},
-        "rows": {t: sorted(json.dumps(r, sort_keys=True, default=lambda b: b.hex()) for r in repo.select(t))
-                 for t in TABLES},
-        "status": repo.query("SELECT * FROM dolt_status"),
-    }
-
-
-class Boom(RuntimeError):
-    pass
-
-
-class FailingRepo:
-    """The repository, except that its Nth write (after writing) raises."""
-
-    def __init__(self, repo, fail_at: int):
-        self._repo, self._fail_at, self.writes = repo, fail_at, 0
-
-    def __getattr__(self, name):
-        attr = getattr(self._repo, name)
-        if name not in ("upsert", "insert", "update"):
-            return attr
-
-        def write(*args, **kwargs):
-            out = attr(*args, **kwargs)
-            self.writes += 1
-            if self.writes == self._fail_at:
-                raise Boom(f"injected failure at write {self.writes} ({name} {args[0]})")
-            return out
-        return write
-
-
-@pytest.mark.usefixtures("engine")
-@db_settings
-@given(memory_sets, memory_sets, st.integers(1, 5))
-def test_a_pull_is_atomic(worlds, monkeypatch, local_items, remote_items, fail_at):
-    world = worlds(local_items, remote_items)
-    agent = world.receiver
-    agent.index()
-    before = snapshot(agent)
-    real_apply = merge.apply
-    failing = {}
-
-    def apply_then_fail(repo, plan_, *, watermark):
-        failing["repo"] = FailingRepo(repo, fail_at)
-        return real_apply(failing["repo"], plan_, watermark=watermark)
-
-    with monkeypatch.context() as m:
-        m.setattr(merge, "apply", apply_then_fail)
-        try:
-            agent.pull()
-            failed = False
-        except Boom:
-            failed = True
-    event(f"failed at write {fail_at}" if failed else "fewer writes than the failure point")
-    if failed:
-        assert snapshot(agent) == before
-        assert not agent.repo.in_transaction
-    else:
-        assert failing["repo"].writes < fail_at  # the plan needed fewer writes than the failure point
-    # afterwards the same pull goes through and leaves a clean working set
-    report = agent.pull()
-    assert report["peers"][0]["status"] in ("merged", "unchanged")
-    assert agent.repo.query("SELECT * FROM dolt_status") == []
-
-
-@pytest.mark.usefixtures("engine")
-@db_settings
-@given(memory_sets, memory_sets)
-def test_a_pull_is_idempotent(worlds, local_items, remote_items):
-    world = worlds(local_items, remote_items)
-    agent = world.receiver
-    first = agent.pull()
-    assert first["peers"][0]["status"] == "merged"
-    after_first = snapshot(agent)
-    commits = len(agent.repo.log(agent.branch))
-    second = agent.pull()
-    assert second["peers"][0]["status"] == "unchanged" and second["peers"][0]["commit"] is None
-    assert snapshot(agent) == after_first
-    assert len(agent.repo.log(agent.branch)) == commits
-
-
-@pytest.mark.usefixtures("engine")
-@db_settings
-@given(memory_sets, memory_sets, memory_sets)
-def test_a_pull_conserves_every_remote_memory(worlds, local_items, remote_items, more_items):
-    world = worlds(local_items, remote_items)
-    agent, sender = world.receiver, world.sender
-    own_before = {r["id"]: r for r in agent.repo.select("memories")}
-    agent.pull()
-    world.fill(sender, more_items)  # a second window: reinforcements and new memories
-    sender.push()
-    report = agent.pull()["peers"][0]
-    assert report["refused"] == {}
-    for relation in ("constructive", "destructive", "partial", "updated"):
-        if report["summary"].get(relation):
-            event(relation)
-
-    key = sender.identity.public_key
-    held = {r["id"]: Memory.from_row(r) for r in agent.repo.select("memories")}
-    assert set(own_before) <= set(held)  # nothing of ours was deleted
-    for row in sender.repo.select("memories", {"origin_agent": "mars-1"}):
-        theirs = Memory.from_row(row)
-        mine = held.get(theirs.id)
-        assert mine is not None, f"remote memory {theirs.id} lost"
-        assert mine.content == theirs.content and mine.origin_agent == "mars-1"
-        assert verify(key, mine.claim(), mine.signature)  # still itself, as its origin signed it
-        if mine.absorbed_into is not None:  # an absorbed copy: its absorber holds the record
-            absorber = held[mine.absorbed_into]
-            assert any(h["source_id"] == mine.id for h in absorber.merge_history)
-            assert agent.repo.select("skip_links", {"source_id": mine.id, "target_id": absorber.id,
-                                                    "link_type": "consensus"})
-        if mine.disputed:  # a disputed copy: linked and in a case
-            links = agent.repo.select("skip_links", {"source_id": mine.id, "link_type": "disputes"})
-            assert links
-            for link in links:
-                assert agent.repo.select("quarantine", {"id": quarantine.case_id(mine.id, link["target_id"])})
-    # the receiver's trust in itself is untouched; the peer's stays within bounds
-    scores = {r["agent_id"]: r["trust_score"] for r in agent.repo.select("agents")}
-    assert scores["earth-1"] == 1.0 and trust.FLOOR <= scores["mars-1"] <= trust.CEILING
-    assert not agent.repo.select("trust_events", {"agent_id": "earth-1"})

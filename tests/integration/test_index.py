@@ -1,0 +1,90 @@
+"""The ANN index: kept at the head by diffs, rebuilt when lost or of another model, its amplitudes
+kept for recall's bounds, and recovered after an interrupted save."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from collective import open_agent
+from collective.agent import Agent, MemoryInput
+from collective.index import VectorIndex
+
+# The storage behaviour is the same on both engines.
+pytestmark = pytest.mark.usefixtures("engine")
+
+
+def head(agent: Agent) -> str:
+    return agent.log(1)[0].hash
+
+
+def index_files(agent: Agent):
+    return [agent.folder / n for n in ("index.hnsw", "index-ids.npy", "index-scores.npy", "index.json")]
+
+def test_index_follows_the_head_incrementally_and_rebuilds_when_lost(agent):
+    ids = [r.memory.id for r in agent.store_many([MemoryInput(f"observation {n} of the dust level") for n in range(20)])]
+    agent.recall("dust level", k=3)  # builds and saves the index
+    assert all(p.exists() for p in index_files(agent))
+    model, dim = agent.embedder.model_version, agent.embedder.dim
+
+    fresh = VectorIndex(agent.folder, dim=dim, model_version=model)
+    assert fresh.ensure(agent.repo, head(agent)) == "current" and len(fresh) == 20
+
+    added = agent.store("the airlock seal was replaced").memory.id
+    agent.forget(ids[0])
+    moved = VectorIndex(agent.folder, dim=dim, model_version=model)
+    assert moved.ensure(agent.repo, head(agent)) == "updated"
+    assert len(moved) == 20 and moved.head == head(agent)
+    vector = agent.get(added).vector
+    assert moved.search(vector, 1)[0][0] == added
+    assert ids[0] not in {mid for mid, _ in moved.search(agent.get(ids[0]).vector, 21)}
+    moved.save()
+
+    for p in index_files(agent):
+        p.unlink()
+    rebuilt = VectorIndex(agent.folder, dim=dim, model_version=model)
+    assert rebuilt.ensure(agent.repo, head(agent)) == "rebuilt"
+    assert len(rebuilt) == 20 and all(p.exists() for p in index_files(agent))
+    assert rebuilt.search(vector, 1)[0][0] == added
+
+    other_model = VectorIndex(agent.folder, dim=dim, model_version="another-model")
+    assert other_model.ensure(agent.repo, head(agent)) == "rebuilt" and len(other_model) == 0
+
+def test_index_keeps_amplitudes_for_recall_bounds(home, hash_embedder, agent):
+    m = agent.store("the coolant pump is safe").memory.id
+    other = agent.store("the greenhouse lights run on a timer", importance=0.2).memory.id
+    assert agent.index().amplitudes([m, other, "no-such-id"]) == [0.5, pytest.approx(0.2), math.inf]
+    agent.store("the coolant pump is safe")  # reinforced: 0.5 -> 1.0, the index follows the diff
+    index = agent.index()
+    assert index.amplitudes([m]) == [1.0] and index.max_amplitude == 1.0
+    agent.close()
+    model, dim = hash_embedder.model_version, hash_embedder.dim
+    loaded = VectorIndex(home / "agents" / "earth-1", dim=dim, model_version=model)
+    assert loaded.load() and loaded.amplitudes([m, other]) == [1.0, pytest.approx(0.2)]
+    (home / "agents" / "earth-1" / "index-scores.npy").unlink()  # an index without its scores is rebuilt
+    assert not VectorIndex(home / "agents" / "earth-1", dim=dim, model_version=model).load()
+
+def test_index_recovers_from_a_save_interrupted_before_its_meta(agent):
+    ids = [r.memory.id for r in agent.store_many([MemoryInput(f"reading {n} of the dust level") for n in range(5)])]
+    agent.recall("dust level", k=1)
+    meta = agent.folder / "index.json"
+    old_meta = meta.read_bytes()
+    agent.forget(ids[0])
+    added = agent.store("the airlock seal was replaced").memory.id
+    agent.recall("airlock seal", k=1)  # saves the index at the new head
+    meta.write_bytes(old_meta)  # as if the process died just before replacing index.json
+    index = VectorIndex(agent.folder, dim=agent.embedder.dim, model_version=agent.embedder.model_version)
+    assert index.ensure(agent.repo, head(agent)) == "updated"  # redoes the diff over newer files
+    assert len(index) == 5 and index.search(agent.get(added).vector, 1)[0][0] == added
+    assert ids[0] not in {mid for mid, _ in index.search(agent.get(ids[0]).vector, 5)}
+
+def test_recall_sees_new_stores_through_the_persisted_index(home, hash_embedder, agent):
+    agent.store("the coolant pump is safe")
+    agent.recall("coolant", k=1)
+    agent.close()
+    with open_agent("earth-1", home=home, embedder=hash_embedder) as a:
+        new = a.store("the water recycler filter is clogged").memory.id
+        assert a.recall("water recycler filter", k=1)[0].memory.id == new
+        status = a.status()
+        assert status["index"] == {"built": True, "head": head(a), "count": 2, "current": True}

@@ -1,0 +1,26 @@
+"""Status: what an agent holds, counted, with its branch, head and schema."""
+
+from __future__ import annotations
+
+import pytest
+
+from collective.agent import Agent
+from collective.store.sql import migrations
+
+# The storage behaviour is the same on both engines.
+pytestmark = pytest.mark.usefixtures("engine")
+
+
+def head(agent: Agent) -> str:
+    return agent.log(1)[0].hash
+
+
+def test_status_counts(agent, foreign):
+    a = agent.store("one").memory.id
+    agent.store("two")
+    agent.forget(a)
+    foreign(agent, "mars-1", "three")
+    s = agent.status()
+    assert s["counts"] == {"memories": 3, "own": 2, "retracted": 1, "disputed": 0, "absorbed": 0,
+                           "peers": 0, "open_cases": 0}
+    assert s["branch"] == "earth-1/working" and s["head"] == head(agent) and s["schema_version"] == migrations(agent.repo.dialect)[-1][0]

@@ -1,0 +1,65 @@
+"""Quarantine cases (collective.quarantine.cases): merge_cases is a join, so copies of
+one case heard in any order, any number of times, converge on the furthest state."""
+
+from __future__ import annotations
+
+import json
+import math
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from collective.quarantine import cases as quarantine
+
+PAIR = ("01a0-a", "01a0-b")
+stamps = st.sampled_from(["2026-03-01T10:00:00.000000Z", "2026-03-01T11:00:00.000000Z", "2026-03-02T09:30:00.000000Z"])
+
+
+@st.composite
+def case_copies(draw):
+    status = draw(st.sampled_from(quarantine.STATUSES))
+    resolved = status == "resolved"
+    return {
+        "id": quarantine.case_id(*PAIR), "memory_id_a": PAIR[0], "memory_id_b": PAIR[1],
+        "agent_a": "earth-1", "agent_b": "mars-1",
+        # each side measures the pair with its own (possibly blended) vectors
+        "similarity": draw(st.sampled_from([0.91, 0.93, 0.97])), "phase_diff": draw(st.sampled_from([math.pi, 3.0])),
+        "dispute_count": draw(st.integers(1, 6)), "status": status,
+        "resolution": json.dumps({"keep": draw(st.sampled_from(quarantine.KEEP_CHOICES)), "by": "ana"}) if resolved else None,
+        "created_at": draw(stamps), "resolved_at": draw(stamps) if resolved else None,
+    }
+
+
+@given(case_copies(), case_copies())
+def test_merge_cases_is_commutative(a, b):
+    assert quarantine.merge_cases(a, b) == quarantine.merge_cases(b, a)
+
+
+@given(case_copies(), case_copies(), case_copies())
+def test_merge_cases_is_associative(a, b, c):
+    m = quarantine.merge_cases
+    assert m(m(a, b), c) == m(a, m(b, c))
+
+
+@given(case_copies(), case_copies())
+def test_merge_cases_is_idempotent_and_keeps_the_furthest_state(a, b):
+    m = quarantine.merge_cases
+    assert m(a, a) == a
+    ab = m(a, b)
+    assert m(ab, b) == ab and m(ab, a) == ab  # absorbing: hearing an old copy again changes nothing
+    assert ab["dispute_count"] == max(a["dispute_count"], b["dispute_count"])
+    assert ab["created_at"] == min(a["created_at"], b["created_at"])
+    rank = quarantine.STATUSES.index
+    assert rank(ab["status"]) == max(rank(a["status"]), rank(b["status"]))
+    if ab["status"] == "resolved":
+        verdicts = [c for c in (a, b) if c["status"] == "resolved"]
+        assert ab["resolved_at"] == min(c["resolved_at"] for c in verdicts)  # the first verdict stands
+        assert ab["resolution"] in {c["resolution"] for c in verdicts}
+    assert m(None, a) == a == m(a, None)
+
+
+@given(st.lists(case_copies(), min_size=1, max_size=5), st.randoms(use_true_random=False))
+def test_union_converges_in_any_order(copies, rnd):
+    shuffled = list(copies)
+    rnd.shuffle(shuffled)
+    assert quarantine.union(copies) == quarantine.union(shuffled) == quarantine.union(*[[c] for c in shuffled])

@@ -1,0 +1,78 @@
+"""Judging a pull's pairs on every core (collective.exchange.judging): forked workers
+reach exactly the verdicts one process reaches and send back what they analysed; a
+plugged-in judge, which may hold connections, is asked in this process only."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from pathlib import Path
+
+import numpy as np
+
+from collective import judge, merge
+from collective.exchange import judging
+from collective.judge import CallbackJudge, RuleJudge
+from collective.model import Memory, content_hash, uuid7
+from collective.runtime import parallel
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+
+
+def memory(content: str) -> Memory:
+    stamp = "2026-11-01T00:00:00.000000Z"
+    return Memory(id=uuid7(), content=content, summary=content, vector=np.ones(4, dtype=np.float32) / 2, dim=4,
+                  model_version="m", content_hash=content_hash(content), amplitude=0.5, phase=0.0,
+                  category="knowledge", origin_agent="mars-1", created_at=stamp, updated_at=stamp)
+
+
+def count_analyses(monkeypatch) -> list[str]:
+    """Texts analysed in this process (a forked child appends to its own copy)."""
+    seen: list[str] = []
+    real = judge.analyse_text
+    monkeypatch.setattr(judge, "analyse_text", lambda text: seen.append(text) or real(text))
+    return seen
+
+
+def plain(v: merge.PairVerdict) -> tuple:
+    """A verdict comparable with ==: an independent pair's phase difference is NaN."""
+    return v.relation, None if math.isnan(v.dphi) else v.dphi, v.similarity, v.confidence, v.reason
+
+
+def test_verdicts_judged_on_every_core_are_those_of_one_process(monkeypatch):
+    labelled = [json.loads(line) for line in (DATA / "judge_dev.jsonl").read_text().splitlines() if line.strip()]
+    pairs = [(memory(p["a"]), memory(p["b"]), 0.9) for p in labelled]
+    one_process = [merge.JudgeComparator(RuleJudge()).relate(a, b, s) for a, b, s in pairs]
+    texts = {m.content for a, b, _ in pairs for m in (a, b)}
+
+    monkeypatch.setattr(judging, "PARALLEL_PAIRS", 1)
+    monkeypatch.setattr(parallel, "workers", lambda: 3)
+    comparator = merge.JudgeComparator(RuleJudge())
+    seen = count_analyses(monkeypatch)
+    with judging.judging(comparator, pairs, unread=texts) as (decided, theirs):
+        for more in theirs:
+            decided.update(more)
+    assert [plain(decided[(a.id, b.id)]) for a, b, _ in pairs] == [plain(v) for v in one_process]
+    # this process read only its own third; the workers sent back theirs
+    assert 0 < len(set(seen)) < len(texts) / 2
+    analysed_here = len(seen)
+    for text in texts:
+        comparator.judge.analyse(text)
+    assert len(seen) == analysed_here
+
+
+def test_a_plugged_in_judge_is_asked_in_this_process_only(monkeypatch):
+    """A callback may hold connections (an LLM client) that a forked child must not share."""
+    asked_in: set[int] = set()
+
+    def callback(a, b, similarity):
+        asked_in.add(os.getpid())
+        return "independent", 0.9, "a fake"
+
+    monkeypatch.setattr(judging, "PARALLEL_PAIRS", 1)
+    monkeypatch.setattr(parallel, "workers", lambda: 3)  # a fork-safe judge would fork here, on any machine
+    pairs = [(memory(f"tank {n} is full"), memory(f"tank {n} is empty"), 0.9) for n in range(40)]
+    with judging.judging(merge.JudgeComparator(CallbackJudge(callback)), pairs, unread=set()) as (mine, theirs):
+        assert len(mine) == len(pairs) and list(theirs) == []
+    assert asked_in == {os.getpid()}

@@ -1,0 +1,109 @@
+"""The data model (collective.model): input validation, vectors as blobs, ids,
+content hashes, summaries and memory rows."""
+
+from __future__ import annotations
+
+import math
+import string
+
+import numpy as np
+import pytest
+from hypothesis import assume, given
+from hypothesis import strategies as st
+
+from collective.errors import BadInput
+from collective.model import (Memory, blob_to_vector, content_hash, summarise, uuid7, validate_amplitude,
+                              validate_phase, validate_vector, vector_to_blob)
+from collective.model.memory import SUMMARY_CHARS
+
+TAU = 2 * math.pi
+
+
+def angle_gap(a: float, b: float) -> float:
+    d = abs(a - b) % TAU
+    return min(d, TAU - d)
+
+
+@given(st.floats(allow_nan=True, allow_infinity=True))
+def test_validate_phase(value):
+    if math.isfinite(value):
+        out = validate_phase(value)
+        assert 0.0 <= out < TAU
+        assert angle_gap(out, value) < 1e-6 * max(1.0, abs(value))
+    else:
+        with pytest.raises(BadInput) as e:
+            validate_phase(value)
+        assert e.value.field == "phase"
+
+
+@pytest.mark.parametrize("bad", [0, 0.0, 1.5, -1, "abc", None, float("nan"), float("inf")])
+def test_validate_amplitude_rejects(bad):
+    with pytest.raises(BadInput) as e:
+        validate_amplitude(bad)
+    assert e.value.field == "importance"
+
+
+def test_validate_amplitude_accepts():
+    assert validate_amplitude("1") == 1.0 and validate_amplitude(1e-6) == 1e-6
+
+
+@pytest.mark.parametrize("bad", [np.ones(3), np.zeros(4), [1.0, float("nan"), 0, 0], [float("inf"), 0, 0, 0], "abcd"])
+def test_validate_vector_rejects(bad):
+    with pytest.raises(BadInput) as e:
+        validate_vector(bad, 4)
+    assert e.value.field == "vector"
+
+
+@given(st.lists(st.floats(-100, 100), min_size=8, max_size=8))
+def test_vector_blob_round_trip_is_unit(values):
+    assume(np.linalg.norm(np.asarray(values, dtype=np.float32)) > 1e-3)
+    v = validate_vector(values, 8)
+    assert np.linalg.norm(v) == pytest.approx(1.0, abs=1e-5)
+    assert np.array_equal(blob_to_vector(vector_to_blob(v)), v)
+    assert len(vector_to_blob(v)) == 32
+
+
+def test_uuid7_is_time_ordered_and_versioned():
+    ids = [uuid7() for _ in range(500)]
+    assert ids == sorted(ids) and len(set(ids)) == 500
+    assert all(i[14] == "7" and i[19] in "89ab" for i in ids)
+
+
+@given(st.text(alphabet=string.ascii_letters + " \t\n", min_size=1, max_size=80))
+def test_content_hash_folds_case_and_whitespace(text):
+    respaced = "  " + "\n\t ".join(text.swapcase().split()) + " "
+    assert content_hash(text) == content_hash(respaced)
+
+
+def test_content_hash_keeps_words_apart():
+    assert content_hash("the pump is safe") != content_hash("the pump is not safe")
+    assert content_hash("a b") != content_hash("ab")
+
+
+@given(st.text(min_size=1, max_size=600))
+def test_summary_is_short(text):
+    summary = summarise(text)
+    assert len(summary) <= SUMMARY_CHARS
+    # the start of the text, whitespace folded (cut with an ellipsis when too long); empty only for blank text
+    words = " ".join(text.split())
+    assert words.startswith(summary.removesuffix("…"))
+    assert bool(summary) == bool(words)
+
+
+def test_summary_is_the_first_sentence():
+    assert summarise("The pump is safe.  It was checked on sol 12.") == "The pump is safe."
+    assert summarise("Dr. Okafor checked it. Twice.") == "Dr. Okafor checked it."
+    cut = summarise("word " * 100)
+    assert len(cut) <= SUMMARY_CHARS and cut.endswith("word…")
+
+
+def test_memory_row_round_trip():
+    v = validate_vector(np.arange(1, 5), 4)
+    m = Memory(id=uuid7(), content="c", summary="c", vector=v, dim=4, model_version="m", content_hash="h",
+               amplitude=0.5, phase=1.0, category="skill", origin_agent="earth-1", created_at="t", updated_at="t",
+               tags=["a", "b"], parents=["p"], merge_history=[{"type": "x"}], disputed=True)
+    row = m.to_row()
+    assert isinstance(row["vector"], bytes) and row["tags"] == '["a", "b"]' and row["disputed"] == 1
+    back = Memory.from_row(row)
+    assert back.tags == ["a", "b"] and back.parents == ["p"] and back.disputed is True
+    assert np.array_equal(back.vector, v) and back.claim() == m.claim()

@@ -46,6 +46,16 @@ class Settings:
         return cls(**values)
 
 
+def tokenizer_override() -> str | None:
+    """$CMEM_TOKENIZER: another tokenizer.json for the default embedder."""
+    return os.environ.get("CMEM_TOKENIZER") or None
+
+
+def dolt_binary_override() -> str | None:
+    """$CMEM_DOLT: the dolt binary to run instead of the one the project installs."""
+    return os.environ.get("CMEM_DOLT") or None
+
+
 def home_path(home: str | os.PathLike | None = None) -> Path:
     chosen = home or os.environ.get("CMEM_HOME") or Path.home() / ".cmem"
     return Path(chosen).expanduser().resolve()

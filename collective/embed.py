@@ -9,7 +9,6 @@ has no tokenizer, so the model's tokenizer.json ships here, in embed_data/
 from __future__ import annotations
 
 import hashlib
-import os
 import re
 from functools import lru_cache
 from importlib import resources
@@ -19,6 +18,7 @@ from typing import Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
+from .config import tokenizer_override
 from .errors import CollectiveError
 
 DEFAULT_MODEL_VERSION = "all-MiniLM-L6-v2-onnx-int8"
@@ -45,7 +45,7 @@ class EmbedderUnavailable(CollectiveError):
 
 def tokenizer_path() -> Traversable:
     """CMEM_TOKENIZER if set, else the tokenizer.json packaged with collective."""
-    explicit = os.environ.get("CMEM_TOKENIZER")
+    explicit = tokenizer_override()
     if explicit:
         return Path(explicit)
     return resources.files("collective") / "embed_data" / "tokenizer.json"
@@ -73,7 +73,7 @@ class MiniLMEmbedder:
             raise EmbedderUnavailable(f"embedder dependency missing: {e.name}") from e
         path = tokenizer_path()
         if not path.is_file():
-            hint = ("check CMEM_TOKENIZER" if os.environ.get("CMEM_TOKENIZER")
+            hint = ("check CMEM_TOKENIZER" if tokenizer_override()
                     else "the collective-memory install is incomplete; reinstall it or set CMEM_TOKENIZER")
             raise EmbedderUnavailable(f"tokenizer not found at {path}; {hint}")
         # read as text, not by path: package data need not be a file on disk (zip imports)

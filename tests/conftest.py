@@ -106,3 +106,31 @@ def pytest_terminal_summary(terminalreporter):
         for name, c in counts.items():
             terminalreporter.write_line(f"{name:9} passed {c['passed']}, failed {c['failed'] + c['error']}, "
                                         f"skipped {c['skipped']}")
+
+
+# --- judged pairs outside a database ----------------------------------------------
+
+@pytest.fixture
+def loose_memory():
+    """Memories that never touch a database: for judging pairs in this process and in workers."""
+    import numpy as np
+
+    from collective.model import Memory, content_hash, uuid7
+
+    def make(content: str) -> Memory:
+        stamp = "2026-11-01T00:00:00.000000Z"
+        return Memory(id=uuid7(), content=content, summary=content, vector=np.ones(4, dtype=np.float32) / 2,
+                      dim=4, model_version="m", content_hash=content_hash(content), amplitude=0.5, phase=0.0,
+                      category="knowledge", origin_agent="mars-1", created_at=stamp, updated_at=stamp)
+    return make
+
+
+@pytest.fixture
+def analysed_texts(monkeypatch) -> list[str]:
+    """Texts the rule judge analyses in this process (a forked child appends to its own copy)."""
+    from collective import judge
+
+    seen: list[str] = []
+    real = judge.analyse_text
+    monkeypatch.setattr(judge, "analyse_text", lambda text: seen.append(text) or real(text))
+    return seen

@@ -12,7 +12,7 @@ import json
 
 from ..core import trust
 from ..errors import BadInput, CollectiveError, NonFastForward, NotFound
-from ..model import Memory, iso, utcnow
+from ..model import iso, utcnow
 from ..model.enums import CaseStatus, LinkType
 from ..model.refs import MAIN_BRANCH, QUARANTINE_BRANCH, tracking
 from ..peers import Peers

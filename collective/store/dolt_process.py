@@ -19,6 +19,7 @@ import subprocess
 import time
 from pathlib import Path
 
+from ..config import dolt_binary_override
 from ..errors import CollectiveError, StorageError
 from .doltserver import ServerAddress
 
@@ -31,7 +32,7 @@ class DoltNotInstalled(CollectiveError):
 
 
 def find_dolt() -> Path:
-    explicit = os.environ.get("CMEM_DOLT")
+    explicit = dolt_binary_override()
     if explicit:
         if not Path(explicit).is_file():
             raise DoltNotInstalled(f"CMEM_DOLT points to {explicit}, which does not exist")

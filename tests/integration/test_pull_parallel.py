@@ -3,36 +3,19 @@ judged in one process; candidates searched in parts are those searched at once."
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
-from collective import judge, open_agent
+from collective import open_agent
 from collective.agent import Agent
 from collective.exchange import judging
 from collective.judge import RuleJudge
 from collective.merge import candidates as merge_candidates
-from collective.model import Memory, content_hash, uuid7
 from collective.runtime import parallel
-
-
-def memory(content: str) -> Memory:
-    stamp = "2026-11-01T00:00:00.000000Z"
-    return Memory(id=uuid7(), content=content, summary=content, vector=np.ones(4, dtype=np.float32) / 2, dim=4,
-                  model_version="m", content_hash=content_hash(content), amplitude=0.5, phase=0.0,
-                  category="knowledge", origin_agent="mars-1", created_at=stamp, updated_at=stamp)
-
-
-def count_analyses(monkeypatch) -> list[str]:
-    """Texts analysed in this process (a forked child appends to its own copy)."""
-    seen: list[str] = []
-    real = judge.analyse_text
-    monkeypatch.setattr(judge, "analyse_text", lambda text: seen.append(text) or real(text))
-    return seen
 
 
 @pytest.mark.usefixtures("engine")
 def test_a_pull_judged_on_every_core_merges_as_one_judged_in_one_process(home, tmp_path, hash_embedder,
-                                                                         monkeypatch):
+                                                                         monkeypatch, analysed_texts):
     said = [f"The coolant pump in module {m} is safe to operate." for m in "ABCDEFGH"]
     heard = [*said[:3], *(t.replace(" is ", " is not ") for t in said[3:6]),
              *(t.replace(" is ", " is probably ") for t in said[6:])]
@@ -52,7 +35,8 @@ def test_a_pull_judged_on_every_core_merges_as_one_judged_in_one_process(home, t
             b.push()
             a.close()
             a = open_agent("earth-1", home=root / "home", embedder=hash_embedder, judge=RuleJudge())  # a cold judge
-            seen = count_analyses(monkeypatch)
+            analysed_texts.clear()
+            seen = analysed_texts
             judged: list[tuple] = []
             real_judge = a.judge.judge
             monkeypatch.setattr(a.judge, "judge", lambda *args: judged.append(args) or real_judge(*args))
@@ -73,13 +57,13 @@ def test_a_pull_judged_on_every_core_merges_as_one_judged_in_one_process(home, t
     assert judged_here[0] == len(report["pairs"]) and 0 < judged_here[1] < judged_here[0]
 
 
-def test_candidates_found_in_parts_are_those_found_at_once(agent, monkeypatch):
+def test_candidates_found_in_parts_are_those_found_at_once(agent, monkeypatch, loose_memory):
     topics = ["coolant pump", "water recycler", "rover 5 battery", "EVA 3 schedule", "greenhouse oxygen"]
     agent.store_many([{"content": f"The {t} in module {m} is {s}."} for t in topics for m in "ABC"
                       for s in ("nominal", "failing")])
     incoming = []
     for n, t in enumerate(topics * 2):
-        m = memory(f"The {t} in module {'ABC'[n % 3]} is being checked.")
+        m = loose_memory(f"The {t} in module {'ABC'[n % 3]} is being checked.")
         m.vector = agent.embedder.embed([m.content])[0]
         m.dim, m.model_version = agent.dim, agent.embedder_version
         incoming.append(m)

@@ -9,30 +9,13 @@ import math
 import os
 from pathlib import Path
 
-import numpy as np
 
-from collective import judge, merge
+from collective import merge
 from collective.exchange import judging
 from collective.judge import CallbackJudge, RuleJudge
-from collective.model import Memory, content_hash, uuid7
 from collective.runtime import parallel
 
 DATA = Path(__file__).resolve().parents[1] / "data"
-
-
-def memory(content: str) -> Memory:
-    stamp = "2026-11-01T00:00:00.000000Z"
-    return Memory(id=uuid7(), content=content, summary=content, vector=np.ones(4, dtype=np.float32) / 2, dim=4,
-                  model_version="m", content_hash=content_hash(content), amplitude=0.5, phase=0.0,
-                  category="knowledge", origin_agent="mars-1", created_at=stamp, updated_at=stamp)
-
-
-def count_analyses(monkeypatch) -> list[str]:
-    """Texts analysed in this process (a forked child appends to its own copy)."""
-    seen: list[str] = []
-    real = judge.analyse_text
-    monkeypatch.setattr(judge, "analyse_text", lambda text: seen.append(text) or real(text))
-    return seen
 
 
 def plain(v: merge.PairVerdict) -> tuple:
@@ -40,16 +23,17 @@ def plain(v: merge.PairVerdict) -> tuple:
     return v.relation, None if math.isnan(v.dphi) else v.dphi, v.similarity, v.confidence, v.reason
 
 
-def test_verdicts_judged_on_every_core_are_those_of_one_process(monkeypatch):
+def test_verdicts_judged_on_every_core_are_those_of_one_process(monkeypatch, loose_memory, analysed_texts):
     labelled = [json.loads(line) for line in (DATA / "judge_dev.jsonl").read_text().splitlines() if line.strip()]
-    pairs = [(memory(p["a"]), memory(p["b"]), 0.9) for p in labelled]
+    pairs = [(loose_memory(p["a"]), loose_memory(p["b"]), 0.9) for p in labelled]
     one_process = [merge.JudgeComparator(RuleJudge()).relate(a, b, s) for a, b, s in pairs]
     texts = {m.content for a, b, _ in pairs for m in (a, b)}
 
     monkeypatch.setattr(judging, "PARALLEL_PAIRS", 1)
     monkeypatch.setattr(parallel, "workers", lambda: 3)
     comparator = merge.JudgeComparator(RuleJudge())
-    seen = count_analyses(monkeypatch)
+    analysed_texts.clear()  # the one-process run above read every text
+    seen = analysed_texts
     with judging.judging(comparator, pairs, unread=texts) as (decided, theirs):
         for more in theirs:
             decided.update(more)
@@ -62,7 +46,7 @@ def test_verdicts_judged_on_every_core_are_those_of_one_process(monkeypatch):
     assert len(seen) == analysed_here
 
 
-def test_a_plugged_in_judge_is_asked_in_this_process_only(monkeypatch):
+def test_a_plugged_in_judge_is_asked_in_this_process_only(monkeypatch, loose_memory):
     """A callback may hold connections (an LLM client) that a forked child must not share."""
     asked_in: set[int] = set()
 
@@ -72,7 +56,7 @@ def test_a_plugged_in_judge_is_asked_in_this_process_only(monkeypatch):
 
     monkeypatch.setattr(judging, "PARALLEL_PAIRS", 1)
     monkeypatch.setattr(parallel, "workers", lambda: 3)  # a fork-safe judge would fork here, on any machine
-    pairs = [(memory(f"tank {n} is full"), memory(f"tank {n} is empty"), 0.9) for n in range(40)]
+    pairs = [(loose_memory(f"tank {n} is full"), loose_memory(f"tank {n} is empty"), 0.9) for n in range(40)]
     with judging.judging(merge.JudgeComparator(CallbackJudge(callback)), pairs, unread=set()) as (mine, theirs):
         assert len(mine) == len(pairs) and list(theirs) == []
     assert asked_in == {os.getpid()}

@@ -5,7 +5,7 @@ placeholders, `AS OF`, `CALL DOLT_*` procedures, ON DUPLICATE KEY) and the
 server's ways: pymysql connects with autocommit on and transactions are
 explicit; a conflicting merge inside a transaction reports its conflicts
 instead of rolling back; concurrent transactions on one branch may fail with
-error 1213, which `atomic` retries. A file commons is a folder (Dolt makes
+error 1213, raised as SerializationFailure. A file commons is a folder (Dolt makes
 it, empty, when the remote is added); another sql-server's remotesapi serves
 one over http.
 """

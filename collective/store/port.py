@@ -163,9 +163,6 @@ class Repository(Protocol):
     def add_remote(self, name: str, url: str) -> None:
         """Add a remote after `validate_remote_url`; a name in use raises StorageError."""
 
-    def remove_remote(self, name: str) -> None:
-        """Forget a remote and its tracking refs; an unknown name raises NotFound."""
-
     def fetch(self, remote: str, branch: str | None = None) -> dict[str, str]:
         """Update the tracking refs of `remote` (all its branches, or `branch`); returns
         branch -> head for that remote.

@@ -11,17 +11,14 @@ from __future__ import annotations
 
 import contextlib
 import re
-import time
 from importlib import resources
 from operator import itemgetter
-from typing import Any, Callable, Iterator, Mapping, Sequence, TypeVar
+from typing import Any, Iterator, Mapping, Sequence
 
-from ..errors import CollectiveError, SerializationFailure, StorageError
+from ..errors import CollectiveError, StorageError
 from .names import author_arg, ident, quote  # noqa: F401  (the backends take them from here)
 from .remotes import DoltRemotes
 from .versioning import DoltVersionControl
-
-T = TypeVar("T")
 
 
 def migrations(dialect: str) -> list[tuple[int, str]]:
@@ -128,19 +125,6 @@ class SqlRepository(DoltRemotes, DoltVersionControl):
             raise
         self._depth = 0
         self.execute("COMMIT")
-
-    def atomic(self, work: Callable[[], T], *, attempts: int = 5) -> T:
-        """Run work() in a transaction; run it again if the engine reports that a
-        concurrent transaction on the same branch won (a serialization failure)."""
-        for attempt in range(1, attempts + 1):
-            try:
-                with self.transaction():
-                    return work()
-            except SerializationFailure:
-                if attempt == attempts or self._depth:
-                    raise
-                time.sleep(0.02 * attempt)
-        raise AssertionError("unreachable")
 
     @property
     def in_transaction(self) -> bool:

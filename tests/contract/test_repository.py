@@ -345,7 +345,7 @@ def test_merge_needs_a_transaction(repo):
 
 # --- remotes ---------------------------------------------------------------------------
 
-def test_remotes_are_added_checked_and_removed(stores, repo):
+def test_remotes_are_added_and_checked(stores, repo):
     url = stores.commons()
     repo.add_remote("origin", url)
     assert repo.remotes() == {"origin": url}
@@ -355,10 +355,6 @@ def test_remotes_are_added_checked_and_removed(stores, repo):
     with pytest.raises(StorageError):
         repo.add_remote("origin", stores.commons("elsewhere"))
     assert repo.remotes() == {"origin": url}
-    repo.remove_remote("origin")
-    assert repo.remotes() == {}
-    with pytest.raises(NotFound):
-        repo.remove_remote("origin")
 
 
 def test_remote_urls_are_checked_before_use(stores, repo, tmp_path):

@@ -16,7 +16,7 @@ from .errors import NotFound
 from .identity import Identity
 from .model import iso, utcnow, validate_agent_id
 from .model.refs import working_branch
-from .store import Location
+from .store import Location, Repository
 from .store.tables import AgentTable
 
 KEY_FILE = "ed25519.pem"
@@ -29,7 +29,7 @@ class Opened:
     home: Home
     agent_id: str
     location: Location
-    repo: object
+    repo: Repository
     identity: Identity
     branch: str
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -21,6 +21,9 @@ from .index.hnsw import EF_SEARCH
 from .index.keeper import IndexKeeper
 from .model import Memory, blob_to_vector, iso, parse_time, utcnow
 from .store.tables import AccessCounts, Tables
+
+if TYPE_CHECKING:
+    from .store.port import Repository
 
 OVERFETCH = 3
 ACCESS_FLUSH_SECONDS = 2.0  # buffered access counts reach the database at least this often, and on close
@@ -50,7 +53,7 @@ class AccessCounter:
     written in one transaction every ACCESS_FLUSH_SECONDS and on close (a crash loses
     at most those seconds of counts). Other processes' counts are re-read as often."""
 
-    def __init__(self, repo, table: AccessCounts, *, clock: Callable[[], float] = time.monotonic):
+    def __init__(self, repo: Repository, table: AccessCounts, *, clock: Callable[[], float] = time.monotonic):
         self.repo = repo
         self.table = table
         self.clock = clock
@@ -97,7 +100,7 @@ class AccessCounter:
 
 
 class Recall:
-    def __init__(self, repo, tables: Tables, keeper: IndexKeeper, access: AccessCounter, *,
+    def __init__(self, repo: Repository, tables: Tables, keeper: IndexKeeper, access: AccessCounter, *,
                  branch: str, settings: Settings, trust_scores: Callable[..., dict[str, float]]):
         self.repo = repo
         self.tables = tables

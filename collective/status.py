@@ -5,17 +5,18 @@ from __future__ import annotations
 from .errors import BadInput
 from .index.keeper import IndexKeeper
 from .model.enums import CaseStatus
-from .store.port import Commit
+from .store.port import Commit, Repository
 from .store.tables import Tables
 
 
-def log(repo, branch: str, n: int | None) -> list[Commit]:
+def log(repo: Repository, branch: str, n: int | None) -> list[Commit]:
     if n is not None and (not isinstance(n, int) or n < 1):
         raise BadInput("n", f"must be a positive whole number, got {n!r}")
     return repo.log(branch, limit=n)
 
 
-def describe(repo, tables: Tables, keeper: IndexKeeper, location, home, *, agent_id: str, branch: str) -> dict:
+def describe(repo: Repository, tables: Tables, keeper: IndexKeeper, location, home, *, agent_id: str,
+             branch: str) -> dict:
     head = repo.head(branch)
     memories = tables.memories
     counts = {

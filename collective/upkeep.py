@@ -3,13 +3,18 @@ transaction, committed or not, and `dolt_gc` gives them back (FIELD-NOTES)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .store.tables import LocalState
+
+if TYPE_CHECKING:
+    from .store.port import Repository
 
 COMMITS_SINCE_GC = "commits_since_gc"
 
 
 class Upkeep:
-    def __init__(self, repo, state: LocalState, *, gc_every: int):
+    def __init__(self, repo: Repository, state: LocalState, *, gc_every: int):
         self.repo = repo
         self.state = state
         self.gc_every = gc_every

@@ -9,7 +9,7 @@ duplicating it.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 from .config import Settings
 from .core import phase as phase_mod
@@ -23,6 +23,9 @@ from .model import (DEFAULT_AMPLITUDE, Memory, content_hash, iso, summarise, utc
 from .runtime.gc_pause import gc_paused
 from .store.tables import Tables
 from .upkeep import Upkeep
+
+if TYPE_CHECKING:
+    from .store.port import Repository
 
 
 @dataclass
@@ -49,7 +52,7 @@ class StoreResult:
 
 
 class Writer:
-    def __init__(self, repo, tables: Tables, model: EmbeddingModel, identity: Identity, upkeep: Upkeep, *,
+    def __init__(self, repo: Repository, tables: Tables, model: EmbeddingModel, identity: Identity, upkeep: Upkeep, *,
                  agent_id: str, settings: Settings):
         self.repo = repo
         self.tables = tables

@@ -8,7 +8,7 @@ comparator, identity's id); the per-peer work is `pull.PeerPull`.
 from __future__ import annotations
 
 import time
-from typing import Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 from .. import merge
 from ..config import Settings
@@ -26,13 +26,16 @@ from .pull import PeerPull, PeerReport
 from .push import push_branch
 from .remotes import Remotes
 
+if TYPE_CHECKING:
+    from ..store.port import Repository
+
 __all__ = ["Exchange", "PeerPull", "PeerReport", "Remotes"]
 
 
 class Exchange:
-    def __init__(self, repo, tables: Tables, remotes: Remotes, quarantine: Quarantine, *, keeper: IndexKeeper,
-                 model: EmbeddingModel, peers: Peers, upkeep: Upkeep, comparator: Callable[[], merge.Comparator],
-                 agent_id: str, branch: str, settings: Settings):
+    def __init__(self, repo: Repository, tables: Tables, remotes: Remotes, quarantine: Quarantine, *,
+                 keeper: IndexKeeper, model: EmbeddingModel, peers: Peers, upkeep: Upkeep,
+                 comparator: Callable[[], merge.Comparator], agent_id: str, branch: str, settings: Settings):
         self.repo = repo
         self.tables = tables
         self.remotes = remotes

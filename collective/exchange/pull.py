@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from .. import merge
 from ..core import trust
@@ -31,6 +31,9 @@ from ..runtime.progress import Progress
 from ..store.tables import Tables
 from ..upkeep import Upkeep
 from .judging import plan_pull
+
+if TYPE_CHECKING:
+    from ..store.port import Repository
 
 
 @dataclass
@@ -62,7 +65,7 @@ class Arrivals:
 class PeerPull:
     """Pulls of one agent from one remote, peer by peer."""
 
-    def __init__(self, repo, tables: Tables, *, keeper: IndexKeeper, model: EmbeddingModel, peers: Peers,
+    def __init__(self, repo: Repository, tables: Tables, *, keeper: IndexKeeper, model: EmbeddingModel, peers: Peers,
                  upkeep: Upkeep, comparator: merge.Comparator, agent_id: str, settings: Settings, remote: str,
                  progress: Progress | None = None):
         self.repo = repo

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..errors import CollectiveError, NonFastForward
 from ..model.refs import tracking
 from ..runtime.retry import retrying
+
+if TYPE_CHECKING:
+    from ..store.port import Repository
 
 PUSH_ATTEMPTS = 4
 
@@ -13,7 +18,7 @@ class BranchContested(CollectiveError):
     """Our branch kept moving on the commons while we caught up: someone else writes it."""
 
 
-def push_branch(repo, remote: str, branch: str, *, author: str) -> None:
+def push_branch(repo: Repository, remote: str, branch: str, *, author: str) -> None:
     """Push `branch`; when the commons has moved on (the agent ran elsewhere), merge
     what is there (ours wins a clash) and try again, a few times."""
     try:
@@ -24,7 +29,7 @@ def push_branch(repo, remote: str, branch: str, *, author: str) -> None:
                               "attempts; someone else writes this branch") from None
 
 
-def _catch_up(repo, remote: str, branch: str, *, author: str) -> None:
+def _catch_up(repo: Repository, remote: str, branch: str, *, author: str) -> None:
     repo.fetch(remote)
     ref = tracking(remote, branch)
     with repo.transaction():

@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from ..errors import BadInput, NotFound
+
+if TYPE_CHECKING:
+    from ..store.port import Repository
 
 REMOTE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 
 
 class Remotes:
-    def __init__(self, repo, *, default: str | None = None):
+    def __init__(self, repo: Repository, *, default: str | None = None):
         self.repo = repo
         self.default = default  # CMEM_REMOTE or cmem.toml's `remote`
 

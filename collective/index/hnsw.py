@@ -13,7 +13,7 @@ import fcntl
 import json
 import os
 from pathlib import Path
-from typing import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -21,6 +21,9 @@ from ..core.scoring import SCORE_COLUMNS, SCORE_DTYPE as _SCORE_DTYPE, score_tab
 from ..errors import StorageError
 from ..runtime.progress import Progress
 from ..model import blob_to_vector
+
+if TYPE_CHECKING:
+    from ..store.port import Repository
 
 M = 16
 # Measured on 100k clustered 384-dim vectors, 2 cores: 100 builds in 49.5 s where 200 took
@@ -138,7 +141,7 @@ class VectorIndex:
         os.replace(tmp_meta, meta_path)  # last: a crash before this leaves the old head, so we redo the diff
 
     # --- keeping it current ---------------------------------------------
-    def ensure(self, repo, head: str, *, on_indexed: Callable[[Sequence[dict]], None] | None = None,
+    def ensure(self, repo: Repository, head: str, *, on_indexed: Callable[[Sequence[dict]], None] | None = None,
                progress: Progress | None = None) -> str:
         """Bring the index to `head`; returns how: 'current', 'updated' or 'rebuilt'.
         `on_indexed` is handed the memory rows the index took in."""
@@ -167,7 +170,7 @@ class VectorIndex:
         self.save()
         return "updated"
 
-    def rebuild(self, repo, head: str, *, on_indexed: Callable[[Sequence[dict]], None] | None = None,
+    def rebuild(self, repo: Repository, head: str, *, on_indexed: Callable[[Sequence[dict]], None] | None = None,
                 progress: Progress | None = None) -> None:
         rows = [r for r in repo.select("memories", columns=_COLUMNS, as_of=head)
                 if indexable(r, self.model_version, self.dim)]

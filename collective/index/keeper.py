@@ -7,17 +7,20 @@ does it ahead of a sync window so the window is spent on what arrives.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 from ..judge import cache as kept_analyses
 from ..runtime.gc_pause import gc_paused
 from ..runtime.progress import Progress
 from .hnsw import VectorIndex
 
+if TYPE_CHECKING:
+    from ..store.port import Repository
+
 
 class IndexKeeper:
-    def __init__(self, repo, folder: Path, *, branch: str, dim: Callable[[], int], model_version: Callable[[], str],
-                 judge: Callable[[], object]):
+    def __init__(self, repo: Repository, folder: Path, *, branch: str, dim: Callable[[], int],
+                 model_version: Callable[[], str], judge: Callable[[], object]):
         self.repo = repo
         self.folder = folder
         self.branch = branch

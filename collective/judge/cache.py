@@ -15,7 +15,10 @@ and ignored.
 from __future__ import annotations
 
 import hashlib
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable
+
+if TYPE_CHECKING:
+    from ..store.port import Repository
 
 TABLE = "local_analyses"
 
@@ -29,7 +32,7 @@ def keeps(judge) -> bool:
     return all(hasattr(judge, name) for name in ("analysis_version", "analysis_bytes", "remember"))
 
 
-def recall(repo, judge, texts: Iterable[str]) -> list[str]:
+def recall(repo: Repository, judge, texts: Iterable[str]) -> list[str]:
     """Hand the judge the kept analyses of these texts; return the texts it still lacks."""
     if not keeps(judge):
         return []
@@ -39,7 +42,7 @@ def recall(repo, judge, texts: Iterable[str]) -> list[str]:
     return [t for h, t in wanted.items() if h not in found]
 
 
-def prepare(repo, judge, texts: Iterable[str]) -> int:
+def prepare(repo: Repository, judge, texts: Iterable[str]) -> int:
     """Analyse and keep the texts that have no current kept analysis; returns how many."""
     if not keeps(judge):
         return 0
@@ -48,14 +51,14 @@ def prepare(repo, judge, texts: Iterable[str]) -> int:
     return keep(repo, judge, [t for h, t in wanted.items() if h not in current])
 
 
-def _current(repo, judge, hashes: Iterable[str], columns: tuple[str, ...] | None = None) -> list[dict]:
+def _current(repo: Repository, judge, hashes: Iterable[str], columns: tuple[str, ...] | None = None) -> list[dict]:
     """The kept rows of these text hashes that this judge's code made."""
     version = judge.analysis_version
     return [row for row in repo.select_in(TABLE, "text_hash", sorted(hashes), columns=columns)
             if row["version"] == version]
 
 
-def keep(repo, judge, texts: Iterable[str]) -> int:
+def keep(repo: Repository, judge, texts: Iterable[str]) -> int:
     """Write the judge's analyses of these texts (analysing those it has not read)."""
     if not keeps(judge):
         return 0

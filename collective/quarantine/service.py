@@ -9,6 +9,7 @@ same moment converge; a lost race retries.
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 from ..core import trust
 from ..errors import BadInput, CollectiveError, NonFastForward, NotFound
@@ -20,6 +21,9 @@ from ..runtime.retry import retrying
 from ..store.tables import Tables
 from ..upkeep import Upkeep
 from . import cases as rules
+
+if TYPE_CHECKING:
+    from ..store.port import Repository
 
 SHARE_ATTEMPTS = 4
 HISTORY_DEPTH = 200  # commits searched for a case's history
@@ -37,7 +41,7 @@ def case_dict(row: dict) -> dict:
 
 
 class Quarantine:
-    def __init__(self, repo, tables: Tables, peers: Peers, upkeep: Upkeep, *, agent_id: str, branch: str):
+    def __init__(self, repo: Repository, tables: Tables, peers: Peers, upkeep: Upkeep, *, agent_id: str, branch: str):
         self.repo = repo
         self.tables = tables
         self.peers = peers

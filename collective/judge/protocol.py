@@ -11,9 +11,7 @@ from ..errors import CollectiveError
 from ..model.enums import Relation
 from .lexicon import CANDIDATE_FLOOR
 
-# The order reports and messages list the relations in (eval_judge.py's tables
-# and confusion matrix use it); `tuple(Relation)` has partial before destructive.
-RELATIONS = (Relation.CONSTRUCTIVE, Relation.DESTRUCTIVE, Relation.PARTIAL, Relation.INDEPENDENT)
+RELATIONS = tuple(Relation)  # one order everywhere: reports, messages, the merge's counts
 
 
 class JudgeOutputError(CollectiveError, ValueError):

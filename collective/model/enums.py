@@ -7,11 +7,12 @@ from enum import StrEnum
 
 
 class Relation(StrEnum):
-    """How two memories relate, as the merge and a dream's detect stage classify them."""
+    """How two memories relate, as the merge and a dream's detect stage classify them.
+    Reports list them in this order (agree, contradict, partly, unrelated)."""
 
     CONSTRUCTIVE = "constructive"
-    PARTIAL = "partial"
     DESTRUCTIVE = "destructive"
+    PARTIAL = "partial"
     INDEPENDENT = "independent"
 
 

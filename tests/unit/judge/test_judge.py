@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from collective.embed import EmbedderUnavailable, HashEmbedder
+from collective.core import wave
 from collective.model.enums import Relation
 from collective.judge import (
     CANDIDATE_FLOOR,
@@ -272,7 +273,7 @@ def test_the_rule_judge_is_a_judge_that_answers_below_its_floor_without_reading(
 
 def test_relations_keep_the_order_reports_list_them_in():
     assert RELATIONS == ("constructive", "destructive", "partial", "independent")
-    assert set(RELATIONS) == {str(r) for r in Relation}
+    assert RELATIONS == wave.RELATIONS == tuple(Relation)
 
 
 @settings(max_examples=300, deadline=None, derandomize=True)

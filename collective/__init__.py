@@ -11,7 +11,7 @@ this process and in the processes it starts.
 
 from __future__ import annotations
 
-from .store import bootstrap as _bootstrap  # noqa: F401  (first: sqlite3 speaks Dolt from here on)
+from .runtime import doltlite_boot as _doltlite_boot  # noqa: F401  (first: sqlite3 speaks Dolt from here on)
 
 from pathlib import Path  # noqa: E402
 from typing import TYPE_CHECKING, Any  # noqa: E402

@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 from typing import Sequence
 
-from . import bootstrap  # noqa: F401  (doltlite before sqlite3)
+from ..runtime import doltlite_boot  # noqa: F401  (doltlite before sqlite3)
 import doltlite  # noqa: E402
 import sqlite3  # noqa: E402
 

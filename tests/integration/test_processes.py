@@ -15,7 +15,7 @@ from joblib.externals.loky import get_reusable_executor
 from collective.agent import Agent
 from collective.embed import HashEmbedder
 from collective.errors import StorageError
-from collective.store.bootstrap import BOOTSTRAP_MARKER
+from collective.runtime.doltlite_boot import BOOTSTRAP_MARKER
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 

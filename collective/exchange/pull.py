@@ -96,7 +96,9 @@ class PeerPull:
             report.status = PeerStatus.UNCHANGED
             return report
         clock = time.perf_counter()
+        self._report(f"{peer}: read", 0, 1)
         rows = self._changed_rows(watermark, head)
+        self._report(f"{peer}: read", 1, 1)
         report.seconds["diff"] = time.perf_counter() - clock
         clock = time.perf_counter()
         planned, read, already_read = self._classify(peer, head, theirs["public_key"], rows, report)
@@ -106,9 +108,21 @@ class PeerPull:
             report.status = PeerStatus.PLANNED
             return report
         clock = time.perf_counter()
+        self._report(f"{peer}: write", 0, 1)
         self._apply(planned, _watermark_row(peer, head, theirs, pinned, iso(utcnow())), read - already_read, report)
+        self._report(f"{peer}: write", 1, 1)
         report.seconds["apply"] = time.perf_counter() - clock
         return report
+
+    def _report(self, stage: str, done: int, total: int) -> None:
+        if self.progress is not None:
+            self.progress(stage, done, total)
+
+    def _progress_of(self, peer: str) -> Progress | None:
+        """The session's progress with the peer's name on each stage."""
+        if self.progress is None:
+            return None
+        return lambda stage, done, total: self.progress(f"{peer}: {stage}", done, total)
 
     def _changed_rows(self, watermark: str | None, head: str) -> list[dict]:
         """The peer branch's memory rows changed since the watermark (all rows the first time)."""
@@ -141,7 +155,7 @@ class PeerPull:
         ctx = merge.MergeContext(receiver=self.agent_id, trust=self.peers.trust_scores(),
                                  known_cases=self.tables.cases.by_id(), settings=self.settings, now=utcnow())
         planned, read = plan_pull(peer, head, arrivals.incoming, held, candidates, self.comparator, ctx,
-                                  unread=set(missing), progress=self.progress)
+                                  unread=set(missing), progress=self._progress_of(peer))
         report.summary = {**planned.summary(), "relayed_skipped": arrivals.relayed}
         return planned, read, local_texts.difference(missing)
 

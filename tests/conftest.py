@@ -63,16 +63,27 @@ def dolt_required() -> bool:
     return os.environ.get("CMEM_REQUIRE_DOLT") == "1"
 
 
-@pytest.fixture(scope="session")
-def dolt_server(tmp_path_factory):
-    """One Dolt sql-server for the session; each test's agents get their own databases."""
-    from collective.store.dolt_process import DoltNotInstalled, ManagedDoltServer, find_dolt
+def require_dolt():
+    """The dolt binary, or a skip saying how to get one (a failure under CMEM_REQUIRE_DOLT=1)."""
+    from collective.store.dolt_process import DoltNotInstalled, find_dolt
     try:
-        find_dolt()
+        return find_dolt()
     except DoltNotInstalled as e:
         if dolt_required():
             pytest.fail(f"CMEM_REQUIRE_DOLT=1 but {e}")
         pytest.skip(f"{e}")
+
+
+@pytest.fixture
+def dolt_binary():
+    return require_dolt()
+
+
+@pytest.fixture(scope="session")
+def dolt_server(tmp_path_factory):
+    """One Dolt sql-server for the session; each test's agents get their own databases."""
+    from collective.store.dolt_process import ManagedDoltServer
+    require_dolt()
     server = ManagedDoltServer(tmp_path_factory.mktemp("dolt-server"))
     port = server.ensure_running()
     yield f"mysql://root@127.0.0.1:{port}"

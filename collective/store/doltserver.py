@@ -83,19 +83,19 @@ def connect(address: ServerAddress, *, database: str | None = None):
 
 
 def create_database(address: ServerAddress) -> None:
-    conn = connect(address)
-    try:
-        with conn.cursor() as cursor:
-            cursor.execute(f"CREATE DATABASE IF NOT EXISTS `{ident(address.database)}`")
-    finally:
-        conn.close()
+    _on_server(address, f"CREATE DATABASE IF NOT EXISTS `{ident(address.database)}`")
 
 
 def drop_database(address: ServerAddress) -> None:
+    _on_server(address, f"DROP DATABASE IF EXISTS `{ident(address.database)}`")
+
+
+def _on_server(address: ServerAddress, statement: str) -> None:
+    """One statement on the server itself, outside any database."""
     conn = connect(address)
     try:
         with conn.cursor() as cursor:
-            cursor.execute(f"DROP DATABASE IF EXISTS `{ident(address.database)}`")
+            cursor.execute(statement)
     finally:
         conn.close()
 

@@ -4,23 +4,12 @@ on demand, a stale pid file replaced)."""
 
 from __future__ import annotations
 
-import os
 
 import pytest
 
 from collective.errors import BadInput
 from collective.store import DB_FILE, Location
-from collective.store.dolt_process import DoltNotInstalled, ManagedDoltServer, find_dolt
-
-
-@pytest.fixture
-def dolt_binary():
-    try:
-        return find_dolt()
-    except DoltNotInstalled as e:
-        if os.environ.get("CMEM_REQUIRE_DOLT") == "1":
-            pytest.fail(f"CMEM_REQUIRE_DOLT=1 but {e}")
-        pytest.skip(str(e))
+from collective.store.dolt_process import ManagedDoltServer
 
 
 def test_the_engine_is_the_callers_choice_not_the_environments(tmp_path, monkeypatch):

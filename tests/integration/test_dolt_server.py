@@ -14,17 +14,7 @@ from collective import merge
 from collective.agent import Agent
 from collective.cli import cli
 from collective.errors import BadInput, CollectiveError
-from collective.store.dolt_process import DoltNotInstalled, ManagedDoltServer, find_dolt
-
-
-@pytest.fixture
-def dolt_binary():
-    try:
-        return find_dolt()
-    except DoltNotInstalled as e:
-        if os.environ.get("CMEM_REQUIRE_DOLT") == "1":
-            pytest.fail(f"CMEM_REQUIRE_DOLT=1 but {e}")
-        pytest.skip(str(e))
+from collective.store.dolt_process import ManagedDoltServer
 
 
 def test_three_agents_on_one_sql_server_with_a_file_commons(tmp_path, dolt_server, monkeypatch, real_embedder):

@@ -15,7 +15,6 @@ import pytest
 
 from collective.agent import Agent
 from collective.core import wave
-from collective.model import Memory
 from collective.model.refs import QUARANTINE_BRANCH
 from collective.quarantine import cases as quarantine
 
@@ -33,10 +32,6 @@ pytestmark = pytest.mark.usefixtures("engine")
 def peer_report(result: dict, peer: str) -> dict:
     (report,) = [p for p in result["peers"] if p["peer"] == peer]
     return report
-
-
-def row(agent: Agent, memory_id: str) -> Memory:
-    return agent.get(memory_id)
 
 
 def links(agent: Agent, source: str, target: str, kind: str) -> list[dict]:
@@ -69,7 +64,7 @@ def test_agreement_contradiction_partial_and_resolution(trio, cmem):
     not_pump = m1.store(NOT_PUMP).memory
     stored = cmem("store", STORM, "--stance", "uncertain", "--agent", "mars-1", "--json")
     assert stored.exit_code == 0, stored.output
-    storm_m = row(m1, json.loads(stored.stdout)["id"])
+    storm_m = m1.get(json.loads(stored.stdout)["id"])
     assert storm_m.phase == pytest.approx(math.pi / 2) and storm.phase == 0.0
     for agent in trio.values():
         agent.push()
@@ -77,7 +72,7 @@ def test_agreement_contradiction_partial_and_resolution(trio, cmem):
     # recall before: earth-1 knows only its own mind
     before = e1.recall(ASK_PUMP, k=5)
     assert before[0].memory.id == pump.id and {h.memory.origin_agent for h in before} == {"earth-1"}
-    amplitude_before = row(e1, pump.id).amplitude
+    amplitude_before = e1.get(pump.id).amplitude
 
     # an agreement merges: absorbed copy, consensus link, merge history, amplitude up
     result = e1.pull(peers=["earth-2"])
@@ -85,15 +80,15 @@ def test_agreement_contradiction_partial_and_resolution(trio, cmem):
     assert report["status"] == "merged" and report["refused"] == {}
     assert report["summary"]["constructive"] == 1 and report["summary"]["independent"] == 1
     assert set(report["seconds"]) == {"fetch", "diff", "verify", "classify", "apply"}
-    copy = row(e1, pump_too.id)
+    copy = e1.get(pump_too.id)
     assert copy.absorbed_into == pump.id and not copy.disputed
     assert links(e1, pump_too.id, pump.id, "consensus")
-    absorber = row(e1, pump.id)
+    absorber = e1.get(pump.id)
     (record,) = absorber.merge_history
     assert record["source_id"] == pump_too.id and record["source_agent"] == "earth-2"
     assert record["type"] == wave.CONSTRUCTIVE and record["amplitude_before"] == pytest.approx(amplitude_before)
     assert absorber.amplitude > amplitude_before and absorber.amplitude == pytest.approx(record["amplitude_after"])
-    assert row(e1, tomatoes.id).absorbed_into is None
+    assert e1.get(tomatoes.id).absorbed_into is None
     ledger = e1.trust_ledger("earth-2")
     assert [ev["reason"] for ev in ledger["events"]] == ["corroborated"] and ledger["trust"] == pytest.approx(0.52)
     after_agreement = e1.recall(ASK_PUMP, k=5)
@@ -108,11 +103,11 @@ def test_agreement_contradiction_partial_and_resolution(trio, cmem):
     case_id = quarantine.case_id(pump.id, not_pump.id)
     assert report["summary"]["cases"] == [case_id]
     assert result["quarantine"]["pushed"] is True
-    assert row(e1, pump.id).disputed and row(e1, not_pump.id).disputed
+    assert e1.get(pump.id).disputed and e1.get(not_pump.id).disputed
     assert links(e1, pump.id, not_pump.id, "disputes") and links(e1, not_pump.id, pump.id, "disputes")
     (partial,) = links(e1, storm_m.id, storm.id, "partial_agreement")
     assert partial["weight"] == pytest.approx(0.0, abs=1e-6)  # cos(pi/2)
-    assert not row(e1, storm.id).disputed and not row(e1, storm_m.id).disputed
+    assert not e1.get(storm.id).disputed and not e1.get(storm_m.id).disputed
     (case,) = e1.cases()
     assert case["id"] == case_id and case["status"] == "pending" and case["dispute_count"] == 1
     assert {case["agent_a"], case["agent_b"]} == {"earth-1", "mars-1"}
@@ -139,7 +134,7 @@ def test_agreement_contradiction_partial_and_resolution(trio, cmem):
     assert verdict["status"] == "resolved" and verdict["resolution"]["keep"] == keep
     assert verdict["resolution"]["by"] == "ana" and verdict["quarantine"]["pushed"] is True
     assert e1.repo.head(e1.branch) == verdict["commit"] != head
-    assert not row(e1, pump.id).disputed and row(e1, not_pump.id).disputed
+    assert not e1.get(pump.id).disputed and e1.get(not_pump.id).disputed
     assert [ev["reason"] for ev in e1.trust_ledger("mars-1")["events"]][-1] == "verdict_against"
     assert e1.trust_scores()["earth-1"] == 1.0 and not e1.repo.select("trust_events", {"agent_id": "earth-1"})
 
@@ -156,7 +151,7 @@ def test_agreement_contradiction_partial_and_resolution(trio, cmem):
         agent.pull()
         (theirs,) = [c for c in agent.cases() if c["id"] == case_id]
         assert theirs["status"] == "resolved" and theirs["resolution"]["keep"] == keep
-        assert not row(agent, pump.id).disputed and row(agent, not_pump.id).disputed
+        assert not agent.get(pump.id).disputed and agent.get(not_pump.id).disputed
     assert [ev["reason"] for ev in m1.trust_ledger("earth-1")["events"]][-1] == "verdict_for"
     assert not m1.repo.select("trust_events", {"agent_id": "mars-1"})  # never about itself
     assert [ev["reason"] for ev in e2.trust_ledger("mars-1")["events"]][-1] == "verdict_against"
@@ -216,8 +211,8 @@ def test_an_agent_meeting_a_resolved_pair_later_follows_the_verdict(trio):
     assert peer_report(result, "mars-1")["summary"]["cases"] == []
     (case,) = e2.cases()
     assert case["status"] == "resolved" and case["dispute_count"] == 1
-    assert not row(e2, pump.id).disputed and row(e2, not_pump.id).disputed
-    assert row(e2, not_pump.id).amplitude == pytest.approx(not_pump.amplitude)  # no dispute penalty either
+    assert not e2.get(pump.id).disputed and e2.get(not_pump.id).disputed
+    assert e2.get(not_pump.id).amplitude == pytest.approx(not_pump.amplitude)  # no dispute penalty either
     assert [ev["reason"] for ev in e2.trust_ledger("mars-1")["events"]] == []  # no new quarantine penalty
 
 
@@ -228,7 +223,7 @@ def test_absorbers_keep_valid_signatures_for_their_peers(trio):
     e2.store(PUMP_TOO)
     e2.push()
     e1.pull()  # earth-1's pump memory absorbs earth-2's
-    assert row(e1, pump.id).merge_history
+    assert e1.get(pump.id).merge_history
     e1.push()
     report = peer_report(m1.pull(peers=["earth-1"]), "earth-1")
     assert report["refused"] == {}

@@ -23,10 +23,6 @@ def peer_report(result: dict, peer: str) -> dict:
     return report
 
 
-def row(agent: Agent, memory_id: str) -> Memory:
-    return agent.get(memory_id)
-
-
 def forged_row(agent: Agent, origin: str, content: str, *, signer) -> Memory:
     vector = agent.embedder.embed([content])[0]
     now = iso(utcnow())
@@ -81,7 +77,7 @@ def test_a_tampered_memory_is_refused(trio):
     kept = m1.store(STORM).memory
     m1.push()
     e1.pull()
-    assert row(e1, kept.id).content == STORM
+    assert e1.get(kept.id).content == STORM
     # mars-1's database is edited behind its back: one pulled memory changed, one new one changed
     fresh = m1.store(TOMATOES).memory
     with m1.repo.transaction():
@@ -91,6 +87,6 @@ def test_a_tampered_memory_is_refused(trio):
     m1.push()
     report = peer_report(e1.pull(), "mars-1")
     assert report["refused"] == {"bad_signature": 2}
-    assert row(e1, kept.id).content == STORM
+    assert e1.get(kept.id).content == STORM
     assert fresh.id not in {r["id"] for r in e1.repo.select("memories")}
-    assert verify(m1.identity.public_key, row(e1, kept.id).claim(), row(e1, kept.id).signature)
+    assert verify(m1.identity.public_key, e1.get(kept.id).claim(), e1.get(kept.id).signature)

@@ -17,7 +17,7 @@ from .errors import AgentExists
 from .exchange import Exchange
 from .exchange.remotes import Remotes
 from .index.keeper import IndexKeeper
-from .model import DEFAULT_AMPLITUDE, Memory, validate_content, validate_vector
+from .model import DEFAULT_AMPLITUDE, Memory, utcnow, validate_content, validate_vector
 from .peers import Peers
 from .quarantine.service import Quarantine
 from .recall import AccessCounter, Recall, RecallHit
@@ -162,6 +162,15 @@ class Agent:
         """Agent, engine, branch, head, counts, index state and remotes."""
         return status.describe(self.repo, self.tables, self.keeper, self.location, self.home, agent_id=self.agent_id,
                                branch=self.branch)
+
+    def stability(self, *, now=None) -> dict:
+        """The field stability of this agent's memory (for now the mean decayed strength)."""
+        return status.stability(self.tables, self.peers_view.trust_scores(), now or utcnow(), self.settings.half_lives)
+
+    def compare(self, a: str, b: str) -> dict:
+        """How two texts relate as this agent's judge sees them: relation, confidence, reason, cosine."""
+        from .judge import compare_texts
+        return compare_texts(a, b, embedder=self.embedder, judge=self.judge)
 
     def resolve_as_of(self, ref: str) -> str:
         return self.recaller.resolve_as_of(ref)

@@ -12,6 +12,13 @@ class CollectiveError(Exception):
     """Base of every error this package raises on purpose."""
 
 
+def one_line(error: CollectiveError) -> str:
+    """What a way in (the CLI, the MCP server) tells the caller: the first line of the
+    message, or the error's type when it has none."""
+    text = str(error)
+    return text.splitlines()[0] if text else type(error).__name__
+
+
 class BadInput(CollectiveError, ValueError):
     """The caller gave something invalid; nothing was written."""
 

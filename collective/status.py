@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+from typing import Mapping
+
+from .core import scoring
 from .errors import BadInput
 from .index.keeper import IndexKeeper
 from .model.enums import CaseStatus
@@ -31,3 +35,12 @@ def describe(repo: Repository, tables: Tables, keeper: IndexKeeper, location, ho
     return {"agent": agent_id, "home": str(home.root), **location.describe(), "branch": branch, "head": head,
             "schema_version": repo.schema_version(), "counts": counts, "index": keeper.state(head),
             "remotes": repo.remotes()}
+
+
+def stability(tables: Tables, trust_scores: Mapping[str, float], now: datetime, half_lives: Mapping[str, float]
+              ) -> dict:
+    """The field stability over the recallable memories (core.scoring.stability says how)."""
+    rows = tables.memories.recallable_rows(columns=scoring.SCORE_COLUMNS)
+    strength = scoring.row_strengths(rows, trust_scores, now.timestamp(), half_lives)
+    return {"stability": round(scoring.stability(strength), 6), "memories": len(rows),
+            "measure": "mean decayed strength"}

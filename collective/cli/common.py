@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, TextIO
 
 import click
 
-from ..errors import BadInput, CollectiveError
+from ..errors import BadInput, CollectiveError, one_line
 
 if TYPE_CHECKING:
     from ..agent import Agent
@@ -25,9 +25,9 @@ def cli_errors() -> Iterator[None]:
     try:
         yield
     except BadInput as e:
-        raise UsageFailure(str(e)) from e
+        raise UsageFailure(one_line(e)) from e
     except CollectiveError as e:
-        raise click.ClickException(str(e).splitlines()[0] if str(e) else type(e).__name__) from e
+        raise click.ClickException(one_line(e)) from e
 
 
 def emit(value: Any, *, as_json: bool, text: Callable[[Any], str] | None = None) -> None:

@@ -21,15 +21,9 @@ def judge_cmd(a, b, as_json):
     JSON: {"relation", "confidence", "reason", "matched", "clashed",
            "phase_difference", "similarity"}
     """
-    from ..embed import default_embedder
-    from ..judge import default_judge
-    from ..model import validate_content
+    from ..judge import compare_texts
     with cli_errors():
-        first, second = validate_content(a), validate_content(b)
-        vectors = default_embedder().embed([first, second])
-        similarity = float(vectors[0] @ vectors[1])
-        verdict = default_judge().judge(first, second, similarity)
-    result = {**verdict.to_dict(), "similarity": round(similarity, 4)}
+        result = compare_texts(a, b)
     emit(result, as_json=as_json,
          text=lambda r: f"{r['relation']} (confidence {r['confidence']:.2f}, cosine {r['similarity']:.2f}): {r['reason']}")
 

@@ -50,3 +50,18 @@ def strengths(table: np.ndarray, origins: Sequence[str], trust_scores: Mapping[s
                            now - table["created"], half_life[table["category"]])
 
 
+
+
+def row_strengths(rows: Sequence[dict], trust_scores: Mapping[str, float], now: float,
+                  half_lives: Mapping[str, float]) -> np.ndarray:
+    """amplitude * trust of the origin * recency of memory rows (with the SCORE_COLUMNS) at `now`."""
+    origins = sorted({r["origin_agent"] for r in rows})
+    table = score_table(rows, {o: code for code, o in enumerate(origins)}.__getitem__)
+    return strengths(table, origins, trust_scores, now, half_lives)
+
+
+def stability(strength: np.ndarray) -> float:
+    """The agent's field stability, for now the mean decayed strength of its recallable
+    memories (0 for none). DESIGN.md's full figure, 0.6 * mean + 0.4 * max(0, 1 - stddev/mean),
+    replaces it here when the dream's co-access strengthening lands."""
+    return float(strength.mean()) if len(strength) else 0.0

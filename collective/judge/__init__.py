@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from .lexicon import CANDIDATE_FLOOR
     from .protocol import RELATIONS, CallbackJudge, Judge, JudgeOutputError, Verdict
     from .reader import analyse_text
-    from .rule_judge import RuleJudge, default_judge, judge_texts
+    from .rule_judge import RuleJudge, compare_texts, default_judge, judge_texts
 
 _EXPORTS = {
     "Judge": "protocol",
@@ -49,6 +49,7 @@ _EXPORTS = {
     "RuleJudge": "rule_judge",
     "default_judge": "rule_judge",
     "judge_texts": "rule_judge",
+    "compare_texts": "rule_judge",
 }
 
 __all__ = list(_EXPORTS)

@@ -89,10 +89,23 @@ def default_judge() -> RuleJudge:
 
 def judge_texts(a: str, b: str, *, embedder=None, judge: Judge | None = None) -> Verdict:
     """Embed both texts, take their cosine and judge the pair (default: RuleJudge + MiniLM)."""
+    return _judged(a, b, embedder, judge)[0]
+
+
+def compare_texts(a: str, b: str, *, embedder=None, judge: Judge | None = None) -> dict:
+    """How two memories relate, as `cmem judge` reports it: the verdict and the cosine.
+    Each must be valid memory content (BadInput names "a" or "b")."""
+    from ..model import validate_content
+
+    verdict, similarity = _judged(validate_content(a, "a"), validate_content(b, "b"), embedder, judge)
+    return {**verdict.to_dict(), "similarity": round(similarity, 4)}
+
+
+def _judged(a: str, b: str, embedder, judge: Judge | None) -> tuple[Verdict, float]:
     if embedder is None:
         from ..embed import default_embedder
 
         embedder = default_embedder()
     vecs = embedder.embed([a, b])
     sim = float((vecs[0] * vecs[1]).sum())
-    return (judge or default_judge()).judge(a, b, sim)
+    return (judge or default_judge()).judge(a, b, sim), sim

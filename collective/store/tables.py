@@ -51,7 +51,10 @@ class MemoryTable:
 
     def recallable(self) -> list[Memory]:
         """Neither retracted nor absorbed into another memory."""
-        return [Memory.from_row(r) for r in self.repo.select(self.name, {"retracted": 0, "absorbed_into": None})]
+        return [Memory.from_row(r) for r in self.recallable_rows()]
+
+    def recallable_rows(self, columns: Sequence[str] | None = None) -> list[dict]:
+        return self.repo.select(self.name, {"retracted": 0, "absorbed_into": None}, columns=columns)
 
     def count(self, **where) -> int:
         return self.repo.count(self.name, where or None)

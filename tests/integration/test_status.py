@@ -24,3 +24,17 @@ def test_status_counts(agent, foreign):
     assert s["counts"] == {"memories": 3, "own": 2, "retracted": 1, "disputed": 0, "absorbed": 0,
                            "peers": 0, "open_cases": 0}
     assert s["branch"] == "earth-1/working" and s["head"] == head(agent) and s["schema_version"] == migrations(agent.repo.dialect)[-1][0]
+
+
+def test_stability_is_the_mean_strength_recall_sees(agent, foreign):
+    assert agent.stability() == {"stability": 0.0, "memories": 0, "measure": "mean decayed strength"}
+    strong = agent.store("the coolant pump is safe", importance=0.9).memory.id
+    agent.store("the airlock seal leaks", importance=0.3)
+    foreign(agent, "mars-1", "dust storms peak in summer", amplitude=0.6)
+    hits = agent.recall("coolant airlock dust", k=10, include_faded=True)
+    assert len(hits) == 3
+    measured = agent.stability()
+    assert measured["memories"] == 3
+    assert measured["stability"] == pytest.approx(sum(h.strength for h in hits) / 3, abs=1e-6)
+    agent.forget(strong)
+    assert agent.stability()["memories"] == 2 and agent.stability()["stability"] < measured["stability"]

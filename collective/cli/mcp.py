@@ -1,0 +1,27 @@
+"""`cmem mcp`: serve one agent's memory to an MCP client over stdio."""
+
+from __future__ import annotations
+
+import click
+
+from .common import agent_options, cli_errors, open_agent
+
+
+@click.command("mcp")
+@agent_options
+def mcp_cmd(home, agent_id):
+    """Serve the agent's memory as a Model Context Protocol server on stdin/stdout.
+
+    Tools: store, recall (k, as_of), show, forget, log, status, push, pull,
+    quarantine_list, stability, judge; each returns one JSON object, and fails
+    with the message the matching command would print. An MCP client starts
+    this command itself (see the README for its mcpServers entry).
+    """
+    with cli_errors():
+        agent = open_agent(home, agent_id)
+    with agent:
+        from ..mcp.server import serve  # the SDK loads only when serving
+        serve(agent)
+
+
+COMMANDS = (mcp_cmd,)

@@ -1,0 +1,44 @@
+"""`cmem mcp`: the agent's memory as a Model Context Protocol server over stdio.
+
+Built on the `mcp` package 2.x, whose server class is `MCPServer`
+(`mcp.server.mcpserver`; FastMCP before 2.0). Standard output carries the
+protocol, so nothing else may print there; the SDK logs to standard error.
+"""
+
+from __future__ import annotations
+
+from importlib.metadata import version
+from typing import TYPE_CHECKING
+
+from mcp.server.mcpserver import MCPServer
+from mcp.types import ToolAnnotations
+
+from .tools import CHANGING, READ_ONLY, MemoryTools
+
+if TYPE_CHECKING:
+    from ..agent import Agent
+
+INSTRUCTIONS = (
+    "Versioned memory shared with other agents. Store what you learn, recall before you answer "
+    "(as_of recalls what was believed at an earlier commit), push to share and pull to learn from "
+    "peers; disagreements wait in the quarantine for a person."
+)
+
+
+def build_server(agent: Agent) -> MCPServer:
+    """An MCPServer whose tools act on `agent` (which the caller opens and closes)."""
+    server = MCPServer(name="collective-memory", version=version("collective-memory"), instructions=INSTRUCTIONS,
+                       log_level="WARNING")
+    tools = MemoryTools(agent)
+    for name in READ_ONLY:
+        server.add_tool(getattr(tools, name), annotations=ToolAnnotations(read_only_hint=True))
+    for name in CHANGING:
+        # forget retracts (kept in history), pull merges and may dispute: nothing is destroyed
+        server.add_tool(getattr(tools, name), annotations=ToolAnnotations(read_only_hint=False,
+                                                                          destructive_hint=False))
+    return server
+
+
+def serve(agent: Agent) -> None:
+    """Serve `agent` on standard input and output until the client closes them."""
+    build_server(agent).run("stdio")

@@ -1,0 +1,160 @@
+"""The MCP tools: each one Agent call with typed arguments and a documented result.
+
+A tool's docstring is what the client's model reads, so it says what the tool
+does and the shape of what comes back. Every result is one JSON object (a list
+comes wrapped under a key), as `cmem ... --json` prints it. A CollectiveError
+becomes a tool error carrying the one line the CLI prints; bad arguments
+write nothing, as on the CLI.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from typing import TYPE_CHECKING, Any, Callable
+
+from mcp.types import CallToolResult, TextContent
+
+from ..errors import CollectiveError, one_line
+
+if TYPE_CHECKING:
+    from ..agent import Agent
+
+Result = dict[str, Any]
+
+# Tools that change nothing the agent shares (recall counts accesses in a local,
+# unversioned table; it never commits).
+READ_ONLY = ("recall", "show", "log", "status", "quarantine_list", "stability", "judge")
+CHANGING = ("store", "forget", "push", "pull")
+
+
+def plain(value: Any) -> Any:
+    """JSON types only, as the CLI's --json output renders them (str() for the rest)."""
+    return json.loads(json.dumps(value, default=str))
+
+
+class MemoryTools:
+    """The tools over one open Agent. The SDK runs each call on a worker thread;
+    one lock keeps the agent (one database connection) to one call at a time."""
+
+    def __init__(self, agent: Agent):
+        self.agent = agent
+        self._lock = threading.Lock()
+
+    def _call(self, work: Callable[[Agent], Any]) -> Any:
+        """work(agent) as plain JSON, or a tool error with the CLI's line. Returned rather
+        than raised: the SDK would put "Error executing tool NAME: " before a raised one."""
+        with self._lock:
+            try:
+                return plain(work(self.agent))
+            except CollectiveError as e:
+                return CallToolResult(content=[TextContent(type="text", text=one_line(e))], is_error=True)
+
+    def store(self, content: str, category: str = "knowledge", tags: list[str] | None = None,
+              importance: float = 0.5, phase: float | None = None, stance: str | None = None) -> Result:
+        """Store a memory and commit it on the agent's working branch; storing identical
+        content again reinforces the existing memory instead.
+
+        category: knowledge, experience, skill, social or emotion. importance: the
+        amplitude, in (0, 1]. stance: affirm, uncertain or deny (or phase in radians:
+        0 affirms, pi denies).
+
+        Returns the memory: {"id", "content", "summary", "category", "tags", "amplitude",
+        "phase", "stance", "origin_agent", "created_at", ...} plus "deduplicated" (true when
+        it reinforced an existing memory) and "commit" (the commit made).
+        """
+        return self._call(lambda agent: agent.store(content, category=category, tags=tags or [],
+                                                    importance=importance, phase=phase, stance=stance).to_dict())
+
+    def recall(self, query: str, k: int = 5, as_of: str | None = None, include_faded: bool = False) -> Result:
+        """Recall the k memories that resonate most with the query, ranked by
+        cos^2 * amplitude * trust(origin) * recency * boost(access count). Never commits.
+
+        as_of: a commit, branch or timestamp: recall what the agent believed then.
+        include_faded: also memories whose strength fell below the fade threshold.
+        (Refuted memories and consensus-only recall are not offered yet.)
+
+        Returns {"hits": [{"id", "score", "similarity", "strength", "access_count",
+        "disputed", "summary", "content", "category", "origin_agent", "amplitude",
+        "created_at"}]}, best first.
+        """
+        return self._call(lambda agent: {"hits": [h.to_dict() for h in agent.recall(
+            query, k=k, as_of=as_of, include_faded=include_faded)]})
+
+    def show(self, memory_id: str) -> Result:
+        """One memory by id, with its links and access count.
+
+        Returns the memory ({"id", "content", "category", "amplitude", "origin_agent",
+        "disputed", "retracted", ...}) plus "links" and "access_count".
+        """
+        return self._call(lambda agent: agent.show(memory_id))
+
+    def forget(self, memory_id: str) -> Result:
+        """Retract one of this agent's own memories: a signed, committed change kept in
+        history, never a delete.
+
+        Returns {"id", "retracted", "changed" (false if it was already retracted), "commit"}.
+        """
+        return self._call(lambda agent: agent.forget(memory_id))
+
+    def log(self, n: int = 20) -> Result:
+        """The agent's last n commits, newest first.
+
+        Returns {"commits": [{"commit", "author", "email", "date", "message"}]}.
+        """
+        return self._call(lambda agent: {"commits": [c.to_dict() for c in agent.log(n)]})
+
+    def status(self) -> Result:
+        """The agent at a glance.
+
+        Returns {"agent", "home", "engine", "database", "branch", "head", "schema_version",
+        "counts": {"memories", "own", "retracted", "disputed", "absorbed", "peers",
+        "open_cases"}, "index": {...}, "remotes": {"NAME": "URL"}}.
+        """
+        return self._call(lambda agent: agent.status())
+
+    def push(self, remote: str | None = None) -> Result:
+        """Push the agent's working branch to the commons (the default remote unless
+        named), and the shared quarantine when it has news.
+
+        Returns {"remote", "branch", "head", "quarantine": {"pushed", "cases", ...}}.
+        """
+        return self._call(lambda agent: agent.push(remote))
+
+    def pull(self, remote: str | None = None, peers: list[str] | None = None, dry_run: bool = False) -> Result:
+        """Fetch the commons and merge what each peer learned since the last pull
+        (only the named peers if given). dry_run: plan only, write nothing.
+
+        Returns {"remote", "dry_run", "peers": [{"peer", "head", "status", "commit",
+        "summary": {"new", "constructive", "partial", "destructive", "independent", ...},
+        "refused", "pairs", "seconds"}], "quarantine"}.
+        """
+        return self._call(lambda agent: agent.pull(remote, peers=peers or [], dry_run=dry_run))
+
+    def quarantine_list(self, status: str | None = None) -> Result:
+        """Disagreements between memories waiting for a person, optionally only those
+        with the given status (pending, escalated or resolved).
+
+        Returns {"cases": [{"id", "memory_id_a", "memory_id_b", "agent_a", "agent_b",
+        "similarity", "phase_diff", "dispute_count", "status", "resolution",
+        "created_at", "resolved_at"}]}.
+        """
+        return self._call(lambda agent: {"cases": agent.cases(status)})
+
+    def stability(self) -> Result:
+        """How settled the agent's memory is, from 0 (empty or faded) upwards. For now
+        the mean decayed strength (amplitude * trust * recency) of its recallable
+        memories; the dream cycle's field stability will replace it.
+
+        Returns {"stability", "memories" (how many it was taken over), "measure"}.
+        """
+        return self._call(lambda agent: agent.stability())
+
+    def judge(self, a: str, b: str) -> Result:
+        """How two statements relate, as the merge would see them: constructive (agree),
+        destructive (contradict), partial or independent. Writes nothing.
+
+        Returns {"relation", "confidence", "reason", "matched", "clashed",
+        "phase_difference", "similarity"}.
+        """
+        return self._call(lambda agent: agent.compare(a, b))

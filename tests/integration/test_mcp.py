@@ -1,0 +1,151 @@
+"""`cmem mcp` as an MCP client meets it: a subprocess spoken to over stdio with the
+`mcp` package's own client, on agents with the real embedder."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sys
+from pathlib import Path
+from typing import Any, AsyncIterator
+
+import anyio
+import pytest
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+CMEM = str(Path(sys.executable).parent / "cmem")
+TOOLS = {"store", "recall", "show", "forget", "log", "status", "push", "pull", "quarantine_list", "stability",
+         "judge"}
+
+
+@contextlib.asynccontextmanager
+async def served(home: Path, agent_id: str) -> AsyncIterator[ClientSession]:
+    params = StdioServerParameters(command=CMEM, args=["mcp", "--agent", agent_id, "--home", str(home)])
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        yield session
+
+
+async def call(session: ClientSession, tool: str, **arguments: Any) -> dict:
+    """A tool's result, which must be no error and the same JSON in text and structure."""
+    result = await session.call_tool(tool, arguments)
+    assert not result.is_error, result.content
+    assert json.loads(result.content[0].text) == result.structured_content
+    return result.structured_content
+
+
+def run(scenario, *args) -> None:
+    async def bounded():
+        with anyio.fail_after(180):
+            await scenario(*args)
+    anyio.run(bounded)
+
+
+@pytest.fixture
+def agents(home, cmem, tmp_path):
+    """earth-1 and mars-1 (the real embedder), both with a file commons as origin."""
+    for agent_id in ("earth-1", "mars-1"):
+        assert cmem("init", "--agent", agent_id).exit_code == 0
+        assert cmem("remote", "add", "origin", f"file://{tmp_path / 'commons.db'}", "--agent", agent_id).exit_code == 0
+    return home
+
+
+def test_lists_every_tool_with_a_schema_and_a_documented_result(agents):
+    async def scenario():
+        async with served(agents, "earth-1") as session:
+            tools = {t.name: t for t in (await session.list_tools()).tools}
+        assert set(tools) == TOOLS
+        assert all("Returns" in t.description for t in tools.values())
+        recall = tools["recall"]
+        assert recall.input_schema["required"] == ["query"]
+        assert set(recall.input_schema["properties"]) == {"query", "k", "as_of", "include_faded"}
+        assert recall.annotations.read_only_hint and not tools["store"].annotations.read_only_hint
+    run(scenario)
+
+
+def test_stores_recalls_and_recalls_as_of_an_earlier_commit(agents):
+    async def scenario():
+        async with served(agents, "earth-1") as session:
+            pump = await call(session, "store", content="The coolant pump on deck 3 is safe to run.",
+                              tags=["deck-3"])
+            seal = await call(session, "store", content="The airlock seal on deck 5 is leaking air.")
+            assert pump["tags"] == ["deck-3"] and not pump["deduplicated"] and pump["commit"] != seal["commit"]
+            now = await call(session, "recall", query="Is the airlock seal leaking?", k=1)
+            assert [h["id"] for h in now["hits"]] == [seal["id"]]
+            then = await call(session, "recall", query="Is the airlock seal leaking?", as_of=pump["commit"])
+            assert [h["id"] for h in then["hits"]] == [pump["id"]]
+
+            assert (await call(session, "show", memory_id=pump["id"]))["content"].startswith("The coolant pump")
+            assert (await call(session, "log", n=2))["commits"][0]["commit"] == seal["commit"]
+            status = await call(session, "status")
+            assert status["agent"] == "earth-1" and status["counts"]["own"] == 2
+            stability = await call(session, "stability")
+            assert stability["memories"] == 2 and 0 < stability["stability"] <= 1
+            forgotten = await call(session, "forget", memory_id=seal["id"])
+            assert forgotten["changed"] and (await call(session, "stability"))["memories"] == 1
+            verdict = await call(session, "judge", a="EVA 3 starts at 14:00 on Sunday.",
+                                 b="EVA 3 starts at 14:00 on Wednesday.")
+            assert verdict["relation"] == "destructive"
+            assert (await call(session, "quarantine_list"))["cases"] == []
+    run(scenario)
+
+
+def test_pushes_and_pulls_between_two_agents_through_a_file_commons(agents):
+    async def scenario():
+        async with served(agents, "earth-1") as earth:
+            stored = await call(earth, "store", content="Dust storms on Mars peak in the southern summer.")
+            pushed = await call(earth, "push")
+            assert pushed["branch"] == "earth-1/working" and pushed["remote"] == "origin"
+        async with served(agents, "mars-1") as mars:
+            pulled = await call(mars, "pull", remote="origin")
+            assert [(p["peer"], p["status"]) for p in pulled["peers"]] == [("earth-1", "merged")]
+            hits = (await call(mars, "recall", query="When do Martian dust storms peak?", k=1))["hits"]
+            assert [(h["origin_agent"], h["content"]) for h in hits] == [("earth-1", stored["content"])]
+    run(scenario)
+
+
+BAD_CALLS = [  # (tool, arguments, the CLI command that says the same, or None)
+    ("store", {"content": "Valve 7 is open.", "category": "gossip"},
+     ["store", "Valve 7 is open.", "--category", "gossip"]),
+    ("store", {"content": "Valve 7 is open.", "importance": 5.0}, None),  # the CLI says '5': it passes text
+    ("store", {"content": "   "}, ["store", "   "]),
+    ("forget", {"memory_id": "no-such-memory"}, ["forget", "no-such-memory"]),
+    ("recall", {"query": "valve", "k": 0}, ["recall", "valve", "-k", "0"]),
+    ("recall", {"query": "valve", "as_of": "no-such-commit"}, ["recall", "valve", "--as-of", "no-such-commit"]),
+    ("log", {"n": 0}, ["log", "-n", "0"]),
+    ("push", {"remote": "nowhere"}, ["push", "nowhere"]),
+    ("judge", {"a": "", "b": "Valve 7 is open."}, None),
+    ("recall", {"query": "valve", "k": "many"}, None),  # refused by the argument schema
+]
+
+
+def test_bad_arguments_are_tool_errors_with_the_cli_message_and_write_nothing(agents, cmem):
+    messages = {}
+
+    async def scenario():
+        async with served(agents, "earth-1") as session:
+            await call(session, "store", content="Valve 7 is closed.")
+            before = (await call(session, "log"), await call(session, "status"))
+            for tool, arguments, _ in BAD_CALLS:
+                result = await session.call_tool(tool, arguments)
+                assert result.is_error, (tool, arguments)
+                [content] = result.content
+                messages[tool, json.dumps(arguments)] = content.text
+            assert (await call(session, "log"), await call(session, "status")) == before
+    run(scenario)
+    for tool, arguments, command in BAD_CALLS:
+        text = messages[tool, json.dumps(arguments)]
+        if command is not None:
+            printed = cmem(*command, "--agent", "earth-1")
+            assert printed.exit_code == 2 and printed.stderr == f"Error: {text}\n", (command, printed.stderr)
+    assert messages["judge", json.dumps({"a": "", "b": "Valve 7 is open."})] == "a: must be non-empty text"
+    assert messages["store", json.dumps({"content": "Valve 7 is open.", "importance": 5.0})] == (
+        "importance: must be in (0, 1], got 5.0")
+    assert "k" in messages["recall", json.dumps({"query": "valve", "k": "many"})]
+
+
+def test_an_unknown_agent_stops_the_server_before_it_serves(home, cmem):
+    assert cmem("init", "--agent", "earth-1").exit_code == 0
+    printed = cmem("mcp", "--agent", "nobody")
+    assert printed.exit_code == 2 and printed.stderr.startswith("Error: agent")

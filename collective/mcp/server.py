@@ -8,10 +8,12 @@ protocol, so nothing else may print there; the SDK logs to standard error.
 from __future__ import annotations
 
 from importlib.metadata import version
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
+from pydantic import ValidationError
 
 from .tools import CHANGING, READ_ONLY, MemoryTools
 
@@ -25,9 +27,23 @@ INSTRUCTIONS = (
 )
 
 
+class MemoryServer(MCPServer):
+    """MCPServer, with arguments that do not fit a tool's schema refused in one line
+    naming the field, like every other bad input ("k: Input should be a valid integer")."""
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as e:
+            if not isinstance(e.__cause__, ValidationError):
+                raise
+            raise ToolError("; ".join(f"{'.'.join(map(str, err['loc'])) or 'arguments'}: {err['msg']}"
+                                      for err in e.__cause__.errors())) from e.__cause__
+
+
 def build_server(agent: Agent) -> MCPServer:
     """An MCPServer whose tools act on `agent` (which the caller opens and closes)."""
-    server = MCPServer(name="collective-memory", version=version("collective-memory"), instructions=INSTRUCTIONS,
+    server = MemoryServer(name="collective-memory", version=version("collective-memory"), instructions=INSTRUCTIONS,
                        log_level="WARNING")
     tools = MemoryTools(agent)
     for name in READ_ONLY:

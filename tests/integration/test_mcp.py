@@ -117,6 +117,7 @@ BAD_CALLS = [  # (tool, arguments, the CLI command that says the same, or None)
     ("push", {"remote": "nowhere"}, ["push", "nowhere"]),
     ("judge", {"a": "", "b": "Valve 7 is open."}, None),
     ("recall", {"query": "valve", "k": "many"}, None),  # refused by the argument schema
+    ("store", {}, None),
 ]
 
 
@@ -140,9 +141,11 @@ def test_bad_arguments_are_tool_errors_with_the_cli_message_and_write_nothing(ag
             printed = cmem(*command, "--agent", "earth-1")
             assert printed.exit_code == 2 and printed.stderr == f"Error: {text}\n", (command, printed.stderr)
     assert messages["judge", json.dumps({"a": "", "b": "Valve 7 is open."})] == "a: must be non-empty text"
+    assert messages["store", "{}"] == "content: Field required"
     assert messages["store", json.dumps({"content": "Valve 7 is open.", "importance": 5.0})] == (
         "importance: must be in (0, 1], got 5.0")
-    assert "k" in messages["recall", json.dumps({"query": "valve", "k": "many"})]
+    assert messages["recall", json.dumps({"query": "valve", "k": "many"})] == (
+        "k: Input should be a valid integer, unable to parse string as an integer")
 
 
 def test_an_unknown_agent_stops_the_server_before_it_serves(home, cmem):

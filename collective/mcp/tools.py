@@ -72,7 +72,7 @@ class MemoryTools:
 
         as_of: a commit, branch or timestamp: recall what the agent believed then.
         include_faded: also memories whose strength fell below the fade threshold.
-        (Refuted memories and consensus-only recall are not offered yet.)
+        Not offered yet: include_refuted and consensus, which come with human review.
 
         Returns {"hits": [{"id", "score", "similarity", "strength", "access_count",
         "disputed", "summary", "content", "category", "origin_agent", "amplitude",

@@ -43,11 +43,14 @@ def run(scenario, *args) -> None:
 
 
 @pytest.fixture
-def agents(home, cmem, tmp_path):
-    """earth-1 and mars-1 (the real embedder), both with a file commons as origin."""
+def agents(request, home, cmem, tmp_path):
+    """earth-1 and mars-1 (the real embedder), both with a file commons as origin: a doltlite
+    file, or a folder for agents on Dolt (tests that use the `engine` fixture run on both)."""
+    on_dolt = "engine" in request.fixturenames and request.getfixturevalue("engine") == "dolt"
+    commons = f"file://{tmp_path / ('commons' if on_dolt else 'commons.db')}"
     for agent_id in ("earth-1", "mars-1"):
         assert cmem("init", "--agent", agent_id).exit_code == 0
-        assert cmem("remote", "add", "origin", f"file://{tmp_path / 'commons.db'}", "--agent", agent_id).exit_code == 0
+        assert cmem("remote", "add", "origin", commons, "--agent", agent_id).exit_code == 0
     return home
 
 
@@ -64,7 +67,7 @@ def test_lists_every_tool_with_a_schema_and_a_documented_result(agents):
     run(scenario)
 
 
-def test_stores_recalls_and_recalls_as_of_an_earlier_commit(agents):
+def test_stores_recalls_and_recalls_as_of_an_earlier_commit(agents, engine):
     async def scenario():
         async with served(agents, "earth-1") as session:
             pump = await call(session, "store", content="The coolant pump on deck 3 is safe to run.",
@@ -79,7 +82,7 @@ def test_stores_recalls_and_recalls_as_of_an_earlier_commit(agents):
             assert (await call(session, "show", memory_id=pump["id"]))["content"].startswith("The coolant pump")
             assert (await call(session, "log", n=2))["commits"][0]["commit"] == seal["commit"]
             status = await call(session, "status")
-            assert status["agent"] == "earth-1" and status["counts"]["own"] == 2
+            assert (status["agent"], status["engine"], status["counts"]["own"]) == ("earth-1", engine, 2)
             stability = await call(session, "stability")
             assert stability["memories"] == 2 and 0 < stability["stability"] <= 1
             forgotten = await call(session, "forget", memory_id=seal["id"])
@@ -91,6 +94,7 @@ def test_stores_recalls_and_recalls_as_of_an_earlier_commit(agents):
     run(scenario)
 
 
+@pytest.mark.usefixtures("engine")
 def test_pushes_and_pulls_between_two_agents_through_a_file_commons(agents):
     async def scenario():
         async with served(agents, "earth-1") as earth:

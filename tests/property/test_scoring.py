@@ -1,0 +1,47 @@
+"""Strengths read from memory rows (collective.core.scoring): each is amplitude * trust *
+recency, and the stability over them is 0 for none and lies between the weakest and the
+strongest otherwise."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from collective.core import scoring, trust
+from collective.model import CATEGORIES, iso, parse_time
+
+NOW = datetime(2026, 6, 1, tzinfo=timezone.utc)
+
+rows = st.lists(st.fixed_dictionaries({
+    "amplitude": st.floats(0.01, 1.0),
+    "origin_agent": st.sampled_from(["earth-1", "earth-2", "mars-1"]),
+    "created_at": st.integers(0, 400 * 86400).map(lambda s: iso(NOW - timedelta(seconds=s))),
+    "category": st.sampled_from(CATEGORIES),
+}), max_size=30)
+trusts = st.fixed_dictionaries({"earth-1": st.floats(trust.FLOOR, trust.CEILING),
+                                "mars-1": st.floats(trust.FLOOR, trust.CEILING)})  # earth-2 unknown: START
+
+
+@given(rows, trusts)
+def test_row_strengths_are_amplitude_trust_and_recency(memories, scores):
+    strength = scoring.row_strengths(memories, scores, NOW.timestamp(), trust.DEFAULT_HALF_LIVES_DAYS)
+    assert strength.shape == (len(memories),)
+    for row, s in zip(memories, strength):
+        recency = trust.recency(parse_time(row["created_at"]), NOW, row["category"])
+        assert s == pytest.approx(row["amplitude"] * scores.get(row["origin_agent"], trust.START) * recency,
+                                  rel=1e-6)  # amplitudes are kept as float32
+
+
+@given(rows, trusts)
+def test_stability_is_the_mean_strength(memories, scores):
+    strength = scoring.row_strengths(memories, scores, NOW.timestamp(), trust.DEFAULT_HALF_LIVES_DAYS)
+    stability = scoring.stability(strength)
+    if not memories:
+        assert stability == 0.0
+    else:
+        assert strength.min() - 1e-9 <= stability <= strength.max() + 1e-9
+        assert stability == pytest.approx(float(np.mean(strength)))

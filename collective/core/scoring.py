@@ -50,8 +50,6 @@ def strengths(table: np.ndarray, origins: Sequence[str], trust_scores: Mapping[s
                            now - table["created"], half_life[table["category"]])
 
 
-
-
 def row_strengths(rows: Sequence[dict], trust_scores: Mapping[str, float], now: float,
                   half_lives: Mapping[str, float]) -> np.ndarray:
     """amplitude * trust of the origin * recency of memory rows (with the SCORE_COLUMNS) at `now`."""

@@ -43,8 +43,8 @@ class MemoryServer(MCPServer):
 
 def build_server(agent: Agent) -> MCPServer:
     """An MCPServer whose tools act on `agent` (which the caller opens and closes)."""
-    server = MemoryServer(name="collective-memory", version=version("collective-memory"), instructions=INSTRUCTIONS,
-                       log_level="WARNING")
+    server = MemoryServer(name="collective-memory", version=version("collective-memory"),
+                          instructions=INSTRUCTIONS, log_level="WARNING")
     tools = MemoryTools(agent)
     for name in READ_ONLY:
         server.add_tool(getattr(tools, name), annotations=ToolAnnotations(read_only_hint=True))

@@ -8,8 +8,8 @@ server.log, server.pid and root-password. Started on demand, bound to
 gone is stale and is replaced.
 
 No passwordless root: the first start generates a password for `root`, kept
-0600 in root-password, and hands it to Dolt (DOLT_ROOT_PASSWORD, which also
-sets it on a server made before there was one). The folder is 0700.
+0600 in root-password, and hands it to Dolt (DOLT_ROOT_PASSWORD); a server
+made before there was one gets it set at its next start. The folder is 0700.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 
 from ..config import dolt_binary_override, private_dir, private_file
-from ..errors import CollectiveError, StorageError
+from ..errors import CollectiveError, ServerUnreachable, StorageError
 from .doltserver import ServerAddress
 
 START_TIMEOUT_S = 60.0
@@ -197,6 +197,7 @@ class ManagedDoltServer:
             if process.poll() is not None:
                 break
             if _listening(port):
+                self._secure_root(port)
                 return port
             time.sleep(0.1)
         tail = self.log_file.read_text(errors="replace")[-500:] if self.log_file.exists() else ""
@@ -204,6 +205,19 @@ class ManagedDoltServer:
             self._terminate(process.pid)
         self.pid_file.unlink(missing_ok=True)
         raise StorageError(f"dolt sql-server did not start (log {self.log_file}): {tail.strip()}")
+
+    def _secure_root(self, port: int) -> None:
+        """Dolt sets DOLT_ROOT_PASSWORD only on a server without users yet: a server made
+        before root had a password gets it here, from the passwordless root it still has."""
+        from .doltserver import connect, on_server
+        password = self.root_password()
+        try:
+            connect(ServerAddress("127.0.0.1", port, "root", password, "")).close()
+            return
+        except ServerUnreachable:
+            pass
+        on_server(ServerAddress("127.0.0.1", port, "root", "", ""),
+                  "ALTER USER 'root'@'localhost' IDENTIFIED BY %s", (password,))
 
     def stop(self) -> bool:
         pid = self.pid()

@@ -8,6 +8,7 @@ asks for a Dolt user; the managed server has a generated root password.
 from __future__ import annotations
 
 import datetime as dt
+import json
 import ipaddress
 import stat
 from pathlib import Path
@@ -213,3 +214,49 @@ def test_a_dolt_commons_refuses_a_push_without_a_dolt_user(tmp_path, dolt_server
             earth.push("anonymous")
         earth.push("origin")
         assert "earth-1/working" in earth.repo.fetch("origin")
+
+
+def test_dolt_grants_cannot_keep_a_commons_user_off_another_agents_branch(tmp_path, dolt_server, monkeypatch,
+                                                                         hash_embedder, remotesapi_commons_at):
+    """Pushing through remotesapi takes a superuser, and Dolt's branch permissions
+    (dolt_branch_control) were measured not to hold a push back: as on doltlite, the
+    server decides who may use the commons, the row signatures who speaks for whom."""
+    monkeypatch.setenv("CMEM_DOLT_SERVER", dolt_server)
+    with remotesapi_commons_at(tmp_path / "commons-server") as url, \
+            Agent.init("mars-1", home=tmp_path / "home", backend="dolt", embedder=hash_embedder) as mars:
+        mars.add_remote("origin", url)
+        mars.store("Mars' own note")
+        mars.repo.create_branch("earth-1/working", start=mars.branch)
+        mars.repo.push("origin", "earth-1/working")
+        assert mars.repo.fetch("origin")["earth-1/working"] == mars.repo.head(mars.branch)
+
+
+def test_a_managed_server_made_before_passwords_gets_one_on_its_next_start(tmp_path, dolt_binary, monkeypatch):
+    server = ManagedDoltServer(tmp_path / "home" / "dolt-server")
+    try:
+        with monkeypatch.context() as old:  # as before: root without a password, a user made since
+            old.setattr(ManagedDoltServer, "root_password", lambda self: "")
+            port = server.ensure_running()
+            connect(ServerAddress("127.0.0.1", port, "root", "", "mysql")).close()
+            server.add_user("someone", "their-password")
+            server.stop()
+        port = server.ensure_running()
+        with pytest.raises(ServerUnreachable, match="Access denied"):
+            connect(ServerAddress("127.0.0.1", port, "root", "", "mysql"))
+        connect(server.address("mysql")).close()
+    finally:
+        server.stop()
+
+
+def test_cmem_credential_exports_for_doltlite_and_explains_itself_for_dolt(tmp_path, home, cmem, dolt_server,
+                                                                          monkeypatch):
+    keys = tmp_path / "keys"
+    keys.mkdir()
+    assert cmem("init", "--agent", "earth-1").exit_code == 0
+    result = cmem("credential", "--agent", "earth-1", "--export", str(keys), "--json")
+    assert result.exit_code == 0
+    assert [p.name for p in keys.iterdir()] == [Path(json.loads(result.output)["exported_to"]).name]
+    monkeypatch.setenv("CMEM_DOLT_SERVER", dolt_server)
+    assert cmem("init", "--agent", "mars-1", "--backend", "dolt").exit_code == 0
+    result = cmem("credential", "--agent", "mars-1")
+    assert result.exit_code == 2 and "DOLT_REMOTE_PASSWORD" in result.output

@@ -94,6 +94,8 @@ class DoltliteRepository(SqlRepository):
             return CommonsRefused(remote, "the commons does not know this agent's credential "
                                           "(its operator adds it: cmem credential --export AUTH_KEYS_DIR)")
         if "failed to open remote" in lowered or "connection refused" in lowered or "could not connect" in lowered:
+            if self.remotes().get(remote, "").startswith("https:"):  # TLS fails with the same words
+                text += " (or its certificate is not trusted: a private one needs DOLTLITE_CA_FILE)"
             return RemoteUnreachable(remote, text)
         if "not a database" in lowered:
             return NotACommons(remote, f"{remote!r} is not a commons database")

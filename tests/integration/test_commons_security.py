@@ -10,7 +10,10 @@ from __future__ import annotations
 import datetime as dt
 import json
 import ipaddress
+import signal
 import stat
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -18,7 +21,7 @@ from click.testing import CliRunner
 
 from collective.agent import Agent
 from collective.cli import cli
-from collective.errors import BadInput, CommonsRefused, ServerUnreachable
+from collective.errors import BadInput, CommonsRefused, RemoteUnreachable, ServerUnreachable
 from collective.store.commons_server import CommonsServer
 from collective.store.credentials import CREDS_DIR
 from collective.store.dolt_process import ManagedDoltServer
@@ -260,3 +263,38 @@ def test_cmem_credential_exports_for_doltlite_and_explains_itself_for_dolt(tmp_p
     assert cmem("init", "--agent", "mars-1", "--backend", "dolt").exit_code == 0
     result = cmem("credential", "--agent", "mars-1")
     assert result.exit_code == 2 and "DOLT_REMOTE_PASSWORD" in result.output
+
+
+def test_an_untrusted_certificate_is_named_in_the_error(home, hash_embedder, locked_commons, monkeypatch):
+    monkeypatch.delenv("DOLTLITE_CA_FILE")
+    with Agent.init("earth-1", home=home, embedder=hash_embedder) as earth:
+        earth.add_remote("origin", locked_commons.url_for("commons.db"))
+        earth.credential(export_to=locked_commons.auth_keys)
+        earth.store("A note that stays home")
+        with pytest.raises(RemoteUnreachable, match="DOLTLITE_CA_FILE"):
+            earth.push()
+
+
+def test_serve_commons_with_tls_and_auth_keys_from_the_cli(tmp_path, home, hash_embedder, tls_pair):
+    served, keys = tmp_path / "served", tmp_path / "keys"
+    served.mkdir()
+    keys.mkdir()
+    cert, key = tls_pair
+    server = subprocess.Popen([sys.executable, "-m", "collective.cli", "serve-commons", str(served), "--json",
+                               "--cert", str(cert), "--key", str(key), "--auth-keys", str(keys),
+                               "--audience", "127.0.0.1"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        started = json.loads(server.stdout.readline())
+        assert started["url"].startswith("https://127.0.0.1:") and started["authenticated"] is True
+        with Agent.init("earth-1", home=home, embedder=hash_embedder) as earth:
+            earth.add_remote("origin", f"{started['url']}/commons.db")
+            earth.store("served through an authenticated commons")
+            with pytest.raises(CommonsRefused):
+                earth.push()
+            earth.credential(export_to=keys)
+            earth.push()
+        assert (served / "commons.db").read_bytes()[:4] == b"CTLD"
+    finally:
+        server.send_signal(signal.SIGINT)
+        server.communicate(timeout=30)
+    assert server.returncode == 0

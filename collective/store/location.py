@@ -11,7 +11,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..config import private_dir
+from ..config import private_dir, private_file
 from ..errors import BadInput
 from .port import Repository
 
@@ -111,7 +111,8 @@ class Location:
             self._staging.rename(self.folder / DB_FILE)
             (self.folder / f".{self._staging.name}-lock").unlink(missing_ok=True)
             return
-        (self.folder / BACKEND_FILE).write_text(json.dumps(
+        # 0600: the URL of a server someone else runs may carry its password
+        private_file(self.folder / BACKEND_FILE, json.dumps(
             {"engine": "dolt", "database": self.database, "url": self.url}, indent=2) + "\n")
 
     def discard(self) -> None:

@@ -261,6 +261,7 @@ def test_cmem_credential_exports_for_doltlite_and_explains_itself_for_dolt(tmp_p
     assert [p.name for p in keys.iterdir()] == [Path(json.loads(result.output)["exported_to"]).name]
     monkeypatch.setenv("CMEM_DOLT_SERVER", dolt_server)
     assert cmem("init", "--agent", "mars-1", "--backend", "dolt").exit_code == 0
+    assert mode(home / "agents" / "mars-1" / "backend.json") == 0o600  # it names the server, password and all
     result = cmem("credential", "--agent", "mars-1")
     assert result.exit_code == 2 and "DOLT_REMOTE_PASSWORD" in result.output
 

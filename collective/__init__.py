@@ -16,14 +16,14 @@ from .runtime import doltlite_boot as _doltlite_boot  # noqa: F401  (first: sqli
 from pathlib import Path  # noqa: E402
 from typing import TYPE_CHECKING, Any  # noqa: E402
 
-from .errors import (AgentExists, BadInput, CollectiveError, NonFastForward, NotFound,  # noqa: E402
-                     RemoteUnreachable, StorageError)
+from .errors import (AgentExists, BadInput, CollectiveError, CommonsRefused, NonFastForward,  # noqa: E402
+                     NotFound, RemoteUnreachable, StorageError)
 
 if TYPE_CHECKING:
     from .agent import Agent
 
 __all__ = ["open_agent", "Agent", "CollectiveError", "BadInput", "NotFound", "AgentExists", "StorageError",
-           "NonFastForward", "RemoteUnreachable"]
+           "NonFastForward", "RemoteUnreachable", "CommonsRefused"]
 
 
 def open_agent(agent_id: str | None = None, *, home: str | Path | None = None, create: bool = False,

@@ -186,6 +186,12 @@ class Agent:
         return self.keeper.prepare(progress)
 
     # --- the collective ---------------------------------------------------------
+    def credential(self, *, export_to: str | Path | None = None) -> dict:
+        """This agent's credential for an authenticated commons (made if missing); `export_to`
+        writes its public half into a commons server's --auth-keys folder."""
+        from .store import credentials
+        return credentials.describe(self.location.folder, self.location.engine, export_to=Path(export_to) if export_to else None)
+
     def add_remote(self, name: str, url: str) -> dict:
         return self.remote_names.add(name, url)
 

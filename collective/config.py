@@ -56,6 +56,27 @@ def dolt_binary_override() -> str | None:
     return os.environ.get("CMEM_DOLT") or None
 
 
+def private_dir(path: Path) -> Path:
+    """`path`, made with every missing folder on the way 0700 (existing ones are left as they are)."""
+    missing, folder = [], path
+    while not folder.exists():
+        missing.append(folder)
+        folder = folder.parent
+    for folder in reversed(missing):
+        folder.mkdir(mode=0o700, exist_ok=True)
+    return path
+
+
+def private_file(path: Path, text: str) -> None:
+    """Write `text` to `path`, readable by its owner only, replacing it whole."""
+    staging = path.with_name(f".{path.name}.tmp")
+    fd = os.open(staging, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        os.fchmod(f.fileno(), 0o600)  # a staging file left by a crash may have had another mode
+        f.write(text)
+    os.replace(staging, path)
+
+
 def home_path(home: str | os.PathLike | None = None) -> Path:
     chosen = home or os.environ.get("CMEM_HOME") or Path.home() / ".cmem"
     return Path(chosen).expanduser().resolve()

@@ -86,6 +86,15 @@ class RemoteUnreachable(CollectiveError, ConnectionError):
         super().__init__(f"remote {remote!r} is unreachable: {detail}")
 
 
+class CommonsRefused(CollectiveError, PermissionError):
+    """The commons refused this agent: no credential, or one it does not know (exit 1)."""
+
+    def __init__(self, remote: str, detail: str):
+        self.remote = remote
+        self.detail = detail
+        super().__init__(f"remote {remote!r} refused this agent: {detail}")
+
+
 class NoCommonsYet(RemoteUnreachable):
     """The remote holds no commons yet; the first push makes one. `where` is its path or URL."""
 

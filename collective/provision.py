@@ -16,7 +16,7 @@ from .errors import NotFound
 from .identity import Identity
 from .model import iso, utcnow, validate_agent_id
 from .model.refs import working_branch
-from .store import Location, Repository
+from .store import Location, Repository, credentials
 from .store.tables import AgentTable
 
 KEY_FILE = "ed25519.pem"
@@ -61,6 +61,8 @@ def create(agent_id: str, home: Home, *, embedder: Embedder | None = None, displ
         repo.create_branch(working_branch(agent_id))
         repo.close()
         repo = None
+        if location.engine == "doltlite":
+            credentials.ensure(folder)  # what it pushes to an authenticated commons with
         location.finish()
     except BaseException:
         if repo is not None:

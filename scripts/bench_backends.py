@@ -52,8 +52,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="cmem-bench-backends-") as work:
         server = ManagedDoltServer(Path(work) / "dolt-server")
         try:
-            port = server.ensure_running()
-            env = {**os.environ, "CMEM_DOLT_SERVER": f"mysql://root@127.0.0.1:{port}"}
+            env = {**os.environ, "CMEM_DOLT_SERVER": server.url()}
             env.pop("CMEM_HOME", None)
             results = {}
             for engine in ("doltlite", "dolt"):

@@ -7,6 +7,7 @@ CMEM_REQUIRE_DOLT=1 (CI) a missing dolt fails them instead.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 from collections import Counter
@@ -27,8 +28,9 @@ settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
 @pytest.fixture(autouse=True)
 def _isolated_env(monkeypatch):
-    """No test reads the developer's own home or default agent."""
-    for name in ("CMEM_HOME", "CMEM_AGENT", "CMEM_REMOTE", "CMEM_NATS_URL", "CMEM_BACKEND", "CMEM_DOLT_SERVER"):
+    """No test reads the developer's own home, default agent or doltlite credential choice."""
+    for name in ("CMEM_HOME", "CMEM_AGENT", "CMEM_REMOTE", "CMEM_NATS_URL", "CMEM_BACKEND", "CMEM_DOLT_SERVER",
+                 "DOLTLITE_CREDS_DIR", "DOLTLITE_CREDS_KID", "DOLTLITE_CA_FILE"):
         monkeypatch.delenv(name, raising=False)
 
 
@@ -79,15 +81,45 @@ def dolt_binary():
     return require_dolt()
 
 
+# The Dolt user agents fetch from and push to a remotesapi commons as; Dolt takes its
+# password from the agents' own sql-server (DOLT_REMOTE_PASSWORD).
+COMMONS_USER, COMMONS_PASSWORD = "commons-agent", "commons-agent-password"
+
+
 @pytest.fixture(scope="session")
 def dolt_server(tmp_path_factory):
-    """One Dolt sql-server for the session; each test's agents get their own databases."""
+    """One Dolt sql-server for the session (mysql://root:PASSWORD@127.0.0.1:PORT); each test's
+    agents get their own databases. It knows the password of a remotesapi commons' user."""
     from collective.store.dolt_process import ManagedDoltServer
     require_dolt()
     server = ManagedDoltServer(tmp_path_factory.mktemp("dolt-server"))
-    port = server.ensure_running()
-    yield f"mysql://root@127.0.0.1:{port}"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("DOLT_REMOTE_PASSWORD", COMMONS_PASSWORD)
+        server.ensure_running()
+    yield server.url()
     server.stop()
+
+
+@contextlib.contextmanager
+def _remotesapi_commons(folder):
+    from collective.store.dolt_process import ManagedDoltServer
+    from collective.store.doltserver import create_database
+    host = ManagedDoltServer(folder, remotesapi=True)
+    try:
+        create_database(host.address("commons"))
+        host.add_user(COMMONS_USER, COMMONS_PASSWORD)
+        yield f"http://{COMMONS_USER}@127.0.0.1:{host.remotesapi_port()}/commons"
+    finally:
+        host.stop()
+
+
+@pytest.fixture(scope="session")
+def remotesapi_commons_at():
+    """`with remotesapi_commons_at(folder) as url:` another Dolt sql-server serving database
+    `commons` over remotesapi to COMMONS_USER (the URL names the user); agents on `dolt_server`
+    reach it."""
+    require_dolt()
+    return _remotesapi_commons
 
 
 @pytest.fixture(params=["doltlite", "dolt"])

@@ -20,7 +20,7 @@ def remote():
 @agent_options
 @json_option
 def remote_add(name, url, home, agent_id, as_json):
-    """Add a commons: file:///abs/path/commons.db or http://host:port/name.db.
+    """Add a commons: file:///abs/path/commons.db or http(s)://host:port/name.db.
 
     \b
     JSON: {"name", "url"}
@@ -110,14 +110,22 @@ def pull(remote_name, peers, dry_run, home, agent_id, as_json):
 @click.argument("folder", type=click.Path())
 @click.option("--bind", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option("--port", default=0, type=int, help="Port (0 picks a free one).")
+@click.option("--cert", type=click.Path(), help="TLS certificate (PEM): serve https.")
+@click.option("--key", type=click.Path(), help="The certificate's private key (PEM).")
+@click.option("--auth-keys", type=click.Path(),
+              help="Folder of authorised public keys (cmem credential --export): every request needs one.")
+@click.option("--audience", help="With --auth-keys: the host name clients reach the commons by.")
 @json_option
-def serve_commons(folder, bind, port, as_json):
+def serve_commons(folder, bind, port, cert, key, auth_keys, audience, as_json):
     """Serve every commons database in FOLDER over HTTP until SIGINT or SIGTERM.
 
-    Prints the server's URL as soon as it listens.
+    With --cert and --key it serves https; with --auth-keys and --audience too, it
+    refuses any read or push without a credential it knows (doltlite's own checks).
+    Clients trust a private certificate through DOLTLITE_CA_FILE. Prints the server's
+    URL as soon as it listens.
 
     \b
-    JSON: {"url"}
+    JSON: {"url", "authenticated"}
     """
     import signal
     import threading
@@ -125,17 +133,39 @@ def serve_commons(folder, bind, port, as_json):
     from ..store.commons_server import CommonsServer
     stop = threading.Event()
     with cli_errors():
-        server = CommonsServer(folder, bind=bind, port=port).start()
+        server = CommonsServer(folder, bind=bind, port=port, cert=cert, key=key, auth_keys=auth_keys,
+                               audience=audience).start()
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: stop.set())
     try:
-        emit({"url": server.url}, as_json=as_json, text=lambda r: r["url"])
+        emit({"url": server.url, "authenticated": server.authenticated}, as_json=as_json, text=lambda r: r["url"])
         sys.stdout.flush()  # whoever started the server waits for this line
         while not stop.wait(0.5):
             pass
     finally:
         server.stop()
     click.echo("stopped", err=True)
+
+
+@click.command()
+@click.option("--export", "export_to", type=click.Path(),
+              help="Write the public key into this folder (a commons' --auth-keys).")
+@agent_options
+@json_option
+def credential(export_to, home, agent_id, as_json):
+    """This agent's credential for an authenticated commons (made if missing).
+
+    The private key stays in the agent's folder (0600); only its public half is
+    exported, into the folder a commons server reads with --auth-keys.
+
+    \b
+    JSON: {"id", "public_key", "folder", "exported_to"}
+    """
+    with cli_errors():
+        with open_agent(home, agent_id) as agent:
+            result = agent.credential(export_to=export_to)
+    emit(result, as_json=as_json,
+         text=lambda r: f"credential {r['id']}" + (f" -> {r['exported_to']}" if r["exported_to"] else ""))
 
 
 @click.command()
@@ -175,4 +205,4 @@ def trust_cmd(peer, home, agent_id, as_json):
              for e in r["events"]]))
 
 
-COMMANDS = (remote, push, pull, serve_commons, agents, trust_cmd)
+COMMANDS = (remote, push, pull, serve_commons, credential, agents, trust_cmd)

@@ -1,8 +1,15 @@
-"""Serve every commons database in a folder over HTTP, through doltlite's own server.
+"""Serve every commons database in a folder over HTTP(S), through doltlite's own server.
 
 libdoltlite exports doltliteServeAsyncOpts / doltliteServerPort /
-doltliteServerStop; clients then use http://host:port/<name>.db exactly like
+doltliteServerStop; clients then use http(s)://host:port/<name>.db exactly like
 a file:// remote.
+
+Authentication is the engine's: with a TLS certificate and key the server speaks
+https; with an auth-keys folder (public JWKs, `cmem credential --export`) and an
+audience it refuses every request, read or write, that lacks a token signed by one
+of those keys for that audience. Clients send tokens over https only, so the keys
+need TLS. What it cannot do: tell one authorised key from another, so any
+authorised agent may write any branch of any database in the folder.
 """
 
 from __future__ import annotations
@@ -38,15 +45,33 @@ def _library() -> ctypes.CDLL:
     return lib
 
 
+def _existing(path: str | Path | None, field: str, kind: str) -> Path | None:
+    if path is None:
+        return None
+    path = Path(path).resolve()
+    if not (path.is_dir() if kind == "folder" else path.is_file()):
+        raise BadInput(field, f"{path} is not a {kind}")
+    return path
+
+
 class CommonsServer:
     """`with CommonsServer(folder) as server: server.url_for('commons.db')`."""
 
-    def __init__(self, folder: str | Path, *, bind: str = "127.0.0.1", port: int = 0, timeout_ms: int = 30000):
-        self.folder = Path(folder).resolve()
-        if not self.folder.is_dir():
-            raise BadInput("dir", f"{folder} is not a folder")
+    def __init__(self, folder: str | Path, *, bind: str = "127.0.0.1", port: int = 0, timeout_ms: int = 30000,
+                 cert: str | Path | None = None, key: str | Path | None = None,
+                 auth_keys: str | Path | None = None, audience: str | None = None):
+        self.folder = _existing(folder, "dir", "folder")
         if not (0 <= port <= 65535):
             raise BadInput("port", f"must be 0..65535, got {port}")
+        if (cert is None) != (key is None):
+            raise BadInput("cert", "a TLS certificate and its key go together (--cert and --key)")
+        if (auth_keys is None) != (not audience):
+            raise BadInput("audience", "--auth-keys and --audience go together (the audience is the "
+                                       "host name clients reach the commons by)")
+        if auth_keys is not None and cert is None:
+            raise BadInput("auth-keys", "credentials travel over https only: give --cert and --key too")
+        self.cert, self.key = _existing(cert, "cert", "file"), _existing(key, "key", "file")
+        self.auth_keys, self.audience = _existing(auth_keys, "auth-keys", "folder"), audience
         self.bind = bind
         self._requested_port = port
         self._timeout_ms = timeout_ms
@@ -55,11 +80,14 @@ class CommonsServer:
         self._options = None  # kept alive while the server runs: it holds C strings
 
     def start(self) -> "CommonsServer":
-        self._options = _ServeOptions(str(self.folder).encode(), self._requested_port, self.bind.encode(),
-                                      None, None, None, None, self._timeout_ms)
+        def c(value) -> bytes | None:
+            return None if value is None else str(value).encode()
+        self._options = _ServeOptions(c(self.folder), self._requested_port, c(self.bind), c(self.cert),
+                                      c(self.key), c(self.auth_keys), c(self.audience), self._timeout_ms)
         handle = self._lib.doltliteServeAsyncOpts(ctypes.byref(self._options))
         if not handle:
-            raise StorageError(f"could not serve {self.folder} on {self.bind}:{self._requested_port}")
+            raise StorageError(f"could not serve {self.folder} on {self.bind}:{self._requested_port}"
+                               + (" (is the certificate and key a valid PEM pair?)" if self.cert else ""))
         self._handle = handle
         return self
 
@@ -70,8 +98,12 @@ class CommonsServer:
         return int(self._lib.doltliteServerPort(self._handle))
 
     @property
+    def authenticated(self) -> bool:
+        return self.auth_keys is not None
+
+    @property
     def url(self) -> str:
-        return f"http://{self.bind}:{self.port}"
+        return f"{'https' if self.cert else 'http'}://{self.bind}:{self.port}"
 
     def url_for(self, name: str) -> str:
         return f"{self.url}/{name}"

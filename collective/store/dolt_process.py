@@ -3,15 +3,20 @@
 Layout under <home>/dolt-server/: config.yaml, data/ (the databases),
 root/ (DOLT_ROOT_PATH: Dolt's global config, kept out of the user's home,
 with metrics and version checks off so nothing leaves the machine),
-server.log and server.pid. Started on demand, bound to 127.0.0.1 on a free
-port, stopped with SIGTERM; a pid file whose process is gone is stale and
-is replaced.
+server.log, server.pid and root-password. Started on demand, bound to
+127.0.0.1 on a free port, stopped with SIGTERM; a pid file whose process is
+gone is stale and is replaced.
+
+No passwordless root: the first start generates a password for `root`, kept
+0600 in root-password, and hands it to Dolt (DOLT_ROOT_PASSWORD); a server
+made before there was one gets it set at its next start. The folder is 0700.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import secrets
 import shutil
 import signal
 import socket
@@ -19,8 +24,8 @@ import subprocess
 import time
 from pathlib import Path
 
-from ..config import dolt_binary_override
-from ..errors import CollectiveError, StorageError
+from ..config import dolt_binary_override, private_dir, private_file
+from ..errors import CollectiveError, ServerUnreachable, StorageError
 from .doltserver import ServerAddress
 
 START_TIMEOUT_S = 60.0
@@ -87,8 +92,8 @@ def _listening(port: int) -> bool:
 
 class ManagedDoltServer:
     """With remotesapi=True it also serves its databases as Dolt remotes
-    (http://127.0.0.1:<remotesapi_port>/<db>): a commons for Dolt agents.
-    Dolt binds that port on every interface."""
+    (http://USER@HOST:<remotesapi_port>/<db>): a commons for Dolt agents. Dolt binds
+    that port on every interface and asks each request for a Dolt user (`add_user`)."""
 
     def __init__(self, folder: Path, *, remotesapi: bool = False):
         self.folder = Path(folder)
@@ -127,9 +132,35 @@ class ManagedDoltServer:
     def remotesapi_port(self) -> int | None:
         return self.port("remotesapi") if self.remotesapi else None
 
+    @property
+    def password_file(self) -> Path:
+        return self.folder / "root-password"
+
+    def root_password(self) -> str:
+        """root's password, generated (0600) the first time."""
+        try:
+            return self.password_file.read_text().strip()
+        except FileNotFoundError:
+            private_dir(self.folder)
+            password = secrets.token_urlsafe(24)
+            private_file(self.password_file, password + "\n")
+            return password
+
     def address(self, database: str) -> ServerAddress:
         port = self.ensure_running()
-        return ServerAddress("127.0.0.1", port, "root", "", database)
+        return ServerAddress("127.0.0.1", port, "root", self.root_password(), database)
+
+    def url(self) -> str:
+        """mysql://root:PASSWORD@127.0.0.1:PORT: the server itself, for CMEM_DOLT_SERVER."""
+        return self.address("_").dsn().rsplit("/", 1)[0]
+
+    def add_user(self, name: str, password: str) -> None:
+        """A Dolt user that may fetch from and push to this server's remotesapi. Dolt lets
+        only a superuser push (it replaces the root of the database), so the grant is all."""
+        from .doltserver import on_server
+        address = self.address("")
+        on_server(address, "CREATE USER IF NOT EXISTS %s@'%%' IDENTIFIED BY %s", (name, password))
+        on_server(address, "GRANT ALL ON *.* TO %s@'%%' WITH GRANT OPTION", (name,))
 
     def running(self) -> bool:
         port = self.port()
@@ -147,8 +178,7 @@ class ManagedDoltServer:
 
     def start(self) -> int:
         dolt = find_dolt()
-        data = self.folder / "data"
-        data.mkdir(parents=True, exist_ok=True)
+        data = private_dir(self.folder / "data")
         port = free_port()
         self.config_file.write_text(
             "log_level: warning\n"
@@ -156,7 +186,7 @@ class ManagedDoltServer:
             f"listener:\n  host: 127.0.0.1\n  port: {port}\n"
             + (f"remotesapi:\n  port: {free_port()}\n" if self.remotesapi else "")
             + f"data_dir: {data}\n")
-        env = dolt_environment(self.folder / "root")
+        env = {**dolt_environment(self.folder / "root"), "DOLT_ROOT_PASSWORD": self.root_password()}
         with open(self.log_file, "ab") as log:
             process = subprocess.Popen([str(dolt), "sql-server", "--config", str(self.config_file)],
                                        cwd=self.folder, env=env, stdout=log, stderr=subprocess.STDOUT,
@@ -167,6 +197,7 @@ class ManagedDoltServer:
             if process.poll() is not None:
                 break
             if _listening(port):
+                self._secure_root(port)
                 return port
             time.sleep(0.1)
         tail = self.log_file.read_text(errors="replace")[-500:] if self.log_file.exists() else ""
@@ -174,6 +205,19 @@ class ManagedDoltServer:
             self._terminate(process.pid)
         self.pid_file.unlink(missing_ok=True)
         raise StorageError(f"dolt sql-server did not start (log {self.log_file}): {tail.strip()}")
+
+    def _secure_root(self, port: int) -> None:
+        """Dolt sets DOLT_ROOT_PASSWORD only on a server without users yet: a server made
+        before root had a password gets it here, from the passwordless root it still has."""
+        from .doltserver import connect, on_server
+        password = self.root_password()
+        try:
+            connect(ServerAddress("127.0.0.1", port, "root", password, "")).close()
+            return
+        except ServerUnreachable:
+            pass
+        on_server(ServerAddress("127.0.0.1", port, "root", "", ""),
+                  "ALTER USER 'root'@'localhost' IDENTIFIED BY %s", (password,))
 
     def stop(self) -> bool:
         pid = self.pid()

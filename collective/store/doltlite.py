@@ -14,7 +14,7 @@ from ..runtime import doltlite_boot  # noqa: F401  (doltlite before sqlite3)
 import doltlite  # noqa: E402
 import sqlite3  # noqa: E402
 
-from ..errors import NoCommonsYet, NonFastForward, NotACommons, NotFound, RemoteUnreachable, StorageError  # noqa: E402
+from ..errors import CommonsRefused, NoCommonsYet, NonFastForward, NotACommons, NotFound, RemoteUnreachable, StorageError  # noqa: E402
 from .port import Commit, Conflict  # noqa: E402
 from .sql import SqlRepository, author_arg, ident, quote  # noqa: E402
 
@@ -90,7 +90,12 @@ class DoltliteRepository(SqlRepository):
             return StorageError(text)
         if lowered == "not found":  # an http commons server has no such database (yet)
             return NoCommonsYet(remote, self.remotes().get(remote, remote))
+        if lowered in ("unauthorized", "forbidden"):
+            return CommonsRefused(remote, "the commons does not know this agent's credential "
+                                          "(its operator adds it: cmem credential --export AUTH_KEYS_DIR)")
         if "failed to open remote" in lowered or "connection refused" in lowered or "could not connect" in lowered:
+            if self.remotes().get(remote, "").startswith("https:"):  # TLS fails with the same words
+                text += " (or its certificate is not trusted: a private one needs DOLTLITE_CA_FILE)"
             return RemoteUnreachable(remote, text)
         if "not a database" in lowered:
             return NotACommons(remote, f"{remote!r} is not a commons database")
@@ -100,6 +105,11 @@ class DoltliteRepository(SqlRepository):
         if branch is not None and ("fast-forward" in lowered or "fast forward" in lowered):
             return NonFastForward(branch, detail=text)
         return StorageError(text)
+
+    def _remote_vc(self, name: str, remote: str, *args: str, branch: str | None = None) -> list[tuple]:
+        from . import credentials  # the agent's credential lives beside its database
+        with credentials.using(self.path.parent):
+            return super()._remote_vc(name, remote, *args, branch=branch)
 
     def _file_commons(self, remote: str, path: Path) -> bool:
         if path.is_dir():

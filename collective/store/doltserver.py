@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 from urllib.parse import quote as url_quote, unquote, urlparse
 
-from ..errors import (BadInput, NoCommonsYet, NonFastForward, NotACommons, NotFound, RemoteUnreachable,
+from ..errors import (BadInput, CommonsRefused, NoCommonsYet, NonFastForward, NotACommons, NotFound, RemoteUnreachable,
                       SerializationFailure, ServerUnreachable, StorageError)
 from .port import Commit, Conflict
 from .sql import SqlRepository, author_arg, ident
@@ -83,19 +83,19 @@ def connect(address: ServerAddress, *, database: str | None = None):
 
 
 def create_database(address: ServerAddress) -> None:
-    _on_server(address, f"CREATE DATABASE IF NOT EXISTS `{ident(address.database)}`")
+    on_server(address, f"CREATE DATABASE IF NOT EXISTS `{ident(address.database)}`")
 
 
 def drop_database(address: ServerAddress) -> None:
-    _on_server(address, f"DROP DATABASE IF EXISTS `{ident(address.database)}`")
+    on_server(address, f"DROP DATABASE IF EXISTS `{ident(address.database)}`")
 
 
-def _on_server(address: ServerAddress, statement: str) -> None:
+def on_server(address: ServerAddress, statement: str, params: Sequence = ()) -> None:
     """One statement on the server itself, outside any database."""
     conn = connect(address)
     try:
         with conn.cursor() as cursor:
-            cursor.execute(statement)
+            cursor.execute(statement, tuple(params) or None)
     finally:
         conn.close()
 
@@ -174,6 +174,8 @@ class DoltServerRepository(SqlRepository):
                                        "(doltlite and Dolt agents cannot share a commons)")
         if "corrupt manifest" in lowered:
             return NotACommons(remote, f"{remote!r} is not a commons database")
+        if "unauthenticated" in lowered or "permissiondenied" in lowered or "dolt_remote_password" in lowered:
+            return CommonsRefused(remote, text)
         if "database not found" in lowered:  # a remotesapi server without that database
             return NoCommonsYet(remote, self.remotes().get(remote, remote))
         if ("connection refused" in lowered or "could not connect" in lowered or "dial tcp" in lowered
@@ -183,6 +185,13 @@ class DoltServerRepository(SqlRepository):
                                    or "behind" in lowered):
             return NonFastForward(branch, detail=text)
         return None
+
+    def _remote_vc(self, name: str, remote: str, *args: str, branch: str | None = None) -> list[tuple]:
+        """A remotesapi URL naming a user (http://USER@host:port/db) fetches and pushes as that
+        Dolt user; Dolt takes the password from the server's own DOLT_REMOTE_PASSWORD."""
+        user = urlparse(self._remote_url(remote)).username
+        login = ("--user", unquote(user)) if user else ()
+        return self._vc(name, *login, remote, *args, remote=remote, branch=branch)
 
     def _file_commons(self, remote: str, path: Path) -> bool:
         if path.is_file():

@@ -11,6 +11,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..config import private_dir, private_file
 from ..errors import BadInput
 from .port import Repository
 
@@ -84,12 +85,16 @@ class Location:
         return open_repository(self.database_url())
 
     def create(self) -> Repository:
-        """A new, empty database; `finish` makes it the agent's, `discard` removes it."""
+        """A new, empty database; `finish` makes it the agent's, `discard` removes it.
+        The agent's folder is made 0700 and a doltlite database 0600."""
         from . import open_repository
-        self.folder.mkdir(parents=True, exist_ok=True)
+        private_dir(self.folder)
+        self.folder.chmod(0o700)
         if self.engine == "doltlite":
             self._staging.unlink(missing_ok=True)  # an interrupted init left it; nothing refers to it
-            return open_repository(doltlite_url(self._staging), create=True)
+            repo = open_repository(doltlite_url(self._staging), create=True)
+            self._staging.chmod(0o600)
+            return repo
         from .doltserver import database_exists
         address = self._address()
         if database_exists(address):
@@ -106,7 +111,8 @@ class Location:
             self._staging.rename(self.folder / DB_FILE)
             (self.folder / f".{self._staging.name}-lock").unlink(missing_ok=True)
             return
-        (self.folder / BACKEND_FILE).write_text(json.dumps(
+        # 0600: the URL of a server someone else runs may carry its password
+        private_file(self.folder / BACKEND_FILE, json.dumps(
             {"engine": "dolt", "database": self.database, "url": self.url}, indent=2) + "\n")
 
     def discard(self) -> None:

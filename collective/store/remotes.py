@@ -24,6 +24,10 @@ class DoltRemotes:
     def _make_file_commons(self, path: Path) -> None:
         """Prepare `path` for the push that makes a file commons there."""
 
+    def _remote_vc(self, name: str, remote: str, *args: str, branch: str | None = None) -> list[tuple]:
+        """A remote procedure (fetch, push), made with this repository's credential."""
+        return self._vc(name, remote, *args, remote=remote, branch=branch)
+
     # --- remotes -------------------------------------------------------
     def remotes(self) -> dict[str, str]:
         return {r["name"]: r["url"] for r in self.query("SELECT name, url FROM dolt_remotes")}
@@ -67,7 +71,7 @@ class DoltRemotes:
         if missing is not None:
             raise NoCommonsYet(remote, str(missing))
         try:
-            self._vc("fetch", remote, *([branch] if branch else []), remote=remote)
+            self._remote_vc("fetch", remote, *([branch] if branch else []))
         except NotFound as e:
             if branch is None:
                 raise
@@ -85,7 +89,7 @@ class DoltRemotes:
         if missing is not None:  # this push makes the commons
             self._make_file_commons(missing)
         try:
-            self._vc("push", remote, branch, *(["--force"] if force else []), remote=remote, branch=branch)
+            self._remote_vc("push", remote, branch, *(["--force"] if force else []), branch=branch)
         except NonFastForward as refused:
             try:
                 theirs = self._remote_head(remote, branch)

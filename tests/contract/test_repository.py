@@ -571,20 +571,10 @@ def test_a_commons_that_became_the_other_engines(stores, repo, tmp_path):
 
 
 @pytest.fixture(scope="module")
-def remotesapi_commons(tmp_path_factory):
+def remotesapi_commons(tmp_path_factory, remotesapi_commons_at):
     """A Dolt sql-server serving a database `commons` over remotesapi (an http Dolt commons)."""
-    from collective.store.dolt_process import DoltNotInstalled, ManagedDoltServer, find_dolt
-    from collective.store.doltserver import ServerAddress, create_database
-    try:
-        find_dolt()
-    except DoltNotInstalled as e:
-        pytest.skip(str(e))
-    host = ManagedDoltServer(tmp_path_factory.mktemp("remotesapi"), remotesapi=True)
-    try:
-        create_database(ServerAddress("127.0.0.1", host.ensure_running(), "root", "", "commons"))
-        yield f"http://127.0.0.1:{host.remotesapi_port()}/commons"
-    finally:
-        host.stop()
+    with remotesapi_commons_at(tmp_path_factory.mktemp("remotesapi")) as url:
+        yield url
 
 
 @pytest.fixture
@@ -602,7 +592,8 @@ def http_commons(stores, request):
     """(this engine's http commons URL, the other engine's)."""
     lite = request.getfixturevalue("lite_server").url_for("commons.db")
     dolt = request.getfixturevalue("remotesapi_commons")
-    return (lite, dolt) if stores.engine == "doltlite" else (dolt, lite)
+    anonymous = "http://" + dolt.split("@", 1)[1]  # a doltlite agent knows no Dolt users
+    return (lite, anonymous) if stores.engine == "doltlite" else (dolt, lite)
 
 
 def test_push_and_fetch_through_an_http_commons(stores, http_commons):

@@ -12,8 +12,6 @@ from collective.agent import Agent
 from collective.cli import cli
 from collective.model import Memory, content_hash, iso, utcnow, uuid7, validate_vector
 from collective.store.commons_server import CommonsServer
-from collective.store.dolt_process import ManagedDoltServer
-from collective.store.doltserver import ServerAddress, create_database
 
 TRIO = ("earth-1", "earth-2", "mars-1")
 
@@ -56,12 +54,8 @@ def commons_url(request, tmp_path, engine):
         if request.param == "file":
             yield f"file://{folder}"
             return
-        host = ManagedDoltServer(tmp_path / "commons-server", remotesapi=True)
-        try:
-            create_database(ServerAddress("127.0.0.1", host.ensure_running(), "root", "", "commons"))
-            yield f"http://127.0.0.1:{host.remotesapi_port()}/commons"
-        finally:
-            host.stop()
+        with request.getfixturevalue("remotesapi_commons_at")(tmp_path / "commons-server") as url:
+            yield url
         return
     if request.param == "file":
         yield f"file://{folder / 'commons.db'}"

@@ -113,12 +113,9 @@ def test_killing_the_server_mid_pull_leaves_the_branch_and_the_next_pull_works(t
         server.stop()
 
 
-def test_another_sql_servers_remotesapi_as_the_commons(tmp_path, dolt_server, monkeypatch, real_embedder):
-    from collective.store.doltserver import ServerAddress, create_database
-    host = ManagedDoltServer(tmp_path / "commons-server", remotesapi=True)
-    try:
-        create_database(ServerAddress("127.0.0.1", host.ensure_running(), "root", "", "commons"))
-        url = f"http://127.0.0.1:{host.remotesapi_port()}/commons"
+def test_another_sql_servers_remotesapi_as_the_commons(tmp_path, dolt_server, monkeypatch, real_embedder,
+                                                       remotesapi_commons_at):
+    with remotesapi_commons_at(tmp_path / "commons-server") as url:
         monkeypatch.setenv("CMEM_DOLT_SERVER", dolt_server)
         home = tmp_path / "home"
         with Agent.init("earth-1", home=home, backend="dolt", embedder=real_embedder) as earth, \
@@ -132,5 +129,3 @@ def test_another_sql_servers_remotesapi_as_the_commons(tmp_path, dolt_server, mo
             report = mars.pull()
             assert report["peers"][0]["peer"] == "earth-1"
             assert len(mars.repo.select("memories", {"origin_agent": "earth-1"})) == 1
-    finally:
-        host.stop()

@@ -15,17 +15,21 @@ from .config import Settings
 from .core import phase as phase_mod
 from .core import wave
 from .embedding import EmbeddingModel
-from .errors import BadInput
+from .errors import BadInput, SerializationFailure
 from .identity import Identity
 from .judge.stance import estimate as estimate_stance
 from .model import (DEFAULT_AMPLITUDE, Memory, content_hash, iso, summarise, utcnow, uuid7, validate_amplitude,
                     validate_category, validate_content, validate_tags, validate_vector)
 from .runtime.gc_pause import gc_paused
+from .runtime.retry import retrying
 from .store.tables import Tables
 from .upkeep import Upkeep
 
 if TYPE_CHECKING:
     from .store.port import Repository
+
+# A store that lost a race on a Dolt server retries; each loser then finds the winner's row.
+STORE_ATTEMPTS = 8
 
 
 @dataclass
@@ -91,25 +95,36 @@ class Writer:
                 p["vector"] = validate_vector(v, self.model.embedder.dim)
 
     def _write(self, prepared: list[dict]) -> list[StoreResult]:
+        results = retrying(lambda: self._write_once(prepared), retry_on=SerializationFailure,
+                           attempts=STORE_ATTEMPTS)
+        self.upkeep.after_commit()
+        return results
+
+    def _write_once(self, prepared: list[dict]) -> list[StoreResult]:
+        """One try: what to reinforce is read inside the write transaction, after claiming each
+        text's bucket, so a concurrent store of the same text is either seen here or makes this
+        transaction fail with SerializationFailure (and the retry sees it)."""
         now = iso(utcnow())
         results: list[StoreResult] = []
         new: list[Memory] = []
         reinforced: dict[str, Memory] = {}
-        by_hash = self._own_by_hash({p["hash"] for p in prepared})
-        for p in prepared:
-            existing = by_hash.get(p["hash"])
-            if existing is not None and wave.phase_difference(existing.phase, p["phase"]) < wave.CONSTRUCTIVE_MAX:
-                existing.amplitude, existing.phase = wave.superpose(existing.amplitude, existing.phase, p["amplitude"],
-                                                                    p["phase"], cap=self.settings.amplitude_cap)
-                existing.updated_at, existing.sync_version = now, existing.sync_version + 1
-                reinforced[existing.id] = existing
-                results.append(StoreResult(existing, deduplicated=True))
-                continue
-            memory = self._new_memory(p, now)
-            by_hash[p["hash"]] = memory
-            new.append(memory)
-            results.append(StoreResult(memory))
         with self.repo.transaction():
+            self.tables.store_claims.claim([p["hash"] for p in prepared], uuid7())
+            by_hash = self._own_by_hash({p["hash"] for p in prepared})
+            for p in prepared:
+                existing = by_hash.get(p["hash"])
+                if existing is not None and wave.phase_difference(existing.phase, p["phase"]) < wave.CONSTRUCTIVE_MAX:
+                    existing.amplitude, existing.phase = wave.superpose(existing.amplitude, existing.phase,
+                                                                        p["amplitude"], p["phase"],
+                                                                        cap=self.settings.amplitude_cap)
+                    existing.updated_at, existing.sync_version = now, existing.sync_version + 1
+                    reinforced[existing.id] = existing
+                    results.append(StoreResult(existing, deduplicated=True))
+                    continue
+                memory = self._new_memory(p, now)
+                by_hash[p["hash"]] = memory
+                new.append(memory)
+                results.append(StoreResult(memory))
             self.tables.memories.insert(new)
             for memory in reinforced.values():
                 self.tables.memories.set(memory.id, amplitude=memory.amplitude, phase=memory.phase,
@@ -117,7 +132,6 @@ class Writer:
             head = self.repo.commit(_store_message(results), author=self.agent_id)
         for r in results:
             r.commit = head
-        self.upkeep.after_commit()
         return results
 
     def _new_memory(self, p: dict, now: str) -> Memory:

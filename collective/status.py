@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-from .errors import BadInput
 from .index.keeper import IndexKeeper
+from .model import validate_count
 from .model.enums import CaseStatus
 from .store.port import Commit, Repository
 from .store.tables import Tables
 
+MAX_LOG = 2**31 - 1  # the engines' LIMIT takes a signed 64-bit number; a larger one is no request
+
 
 def log(repo: Repository, branch: str, n: int | None) -> list[Commit]:
-    if n is not None and (not isinstance(n, int) or n < 1):
-        raise BadInput("n", f"must be a positive whole number, got {n!r}")
-    return repo.log(branch, limit=n)
+    return repo.log(branch, limit=None if n is None else validate_count(n, "n", maximum=MAX_LOG))
 
 
 def describe(repo: Repository, tables: Tables, keeper: IndexKeeper, location, home, *, agent_id: str,

@@ -8,8 +8,8 @@ duplicating it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Sequence
+from dataclasses import dataclass, fields
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 from .config import Settings
 from .core import phase as phase_mod
@@ -43,6 +43,31 @@ class MemoryInput:
     phase: float | None = None
     stance: str | None = None
     vector: Any = None
+
+    @classmethod
+    def of(cls, item: Any) -> "MemoryInput":
+        """A MemoryInput, or one made from a mapping of its fields; anything else, an unknown
+        key or a missing content is BadInput (the values are checked when it is stored)."""
+        if isinstance(item, MemoryInput):
+            return item
+        if not isinstance(item, Mapping):
+            raise BadInput("memory", f"must be a MemoryInput or a mapping, got {type(item).__name__}")
+        unknown = sorted(str(k) for k in item if k not in _INPUT_FIELDS)
+        if unknown:
+            raise BadInput("memory", f"unknown key {unknown[0]!r} (known: {', '.join(_INPUT_FIELDS)})")
+        if "content" not in item:
+            raise BadInput("content", "missing")
+        return cls(**item)
+
+    @classmethod
+    def batch(cls, items: Any) -> list["MemoryInput"]:
+        """`of` for each of a list (or other iterable, but not text or a single mapping)."""
+        if isinstance(items, (str, bytes, Mapping, MemoryInput)) or not isinstance(items, Iterable):
+            raise BadInput("memories", f"must be a list of memories, got {type(items).__name__}")
+        return [cls.of(item) for item in items]
+
+
+_INPUT_FIELDS = tuple(f.name for f in fields(MemoryInput))
 
 
 @dataclass

@@ -44,6 +44,14 @@ class DoltRemotes:
             return url
         raise BadInput("url", f"unsupported remote {url!r} (use file:///abs/path/commons.db or http://host:port/name.db)")
 
+    def commons_exists(self, url: str) -> bool | None:
+        """Whether a commons is at a file remote's path (False: not yet, the first push makes
+        it); None for a server, which only a fetch can tell. NotACommons when something else is."""
+        parsed = urlparse(url)
+        if parsed.scheme != "file":
+            return None
+        return self._file_commons(url, Path(unquote(parsed.path)))
+
     def add_remote(self, name: str, url: str) -> None:
         self._vc("remote", "add", name, self.validate_remote_url(url))
 

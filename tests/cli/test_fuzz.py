@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 
 from collective.agent import Agent
 from collective.cli import cli
+from collective.cli.common import StrictText
 from collective.store.doltlite import DoltliteRepository
 
 EXAMPLES = int(os.environ.get("CMEM_FUZZ_EXAMPLES", "12"))
@@ -160,6 +161,28 @@ def test_fuzzed_arguments_never_crash_and_failures_write_nothing(world, path, co
 
 
 # No NUL here: an argv cannot carry one (the exec refuses it before the command runs).
+def test_every_parameter_of_every_command_checks_its_text():
+    for path, command in leaf_commands(cli):
+        unchecked = [p.name for p in command.params if not isinstance(p.type, StrictText)]
+        assert unchecked == [], (path, unchecked)
+
+
+@pytest.mark.parametrize("argv, line", [
+    ([b"store", b"bad \xff byte"], b"Error: content: not valid UTF-8 (byte 0xff at position 4)"),
+    ([b"store", b"x", b"--tag", b"\xff"], b"Error: tag: not valid UTF-8 (byte 0xff at position 0)"),
+    ([b"log", b"-n", b"1e20"], b"Error: n: '1e20' is not a valid integer."),
+    ([b"store"], b"Error: Missing argument 'CONTENT'. (see 'cmem store --help')"),
+    ([b"recall", b"x", b"--bogus"], b"Error: No such option '--bogus'. (see 'cmem recall --help')"),
+], ids=["content", "tag", "log-n", "missing", "unknown-option"])
+def test_the_console_script_says_one_line_for_bytes_and_usage_errors(tmp_path, argv, line):
+    """Real argv bytes, through the installed script: nothing written, one line, exit 2."""
+    cmem = Path(sys.executable).with_name("cmem")
+    done = subprocess.run([str(cmem), *argv], capture_output=True, timeout=120,
+                          env={**os.environ, "CMEM_HOME": str(tmp_path / "home")})
+    assert (done.returncode, done.stdout, done.stderr.strip()) == (2, b"", line)
+    assert not (tmp_path / "home").exists()
+
+
 SERVE_BIND = st.sampled_from(["127.0.0.1", "\udcff", "not an address", ""])
 
 

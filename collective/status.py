@@ -8,7 +8,7 @@ from .model.enums import CaseStatus
 from .store.port import Commit, Repository
 from .store.tables import Tables
 
-MAX_LOG = 2**31 - 1  # the engines' LIMIT takes a signed 64-bit number; a larger one is no request
+MAX_LOG = 2**31 - 1  # a LIMIT past the engines' integers fails; no log is longer than this
 
 
 def log(repo: Repository, branch: str, n: int | None) -> list[Commit]:

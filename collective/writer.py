@@ -129,34 +129,34 @@ class Writer:
         """One try: what to reinforce is read inside the write transaction, after claiming each
         text's bucket, so a concurrent store of the same text is either seen here or makes this
         transaction fail with SerializationFailure (and the retry sees it)."""
-        now = iso(utcnow())
-        results: list[StoreResult] = []
-        new: list[Memory] = []
-        reinforced: dict[str, Memory] = {}
         with self.repo.transaction():
             self.tables.store_claims.claim([p["hash"] for p in prepared], uuid7())
-            by_hash = self._own_by_hash({p["hash"] for p in prepared})
-            for p in prepared:
-                existing = by_hash.get(p["hash"])
-                if existing is not None and wave.phase_difference(existing.phase, p["phase"]) < wave.CONSTRUCTIVE_MAX:
-                    existing.amplitude, existing.phase = wave.superpose(existing.amplitude, existing.phase,
-                                                                        p["amplitude"], p["phase"],
-                                                                        cap=self.settings.amplitude_cap)
-                    existing.updated_at, existing.sync_version = now, existing.sync_version + 1
-                    reinforced[existing.id] = existing
-                    results.append(StoreResult(existing, deduplicated=True))
-                    continue
-                memory = self._new_memory(p, now)
-                by_hash[p["hash"]] = memory
-                new.append(memory)
-                results.append(StoreResult(memory))
-            self.tables.memories.insert(new)
+            results = self._plan(prepared, self._own_by_hash({p["hash"] for p in prepared}))
+            self.tables.memories.insert([r.memory for r in results if not r.deduplicated])
+            reinforced = {r.memory.id: r.memory for r in results if r.deduplicated}
             for memory in reinforced.values():
                 self.tables.memories.set(memory.id, amplitude=memory.amplitude, phase=memory.phase,
                                          updated_at=memory.updated_at, sync_version=memory.sync_version)
             head = self.repo.commit(_store_message(results), author=self.agent_id)
         for r in results:
             r.commit = head
+        return results
+
+    def _plan(self, prepared: list[dict], by_hash: dict[str, Memory]) -> list[StoreResult]:
+        """A new memory for each text, or the live one with its hash and stance reinforced."""
+        now = iso(utcnow())
+        results: list[StoreResult] = []
+        for p in prepared:
+            existing = by_hash.get(p["hash"])
+            if existing is not None and wave.phase_difference(existing.phase, p["phase"]) < wave.CONSTRUCTIVE_MAX:
+                existing.amplitude, existing.phase = wave.superpose(existing.amplitude, existing.phase, p["amplitude"],
+                                                                    p["phase"], cap=self.settings.amplitude_cap)
+                existing.updated_at, existing.sync_version = now, existing.sync_version + 1
+                results.append(StoreResult(existing, deduplicated=True))
+                continue
+            memory = self._new_memory(p, now)
+            by_hash[p["hash"]] = memory
+            results.append(StoreResult(memory))
         return results
 
     def _new_memory(self, p: dict, now: str) -> Memory:

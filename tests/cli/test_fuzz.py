@@ -30,6 +30,7 @@ from collective.store.doltlite import DoltliteRepository
 
 EXAMPLES = int(os.environ.get("CMEM_FUZZ_EXAMPLES", "12"))
 SERVES = {("serve-commons",)}  # run until a signal: fuzzed in a child process
+EXIT_CODES = (0, 1, 2)  # success, operational failure, bad input (README, Errors and exit codes)
 NOT_FUZZED = {"home"}  # always our test home: a fuzzed --home would write wherever it points
 COUNTS: Counter = Counter()
 
@@ -133,11 +134,11 @@ def check(result, args: list[str], before: dict, home: Path) -> None:
     COUNTS[f"exit_{result.exit_code}"] += 1
     crashed = result.exception is not None and not isinstance(result.exception, SystemExit)
     COUNTS["tracebacks"] += crashed or "Traceback" in result.output
-    COUNTS["bad_exit_codes"] += result.exit_code not in (0, 1, 2)
+    COUNTS["bad_exit_codes"] += result.exit_code not in EXIT_CODES
     unwanted = result.exit_code != 0 and written(home) != before
     COUNTS["unwanted_writes"] += unwanted
     assert not crashed, (ascii(args), repr(result.exception))
-    assert result.exit_code in (0, 1, 2), (ascii(args), result.exit_code, result.output)
+    assert result.exit_code in EXIT_CODES, (ascii(args), result.exit_code, result.output)
     if result.exit_code:
         lines = result.stderr.strip().splitlines()
         assert len(lines) == 1 and lines[0].startswith("Error: "), (ascii(args), result.stderr)
@@ -208,8 +209,8 @@ def test_fuzzed_servers_fail_cleanly_or_serve_until_stopped(path, tmp_path):
             out, err = child.communicate(timeout=15)
         COUNTS["invocations"] += 1
         COUNTS["tracebacks"] += b"Traceback" in err
-        COUNTS["bad_exit_codes"] += child.returncode not in (0, 1, 2)
-        assert b"Traceback" not in err and child.returncode in (0, 1, 2), (ascii(args), err[-800:])
+        COUNTS["bad_exit_codes"] += child.returncode not in EXIT_CODES
+        assert b"Traceback" not in err and child.returncode in EXIT_CODES, (ascii(args), err[-800:])
         if child.returncode:
             assert len(err.strip().splitlines()) == 1, (ascii(args), err)
 

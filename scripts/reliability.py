@@ -46,7 +46,7 @@ PEER_TEXTS = [f"sensor array {i} on the {side} ridge reads {i * 7} millibar at d
               for i in range(20) for side in ("north", "south")]
 
 OPEN = """
-    import sys, time
+    import sys
     from collective.agent import Agent
     from collective.embed import HashEmbedder
     home, agent_id = sys.argv[1], sys.argv[2]

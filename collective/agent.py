@@ -133,7 +133,7 @@ class Agent:
 
     def store_many(self, items: Iterable[MemoryInput | Mapping[str, Any]]) -> list[StoreResult]:
         """Store many memories in one transaction and one commit."""
-        return self.writer.store_many([i if isinstance(i, MemoryInput) else MemoryInput(**i) for i in items])
+        return self.writer.store_many(MemoryInput.batch(items))
 
     def forget(self, memory_id: str) -> dict:
         """Retract one of this agent's own memories (a signed, committed change; never a delete)."""
@@ -193,7 +193,9 @@ class Agent:
         return credentials.describe(self.location.folder, self.location.engine, export_to=Path(export_to) if export_to else None)
 
     def add_remote(self, name: str, url: str) -> dict:
-        return self.remote_names.add(name, url)
+        """{"name", "url", "commons"}: whether a commons is there already (None: a server,
+        checked at the first fetch)."""
+        return {**self.remote_names.add(name, url), "commons": self.repo.commons_exists(url)}
 
     def remotes(self) -> dict[str, str]:
         return self.remote_names.all()

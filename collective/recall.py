@@ -19,8 +19,10 @@ from .core import scoring
 from .errors import BadInput, NotFound
 from .index.hnsw import EF_SEARCH
 from .index.keeper import IndexKeeper
-from .model import Memory, blob_to_vector, iso, parse_time, utcnow
+from .model import Memory, blob_to_vector, iso, parse_time, utcnow, validate_count
 from .store.tables import AccessCounts, Tables
+
+MAX_K = 10_000  # more than a person or a prompt reads; hnswlib allocates k slots per query
 
 if TYPE_CHECKING:
     from .store.port import Repository
@@ -113,8 +115,7 @@ class Recall:
     def recall(self, query_vector: np.ndarray, *, k: int, as_of: str | None = None, include_faded: bool = False,
                now: datetime | None = None) -> list[RecallHit]:
         """Memories ranked by score, best first; `as_of` recalls what the agent believed then."""
-        if not isinstance(k, int) or k < 1:
-            raise BadInput("k", f"must be a positive whole number, got {k!r}")
+        k = validate_count(k, "k", maximum=MAX_K)
         now = now or utcnow()
         if as_of is not None:
             return self._recall_as_of(query_vector, k, self.resolve_as_of(as_of), include_faded, now)

@@ -6,17 +6,17 @@ from datetime import datetime
 from typing import Mapping
 
 from .core import scoring
-from .errors import BadInput
 from .index.keeper import IndexKeeper
+from .model import validate_count
 from .model.enums import CaseStatus
 from .store.port import Commit, Repository
 from .store.tables import Tables
 
+MAX_LOG = 2**31 - 1  # a LIMIT past the engines' integers fails; no log is longer than this
+
 
 def log(repo: Repository, branch: str, n: int | None) -> list[Commit]:
-    if n is not None and (not isinstance(n, int) or n < 1):
-        raise BadInput("n", f"must be a positive whole number, got {n!r}")
-    return repo.log(branch, limit=n)
+    return repo.log(branch, limit=None if n is None else validate_count(n, "n", maximum=MAX_LOG))
 
 
 def describe(repo: Repository, tables: Tables, keeper: IndexKeeper, location, home, *, agent_id: str,

@@ -8,24 +8,28 @@ duplicating it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Sequence
+from dataclasses import dataclass, fields
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 from .config import Settings
 from .core import phase as phase_mod
 from .core import wave
 from .embedding import EmbeddingModel
-from .errors import BadInput
+from .errors import BadInput, SerializationFailure
 from .identity import Identity
 from .judge.stance import estimate as estimate_stance
 from .model import (DEFAULT_AMPLITUDE, Memory, content_hash, iso, summarise, utcnow, uuid7, validate_amplitude,
                     validate_category, validate_content, validate_tags, validate_vector)
 from .runtime.gc_pause import gc_paused
+from .runtime.retry import retrying
 from .store.tables import Tables
 from .upkeep import Upkeep
 
 if TYPE_CHECKING:
     from .store.port import Repository
+
+# A store that lost a race on a Dolt server retries; each loser then finds the winner's row.
+STORE_ATTEMPTS = 8
 
 
 @dataclass
@@ -39,6 +43,31 @@ class MemoryInput:
     phase: float | None = None
     stance: str | None = None
     vector: Any = None
+
+    @classmethod
+    def of(cls, item: Any) -> "MemoryInput":
+        """A MemoryInput, or one made from a mapping of its fields; anything else, an unknown
+        key or a missing content is BadInput (the values are checked when it is stored)."""
+        if isinstance(item, MemoryInput):
+            return item
+        if not isinstance(item, Mapping):
+            raise BadInput("memory", f"must be a MemoryInput or a mapping, got {type(item).__name__}")
+        unknown = sorted(str(k) for k in item if k not in _INPUT_FIELDS)
+        if unknown:
+            raise BadInput("memory", f"unknown key {unknown[0]!r} (known: {', '.join(_INPUT_FIELDS)})")
+        if "content" not in item:
+            raise BadInput("content", "missing")
+        return cls(**item)
+
+    @classmethod
+    def batch(cls, items: Any) -> list["MemoryInput"]:
+        """`of` for each of a list (or other iterable, but not text or a single mapping)."""
+        if isinstance(items, (str, bytes, Mapping, MemoryInput)) or not isinstance(items, Iterable):
+            raise BadInput("memories", f"must be a list of memories, got {type(items).__name__}")
+        return [cls.of(item) for item in items]
+
+
+_INPUT_FIELDS = tuple(f.name for f in fields(MemoryInput))
 
 
 @dataclass
@@ -91,33 +120,43 @@ class Writer:
                 p["vector"] = validate_vector(v, self.model.embedder.dim)
 
     def _write(self, prepared: list[dict]) -> list[StoreResult]:
-        now = iso(utcnow())
-        results: list[StoreResult] = []
-        new: list[Memory] = []
-        reinforced: dict[str, Memory] = {}
-        by_hash = self._own_by_hash({p["hash"] for p in prepared})
-        for p in prepared:
-            existing = by_hash.get(p["hash"])
-            if existing is not None and wave.phase_difference(existing.phase, p["phase"]) < wave.CONSTRUCTIVE_MAX:
-                existing.amplitude, existing.phase = wave.superpose(existing.amplitude, existing.phase, p["amplitude"],
-                                                                    p["phase"], cap=self.settings.amplitude_cap)
-                existing.updated_at, existing.sync_version = now, existing.sync_version + 1
-                reinforced[existing.id] = existing
-                results.append(StoreResult(existing, deduplicated=True))
-                continue
-            memory = self._new_memory(p, now)
-            by_hash[p["hash"]] = memory
-            new.append(memory)
-            results.append(StoreResult(memory))
+        results = retrying(lambda: self._write_once(prepared), retry_on=SerializationFailure,
+                           attempts=STORE_ATTEMPTS)
+        self.upkeep.after_commit()
+        return results
+
+    def _write_once(self, prepared: list[dict]) -> list[StoreResult]:
+        """One try: what to reinforce is read inside the write transaction, after claiming each
+        text's bucket, so a concurrent store of the same text is either seen here or makes this
+        transaction fail with SerializationFailure (and the retry sees it)."""
         with self.repo.transaction():
-            self.tables.memories.insert(new)
+            self.tables.store_claims.claim([p["hash"] for p in prepared], uuid7())
+            results = self._plan(prepared, self._own_by_hash({p["hash"] for p in prepared}))
+            self.tables.memories.insert([r.memory for r in results if not r.deduplicated])
+            reinforced = {r.memory.id: r.memory for r in results if r.deduplicated}
             for memory in reinforced.values():
                 self.tables.memories.set(memory.id, amplitude=memory.amplitude, phase=memory.phase,
                                          updated_at=memory.updated_at, sync_version=memory.sync_version)
             head = self.repo.commit(_store_message(results), author=self.agent_id)
         for r in results:
             r.commit = head
-        self.upkeep.after_commit()
+        return results
+
+    def _plan(self, prepared: list[dict], by_hash: dict[str, Memory]) -> list[StoreResult]:
+        """A new memory for each text, or the live one with its hash and stance reinforced."""
+        now = iso(utcnow())
+        results: list[StoreResult] = []
+        for p in prepared:
+            existing = by_hash.get(p["hash"])
+            if existing is not None and wave.phase_difference(existing.phase, p["phase"]) < wave.CONSTRUCTIVE_MAX:
+                existing.amplitude, existing.phase = wave.superpose(existing.amplitude, existing.phase, p["amplitude"],
+                                                                    p["phase"], cap=self.settings.amplitude_cap)
+                existing.updated_at, existing.sync_version = now, existing.sync_version + 1
+                results.append(StoreResult(existing, deduplicated=True))
+                continue
+            memory = self._new_memory(p, now)
+            by_hash[p["hash"]] = memory
+            results.append(StoreResult(memory))
         return results
 
     def _new_memory(self, p: dict, now: str) -> Memory:

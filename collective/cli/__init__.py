@@ -18,9 +18,10 @@ from typing import Any
 import click
 
 from . import exchange, judge, mcp, memory, quarantine
+from .common import OneLineErrors, strict_text
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=OneLineErrors, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="collective-memory")
 def cli() -> None:
     """Versioned collective memory for AI agents, on Dolt."""
@@ -30,6 +31,7 @@ for _topic in (memory, exchange, quarantine, judge, mcp):
     for _command in _topic.COMMANDS:
         cli.add_command(_command)
 del _topic, _command
+strict_text(cli)  # every text argument and option of every command: UTF-8 without NUL, or exit 2
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -19,6 +19,91 @@ class UsageFailure(click.ClickException):
     exit_code = 2
 
 
+# --- bad input, once for every command ----------------------------------------------
+
+class StrictText(click.ParamType):
+    """A parameter's own type behind a check of the raw text: valid UTF-8 and no NUL, or a
+    one-line usage error (exit 2) naming the parameter. Command-line arguments that are
+    not UTF-8 reach Python as lone surrogates, which no engine can store."""
+
+    def __init__(self, inner: click.ParamType):
+        self.inner = inner
+        self.name = inner.name
+        self.is_composite = inner.is_composite
+        self.arity = inner.arity
+        self.envvar_list_splitter = inner.envvar_list_splitter
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str):
+            from ..model import text_problem
+            problem = text_problem(value)
+            if problem:
+                self.fail(problem, param, ctx)
+        return self.inner.convert(value, param, ctx)
+
+    def get_metavar(self, param: click.Parameter, ctx: click.Context) -> str | None:
+        return self.inner.get_metavar(param, ctx)
+
+    def get_missing_message(self, param: click.Parameter, ctx: click.Context | None) -> str | None:
+        return self.inner.get_missing_message(param, ctx)
+
+    def to_info_dict(self) -> dict[str, Any]:
+        return self.inner.to_info_dict()
+
+    def shell_complete(self, ctx: click.Context, param: click.Parameter, incomplete: str) -> list:
+        return self.inner.shell_complete(ctx, param, incomplete)
+
+
+def strict_text(command: click.Command) -> click.Command:
+    """Put StrictText in front of every parameter of `command` and of its subcommands, so a
+    command added later is covered without saying so."""
+    for param in command.params:
+        if not isinstance(param.type, StrictText):
+            param.type = StrictText(param.type)
+    for sub in getattr(command, "commands", {}).values():
+        strict_text(sub)
+    return command
+
+
+class OneLineErrors(click.Group):
+    """A group whose usage errors print one line, `Error: ... (see 'cmem CMD --help')`, exit 2,
+    instead of click's usage block: a program reading stderr gets one line per failure."""
+
+    def main(self, args: Any = None, prog_name: str | None = None, complete_var: str | None = None,
+             standalone_mode: bool = True, **extra: Any) -> Any:
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, False, **extra)
+        try:
+            code = super().main(args, prog_name, complete_var, False, **extra)
+        except click.exceptions.NoArgsIsHelpError as e:  # `cmem remote` alone: the help is the answer
+            e.show()
+            sys.exit(e.exit_code)
+        except click.UsageError as e:
+            click.echo(f"Error: {_usage_line(e)}", err=True)
+            sys.exit(e.exit_code)
+        except click.ClickException as e:
+            click.echo(f"Error: {_one_line(e.format_message())}", err=True)
+            sys.exit(e.exit_code)
+        except click.Abort:
+            click.echo("Aborted!", err=True)
+            sys.exit(1)
+        sys.exit(code if isinstance(code, int) else 0)
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _usage_line(e: click.UsageError) -> str:
+    """A bad value is named like BadInput's fields (`importance: ...`); any other usage error
+    points at the command's help."""
+    if isinstance(e, click.BadParameter) and not isinstance(e, click.MissingParameter) and e.param is not None:
+        name = e.param.opts[0].lstrip("-") if e.param.opts else e.param.name
+        return f"{name}: {_one_line(e.message)}"
+    where = f" (see '{e.ctx.command_path} --help')" if e.ctx is not None else ""
+    return _one_line(e.format_message()) + where
+
+
 @contextlib.contextmanager
 def cli_errors() -> Iterator[None]:
     """BadInput -> exit 2, any other CollectiveError -> exit 1, one line each."""

@@ -22,13 +22,22 @@ def remote():
 def remote_add(name, url, home, agent_id, as_json):
     """Add a commons: file:///abs/path/commons.db or http(s)://host:port/name.db.
 
+    A file that is no commons is refused (exit 2); a path with nothing there
+    yet is accepted, and the first push makes the commons.
+
     \b
-    JSON: {"name", "url"}
+    JSON: {"name", "url", "commons": true (there), false (not yet) or null (a server)}
     """
     with cli_errors():
         with open_agent(home, agent_id) as agent:
             result = agent.add_remote(name, url)
-    emit(result, as_json=as_json, text=lambda r: f"remote {r['name']} -> {r['url']}")
+    emit(result, as_json=as_json, text=_render_remote)
+
+
+def _render_remote(r: dict) -> str:
+    state = {True: "", False: " (no commons there yet: the first push makes it)",
+             None: " (a server: checked at the first pull or push)"}[r["commons"]]
+    return f"remote {r['name']} -> {r['url']}{state}"
 
 
 @remote.command("list")

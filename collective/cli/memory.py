@@ -37,8 +37,8 @@ def init(home, agent_id, exist_ok, backend, dolt_url, as_json):
 @click.option("--category", "-c", default="knowledge", show_default=True,
               help="knowledge, experience, skill, social or emotion.")
 @click.option("--tag", "tags", multiple=True, help="A tag; repeat for several.")
-@click.option("--importance", default=0.5, show_default=True, type=str, help="Amplitude in (0, 1].")
-@click.option("--phase", type=str, help="Stance as radians (0 affirms, pi denies).")
+@click.option("--importance", default=0.5, show_default=True, type=float, help="Amplitude in (0, 1].")
+@click.option("--phase", type=float, help="Stance as radians (0 affirms, pi denies).")
 @click.option("--stance", type=str, help="affirm, uncertain or deny.")
 @agent_options
 @json_option

@@ -6,6 +6,7 @@ import functools
 import hashlib
 import json
 import math
+import numbers
 import os
 import re
 import time
@@ -62,8 +63,47 @@ def uuid7() -> str:
     return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
 
+def text_problem(value: str) -> str | None:
+    """What makes `value` unfit to store or look up as text, or None: a NUL character, or a
+    lone surrogate (how Python carries bytes that are not UTF-8 in command-line arguments)."""
+    if "\x00" in value:
+        return f"contains a NUL character at position {value.index(chr(0))}"
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as e:
+        char = ord(value[e.start])
+        if 0xDC80 <= char <= 0xDCFF:  # surrogateescape: an undecodable byte
+            return f"not valid UTF-8 (byte 0x{char - 0xDC00:02x} at position {e.start})"
+        return f"not valid text (a lone surrogate U+{char:04X} at position {e.start})"
+    return None
+
+
+def validate_text(value: Any, field_name: str) -> str:
+    """`value` as text: a str that is valid UTF-8 and holds no NUL."""
+    if not isinstance(value, str):
+        raise BadInput(field_name, f"must be text, got {type(value).__name__}")
+    problem = text_problem(value)
+    if problem:
+        raise BadInput(field_name, problem)
+    return value
+
+
+def validate_number(value: Any, field_name: str) -> float:
+    """A real number (int or float; bool is not one, nor is text)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise BadInput(field_name, f"must be a number, got {value!r}")
+    return float(value)
+
+
+def validate_count(value: Any, field_name: str, *, maximum: int) -> int:
+    """A whole number in [1, maximum]."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not 1 <= value <= maximum:
+        raise BadInput(field_name, f"must be a whole number from 1 to {maximum}, got {value!r}")
+    return int(value)
+
+
 def validate_agent_id(agent_id: str | None) -> str:
-    if not agent_id or not AGENT_ID_RE.fullmatch(agent_id):
+    if not agent_id or not isinstance(agent_id, str) or not AGENT_ID_RE.fullmatch(agent_id):
         raise BadInput("agent", f"{agent_id!r} is not a valid agent id (expected [a-z0-9][a-z0-9._-]{{0,63}})")
     return agent_id
 
@@ -71,6 +111,7 @@ def validate_agent_id(agent_id: str | None) -> str:
 def validate_content(content: Any, field_name: str = "content") -> str:
     if not isinstance(content, str) or not content.strip():
         raise BadInput(field_name, "must be non-empty text")
+    validate_text(content, field_name)
     if len(content.encode("utf-8")) > MAX_CONTENT_BYTES:
         raise BadInput(field_name, f"longer than {MAX_CONTENT_BYTES} bytes")
     return content.strip()
@@ -78,26 +119,20 @@ def validate_content(content: Any, field_name: str = "content") -> str:
 
 def validate_category(category: str | None) -> str:
     category = category or "knowledge"
-    if category not in CATEGORIES:
+    if not isinstance(category, str) or category not in CATEGORIES:
         raise BadInput("category", f"unknown category {category!r} (one of {', '.join(CATEGORIES)})")
     return category
 
 
 def validate_amplitude(value: Any, field_name: str = "importance") -> float:
-    try:
-        amplitude = float(value)
-    except (TypeError, ValueError) as e:
-        raise BadInput(field_name, f"not a number: {value!r}") from e
+    amplitude = validate_number(value, field_name)
     if not (0.0 < amplitude <= 1.0):
         raise BadInput(field_name, f"must be in (0, 1], got {value!r}")
     return amplitude
 
 
 def validate_phase(phase: Any) -> float:
-    try:
-        value = float(phase)
-    except (TypeError, ValueError) as e:
-        raise BadInput("phase", f"not a number: {phase!r}") from e
+    value = validate_number(phase, "phase")
     if not math.isfinite(value):
         raise BadInput("phase", f"must be a finite number of radians, got {phase!r}")
     value %= 2 * math.pi
@@ -105,16 +140,19 @@ def validate_phase(phase: Any) -> float:
 
 
 def validate_stance(stance: str) -> float:
-    if stance not in STANCES:
+    if not isinstance(stance, str) or stance not in STANCES:
         raise BadInput("stance", f"unknown stance {stance!r} (one of {', '.join(STANCES)})")
     return STANCES[stance]
 
 
 def validate_tags(tags: Iterable[str] | None) -> list[str]:
+    if isinstance(tags, (str, bytes)) or not isinstance(tags, (list, tuple, type(None))):
+        raise BadInput("tags", f"must be a list of strings, got {tags!r}")
     out: list[str] = []
     for tag in tags or ():
         if not isinstance(tag, str) or not tag.strip() or len(tag) > 64:
             raise BadInput("tag", f"tags are non-empty text of at most 64 characters, got {tag!r}")
+        validate_text(tag, "tag")
         if tag.strip() not in out:
             out.append(tag.strip())
     return out

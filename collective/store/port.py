@@ -160,6 +160,11 @@ class Repository(Protocol):
         must exist) or http(s)://host[:port]/name. Otherwise BadInput (field 'url'), or
         NotACommons when the path holds a commons of the other engine."""
 
+    def commons_exists(self, url: str) -> bool | None:
+        """True when a commons of this engine is at a file remote's path, False when nothing
+        is there yet (the first push makes it), None for a server URL (only a fetch can tell).
+        NotACommons when the path holds something else."""
+
     def add_remote(self, name: str, url: str) -> None:
         """Add a remote after `validate_remote_url`; a name in use raises StorageError."""
 

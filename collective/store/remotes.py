@@ -48,6 +48,15 @@ class DoltRemotes:
             return url
         raise BadInput("url", f"unsupported remote {url!r} (use file:///abs/path/commons.db or http://host:port/name.db)")
 
+    def commons_exists(self, url: str, *, remote: str | None = None) -> bool | None:
+        """Whether a commons is at a file remote's path (False: not yet, the first push makes
+        it); None for a server, which only a fetch can tell. NotACommons (naming `remote`, else
+        the URL) when something else is."""
+        parsed = urlparse(url)
+        if parsed.scheme != "file":
+            return None
+        return self._file_commons(remote or url, Path(unquote(parsed.path)))
+
     def add_remote(self, name: str, url: str) -> None:
         self._vc("remote", "add", name, self.validate_remote_url(url))
 
@@ -60,11 +69,9 @@ class DoltRemotes:
     def _commons_at(self, remote: str, url: str) -> Path | None:
         """The path of a file remote that holds no commons yet (None when it does, or the
         remote is no file); NotACommons when it holds something else."""
-        parsed = urlparse(url)
-        if parsed.scheme != "file":
-            return None
-        path = Path(unquote(parsed.path))
-        return None if self._file_commons(remote, path) else path
+        if self.commons_exists(url, remote=remote) is False:
+            return Path(unquote(urlparse(url).path))
+        return None
 
     def fetch(self, remote: str, branch: str | None = None) -> dict[str, str]:
         missing = self._commons_at(remote, self._remote_url(remote))

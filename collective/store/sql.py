@@ -15,7 +15,8 @@ from importlib import resources
 from operator import itemgetter
 from typing import Any, Iterator, Mapping, Sequence
 
-from ..errors import CollectiveError, StorageError
+from ..errors import BadInput, CollectiveError, StorageError
+from ..model import text_problem
 from .names import author_arg, ident, quote  # noqa: F401  (the backends take them from here)
 from .remotes import DoltRemotes
 from .versioning import DoltVersionControl
@@ -84,6 +85,8 @@ class SqlRepository(DoltRemotes, DoltVersionControl):
             else:  # no params: a literal % (LIKE 'local_%') must reach the engine as is
                 cursor.execute(sql)
             return cursor
+        except UnicodeEncodeError as e:
+            raise _unencodable(e) from e
         except Exception as e:  # the engine's own error types differ per driver
             if isinstance(e, CollectiveError):
                 raise
@@ -212,6 +215,8 @@ class SqlRepository(DoltRemotes, DoltVersionControl):
                 cursor = self.conn.cursor()
                 cursor.executemany(sql, params)
                 return cursor.rowcount
+            except UnicodeEncodeError as e:
+                raise _unencodable(e) from e
             except Exception as e:
                 raise self._translate_error(e) from e
 
@@ -258,6 +263,12 @@ class SqlRepository(DoltRemotes, DoltVersionControl):
         if self.conn is not None:  # idempotent: pymysql refuses a second close
             self.conn.close()
             self.conn = None
+
+
+def _unencodable(error: UnicodeEncodeError) -> BadInput:
+    """Text no engine can take (a lone surrogate) that got past the callers' checks."""
+    text = error.object if isinstance(error.object, str) else ""
+    return BadInput("text", text_problem(text) or "not valid UTF-8")
 
 
 def _params(rows: Sequence[Mapping[str, Any]], columns: Sequence[str]) -> list[tuple]:

@@ -209,6 +209,20 @@ class LocalState:
         self.repo.upsert(self.name, [{"name": key, "value": value}], key=["name"])
 
 
+class StoreClaims:
+    """`local_store_claims`: a fresh token per content-hash bucket, written by each store in its
+    write transaction so that concurrent stores of one text conflict (schema 004). Never committed."""
+
+    name = "local_store_claims"
+
+    def __init__(self, repo: "Repository"):
+        self.repo = repo
+
+    def claim(self, hashes: Iterable[str], token: str) -> None:
+        buckets = sorted({h[:2] for h in hashes})
+        self.repo.upsert(self.name, [{"bucket": b, "token": token} for b in buckets], key=["bucket"])
+
+
 class AccessCounts:
     """`local_access`: how often each memory was recalled, never committed."""
 
@@ -239,4 +253,5 @@ class Tables:
         self.links = LinkTable(repo)
         self.ledger = TrustLedger(repo)
         self.state = LocalState(repo)
+        self.store_claims = StoreClaims(repo)
         self.access = AccessCounts(repo)

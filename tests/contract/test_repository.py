@@ -498,6 +498,20 @@ def test_fetch_from_a_file_remote_with_no_commons_yet(stores, repo):
     assert repo.fetch("origin")["main"] == repo.head()
 
 
+def test_commons_exists_says_whether_a_commons_is_there(stores, repo, tmp_path):
+    url = stores.commons()
+    assert repo.commons_exists(url) is False
+    repo.add_remote("origin", url)
+    assert repo.commons_exists(url) is False  # Dolt's empty remote folder is no commons yet
+    repo.push("origin", "main")
+    assert repo.commons_exists(url) is True
+    assert repo.commons_exists("http://127.0.0.1:9/commons.db") is None  # only a fetch can tell
+    junk = tmp_path / "junk.db"
+    junk.write_bytes(b"this is not a database\n" * 20)
+    with pytest.raises(NotACommons):
+        repo.commons_exists(f"file://{junk}")
+
+
 def test_a_remote_that_is_no_commons(stores, repo, tmp_path):
     junk = tmp_path / "junk.db"
     repo.add_remote("junk", f"file://{junk}")

@@ -36,7 +36,7 @@ def test_validate_phase(value):
         assert e.value.field == "phase"
 
 
-@pytest.mark.parametrize("bad", [0, 0.0, 1.5, -1, "abc", None, float("nan"), float("inf")])
+@pytest.mark.parametrize("bad", [0, 0.0, 1.5, -1, "abc", "1", True, None, float("nan"), float("inf")])
 def test_validate_amplitude_rejects(bad):
     with pytest.raises(BadInput) as e:
         validate_amplitude(bad)
@@ -44,7 +44,8 @@ def test_validate_amplitude_rejects(bad):
 
 
 def test_validate_amplitude_accepts():
-    assert validate_amplitude("1") == 1.0 and validate_amplitude(1e-6) == 1e-6
+    assert validate_amplitude(1) == 1.0 and validate_amplitude(1e-6) == 1e-6
+    assert validate_amplitude(np.float32(0.5)) == 0.5
 
 
 @pytest.mark.parametrize("bad", [np.ones(3), np.zeros(4), [1.0, float("nan"), 0, 0], [float("inf"), 0, 0, 0], "abcd"])

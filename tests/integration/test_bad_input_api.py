@@ -1,0 +1,67 @@
+"""The API refuses bad arguments with BadInput (exit 2 on the CLI) and writes nothing."""
+
+from __future__ import annotations
+
+import pytest
+
+from collective.errors import BadInput
+
+BAD_STORES = [
+    ({"tags": "abc"}, "tags"),
+    ({"tags": ["ok", 7]}, "tag"),
+    ({"tags": ["\udcff"]}, "tag"),
+    ({"importance": True}, "importance"),
+    ({"importance": "0.5"}, "importance"),
+    ({"phase": "1.0"}, "phase"),
+    ({"stance": ["deny"]}, "stance"),
+    ({"category": 3}, "category"),
+]
+
+
+def written(agent) -> tuple:
+    return agent.repo.head(agent.branch), agent.repo.count("memories")
+
+
+@pytest.mark.parametrize("kwargs, field", BAD_STORES, ids=[f for _, f in BAD_STORES])
+def test_store_refuses_ill_typed_arguments(agent, kwargs, field):
+    before = written(agent)
+    with pytest.raises(BadInput) as e:
+        agent.store("the hatch seal was checked", **kwargs)
+    assert e.value.field == field
+    assert written(agent) == before
+
+
+@pytest.mark.parametrize("content", ["a NUL \x00 here", "not UTF-8 \udcff", "half an emoji \ud83d"])
+def test_text_that_no_engine_takes_is_bad_input(agent, content):
+    before = written(agent)
+    with pytest.raises(BadInput) as e:
+        agent.store(content)
+    assert e.value.field == "content" and written(agent) == before
+    with pytest.raises(BadInput):
+        agent.recall(content)
+
+
+def test_store_many_refuses_an_unknown_key_before_writing_any(agent):
+    before = written(agent)
+    with pytest.raises(BadInput, match="unknown key 'colour'"):
+        agent.store_many([{"content": "first, valid"}, {"content": "second", "colour": "red"}])
+    with pytest.raises(BadInput, match="memories"):
+        agent.store_many(None)
+    assert written(agent) == before
+
+
+@pytest.mark.parametrize("call", [
+    lambda a: a.get("\udcff"),
+    lambda a: a.forget("id-\udcff"),
+    lambda a: a.trust_ledger("mars-\udcff"),
+    lambda a: a.case("\udcff"),
+    lambda a: a.add_remote("origin", "file:///tmp/\udcff/commons.db"),
+    lambda a: a.log(10**20),
+    lambda a: a.log(True),
+    lambda a: a.recall("x", k=10**20),
+], ids=["get", "forget", "trust", "case", "remote", "log-huge", "log-bool", "recall-k"])
+def test_lookups_with_unusable_arguments_are_bad_input(agent, call):
+    before = written(agent)
+    with pytest.raises(BadInput):
+        call(agent)
+    assert written(agent) == before

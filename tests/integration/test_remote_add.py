@@ -1,0 +1,36 @@
+"""`remote add` checks its target: a commons, nothing yet (the first push makes it), or refused."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+pytestmark = pytest.mark.usefixtures("engine")
+
+
+def test_remote_add_says_whether_a_commons_is_there(agent_home, cmem, tmp_path, engine):
+    missing = tmp_path / ("later" if engine == "dolt" else "later.db")
+    result = cmem("remote", "add", "later", f"file://{missing}", "--agent", "earth-1")
+    assert result.exit_code == 0 and "no commons there yet: the first push makes it" in result.stdout
+    assert cmem("push", "later", "--agent", "earth-1").exit_code == 0
+    again = cmem("remote", "add", "again", f"file://{missing}", "--agent", "earth-1", "--json")
+    assert again.exit_code == 0 and json.loads(again.stdout)["commons"] is True
+    server = cmem("remote", "add", "srv", "http://127.0.0.1:9/c.db", "--agent", "earth-1", "--json")
+    assert json.loads(server.stdout)["commons"] is None
+
+
+def test_remote_add_refuses_a_file_that_is_no_commons(agent_home, cmem, tmp_path):
+    junk = tmp_path / "notes.db"
+    junk.write_bytes(b"\x00\x01 not a database " * 100)
+    result = cmem("remote", "add", "junk", f"file://{junk}", "--agent", "earth-1")
+    assert result.exit_code == 2 and result.stdout == ""
+    assert len(result.stderr.splitlines()) == 1 and result.stderr.startswith("Error: remote: ")
+    assert cmem("remote", "list", "--agent", "earth-1", "--json").stdout.strip() == "{}"
+
+
+@pytest.fixture
+def agent_home(home, hash_embedder):
+    from collective.agent import Agent
+    Agent.init("earth-1", home=home, embedder=hash_embedder).close()
+    return home

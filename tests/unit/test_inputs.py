@@ -1,0 +1,79 @@
+"""API arguments are type-checked, and text is valid UTF-8 without NUL: BadInput, never a crash."""
+
+from __future__ import annotations
+
+import pytest
+
+from collective.errors import BadInput
+from collective.model import (text_problem, validate_content, validate_count, validate_number, validate_phase,
+                              validate_stance, validate_tags, validate_text)
+from collective.writer import MemoryInput
+
+
+@pytest.mark.parametrize("text, problem", [
+    ("fine text, ünïcode and emoji 🛰", None),
+    ("nul \x00 inside", "NUL character at position 4"),
+    ("bad \udcff byte", "byte 0xff at position 4"),
+    ("lone \ud800 surrogate", "lone surrogate U+D800 at position 5"),
+])
+def test_text_problem_names_what_is_wrong(text, problem):
+    found = text_problem(text)
+    assert (found is None) if problem is None else (problem in found)
+
+
+@pytest.mark.parametrize("bad", ["a\x00b", "caf\udce9", b"bytes", 3, None])
+def test_validate_text_refuses(bad):
+    with pytest.raises(BadInput) as e:
+        validate_text(bad, "note")
+    assert e.value.field == "note"
+
+
+@pytest.mark.parametrize("bad", ["x\x00y", "x\udcffy", "\ud83d"])
+def test_content_with_nul_or_surrogates_is_bad_input(bad):
+    with pytest.raises(BadInput) as e:
+        validate_content(bad)
+    assert e.value.field == "content"
+
+
+@pytest.mark.parametrize("bad", ["abc", b"abc", {"a": 1}, 7, ["ok", 3], ["\udcff"], ["a\x00"]])
+def test_tags_must_be_a_list_of_strings(bad):
+    with pytest.raises(BadInput):
+        validate_tags(bad)
+
+
+def test_tags_as_list_or_tuple():
+    assert validate_tags(["a", " b ", "a"]) == ["a", "b"] and validate_tags(("x",)) == ["x"] and validate_tags(None) == []
+
+
+@pytest.mark.parametrize("bad", [True, False, "0.5", None, [1], complex(1, 0)])
+def test_numbers_are_real_numbers(bad):
+    with pytest.raises(BadInput):
+        validate_number(bad, "importance")
+    with pytest.raises(BadInput):
+        validate_phase(bad)
+
+
+@pytest.mark.parametrize("bad", [0, -1, 10**20, True, 2.0, "3", None])
+def test_counts_are_whole_numbers_in_range(bad):
+    with pytest.raises(BadInput) as e:
+        validate_count(bad, "n", maximum=1000)
+    assert e.value.field == "n"
+
+
+@pytest.mark.parametrize("bad", [["deny"], {"deny": 1}, "\udcff"])
+def test_unhashable_or_bad_stances_are_bad_input(bad):
+    with pytest.raises(BadInput):
+        validate_stance(bad)
+
+
+def test_memory_input_from_a_mapping():
+    item = MemoryInput.of({"content": "x", "tags": ["a"], "importance": 0.7})
+    assert item == MemoryInput("x", tags=["a"], importance=0.7)
+
+
+@pytest.mark.parametrize("bad, field", [({"content": "x", "colour": "red"}, "memory"), ({"tags": []}, "content"),
+                                        ("just text", "memory"), (42, "memory")])
+def test_memory_input_refuses_unknown_keys_and_non_mappings(bad, field):
+    with pytest.raises(BadInput) as e:
+        MemoryInput.of(bad)
+    assert e.value.field == field

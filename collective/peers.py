@@ -1,7 +1,9 @@
 """The peers an agent knows: their keys, its trust in them, and the ledger of why.
 
 Trust is the holder's own view (DESIGN, Trust): each change is a row in
-trust_events, written beside the score it sets.
+trust_events, written beside the score it sets. A key a peer shows without a
+rotation signed by the key held for it is refused and kept in `key_changes`
+until a person accepts or rejects it.
 """
 
 from __future__ import annotations
@@ -11,8 +13,11 @@ from typing import Iterable, Mapping
 from .core import trust
 from .errors import NotFound
 from .identity import fingerprint
-from .model import uuid7
+from .model import iso, utcnow, uuid7
 from .store.tables import Tables
+
+KEY_PENDING = "pending"
+KEY_REJECTED = "rejected"
 
 
 class Peers:
@@ -30,10 +35,46 @@ class Peers:
 
     def list(self) -> list[dict]:
         held = self.tables.memories.origins()
+        changes = self.tables.key_changes.all()
         return [{"agent": row["agent_id"], "trust": round(float(row["trust_score"]), 4),
                  "last_sync": row["last_sync"], "last_synced_commit": row["last_synced_commit"],
-                 "key_fingerprint": fingerprint(row["public_key"]), "memories": held.get(row["agent_id"], 0)}
+                 "key_fingerprint": fingerprint(row["public_key"]), "memories": held.get(row["agent_id"], 0),
+                 "key_warning": _key_warning(changes.get(row["agent_id"]))}
                 for row in self.tables.agents.all() if row["agent_id"] != self.agent_id]
+
+    def key_status(self, agent_id: str) -> str | None:
+        """pending or rejected when the peer showed a key we refused; None otherwise."""
+        change = self.tables.key_changes.get(agent_id)
+        return change["status"] if change else None
+
+    def note_key_change(self, agent_id: str, new_key: str) -> bool:
+        """Keep a refused key change for a person to decide; the caller holds the
+        transaction. False when it was known already (the same key, or rejected)."""
+        change = self.tables.key_changes.get(agent_id)
+        if change is not None and (change["new_key"] == new_key or change["status"] == KEY_REJECTED):
+            return False
+        self.tables.key_changes.write({"agent_id": agent_id, "new_key": new_key, "status": KEY_PENDING,
+                                       "seen_at": iso(utcnow())})
+        return True
+
+    def decide_key(self, agent_id: str, *, accept: bool) -> dict:
+        """A person's decision on a refused key change: accepted, the new key is the
+        peer's from now on; rejected, its pulls stay refused. One commit."""
+        change = self.tables.key_changes.get(agent_id)
+        if change is None:
+            raise NotFound("agent", f"{agent_id} has no key change waiting for a decision")
+        repo = self.tables.repo
+        with repo.transaction():
+            if accept:
+                self.tables.agents.set_key(agent_id, change["new_key"])
+                self.tables.key_changes.remove(agent_id)
+            else:
+                self.tables.key_changes.write({**change, "status": KEY_REJECTED})
+            verb = "accept" if accept else "reject"
+            head = repo.commit(f"agents: {verb} key {fingerprint(change['new_key'])} of {agent_id}",
+                               author=self.agent_id)
+        return {"agent": agent_id, "key_fingerprint": fingerprint(change["new_key"]),
+                "decision": "accepted" if accept else "rejected", "commit": head}
 
     def ledger(self, agent_id: str) -> dict:
         row = self.tables.agents.get(agent_id)
@@ -53,3 +94,12 @@ class Peers:
             self.tables.ledger.append([trust.ledger_row(moved, event_id=uuid7(), evidence=evidence,
                                                         verifier=verifier, at=at)])
             self.tables.agents.set_trust(agent_id, moved.score_after)
+
+
+def _key_warning(change: dict | None) -> str | None:
+    if change is None:
+        return None
+    if change["status"] == KEY_REJECTED:
+        return f"key {fingerprint(change['new_key'])} rejected: its pulls are refused"
+    return (f"key changed to {fingerprint(change['new_key'])} without a rotation signed by the key held: "
+            "cmem agents accept-key or reject-key")

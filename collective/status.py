@@ -27,6 +27,9 @@ def describe(repo: Repository, tables: Tables, keeper: IndexKeeper, location, ho
         "absorbed": memories.count_absorbed(),
         "peers": tables.agents.count() - 1,
         "open_cases": tables.cases.count(status=[CaseStatus.PENDING, CaseStatus.ESCALATED]),
+        # verdicts kept but not applied: signed by no reviewer this agent honours
+        "awaiting_reviewer": tables.cases.count(status=[CaseStatus.RESOLVED]) - len(tables.applied_verdicts.case_ids()),
+        "key_changes": len(tables.key_changes.all()),
     }
     return {"agent": agent_id, "home": str(home.root), **location.describe(), "branch": branch, "head": head,
             "schema_version": repo.schema_version(), "counts": counts, "index": keeper.state(head),

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, TextIO
 
 import click
 
-from ..errors import BadInput, CollectiveError
+from ..errors import BadInput, CollectiveError, NotShared
 
 if TYPE_CHECKING:
     from ..agent import Agent
@@ -19,13 +19,20 @@ class UsageFailure(click.ClickException):
     exit_code = 2
 
 
+class NotSharedFailure(click.ClickException):
+    """Done here, not on the commons: its own status, so a script knows not to redo it."""
+    exit_code = NotShared.exit_code
+
+
 @contextlib.contextmanager
 def cli_errors() -> Iterator[None]:
-    """BadInput -> exit 2, any other CollectiveError -> exit 1, one line each."""
+    """BadInput -> exit 2, NotShared -> exit 3, any other CollectiveError -> exit 1, one line each."""
     try:
         yield
     except BadInput as e:
         raise UsageFailure(str(e)) from e
+    except NotShared as e:
+        raise NotSharedFailure(str(e)) from e
     except CollectiveError as e:
         raise click.ClickException(str(e).splitlines()[0] if str(e) else type(e).__name__) from e
 

@@ -102,7 +102,10 @@ class Quarantine:
     def check_verdict(self, case_id: str, keep: str) -> dict:
         """The case a verdict is about, once the verdict is known to be valid (else BadInput)."""
         rules.validate_keep(keep)
-        return self._row(case_id)
+        case = self._row(case_id)
+        if case["status"] == CaseStatus.RESOLVED:
+            raise BadInput("case", f"{case_id} is already resolved")
+        return case
 
     def resolve(self, case_id: str, *, keep: str, note: str | None, by: str, reviewer: Identity) -> dict:
         """Record a verdict signed with the reviewer's key; flags and trust follow when this
@@ -208,10 +211,10 @@ class Quarantine:
             rotated.setdefault(row["agent_id"], []).append(row["old_key"])
 
         def key_of(agent_id: str) -> list[str]:
-            if agent_id not in keys:  # not met yet: its key as its own branch publishes it
-                ref = peer_working(remote, agent_id)
-                known = ref in self.repo.remote_branches()
-                keys[agent_id] = self.tables.agents.public_key(agent_id, as_of=ref) if known else None
+            if agent_id not in keys:  # not met yet: its key as its own branch, else the shared one, has it
+                keys[agent_id] = next((self.tables.agents.public_key(agent_id, as_of=ref)
+                                       for ref in (peer_working(remote, agent_id), tracking(remote, QUARANTINE_BRANCH))
+                                       if ref in self.repo.remote_branches()), None)
             return [k for k in [keys[agent_id], *rotated.get(agent_id, [])] if k]
 
         return signing.check_cases(rows, key_of, threshold=self.threshold)
@@ -253,6 +256,8 @@ class Quarantine:
             with self.repo.on_branch(QUARANTINE_BRANCH), self.repo.transaction():
                 self.tables.cases.write(changed)
                 self.tables.memories.write_rows(pair_rows)
+                # our key beside the cases we sign, for peers that never saw our branch
+                self.tables.agents.write(self.tables.agents.get(self.agent_id, as_of=self.branch))
                 self.repo.commit(f"quarantine: {self.agent_id} shares {len(changed)} case(s)", author=self.agent_id)
         if base == remote_ref and not changed:
             return {"pushed": False, "cases": len(merged)}

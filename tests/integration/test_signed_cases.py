@@ -189,8 +189,13 @@ def test_a_replayed_verdict_is_ignored_and_reported(trio, opened, ana, cmem):
     assert what_counts(e2, memories) == before
 
 
-def test_cases_a_pull_opens_are_signed_by_the_agent(trio, opened):
-    e2 = trio["earth-2"]
+def test_cases_a_pull_opens_are_signed_by_the_agent(trio, opened, cmem):
+    e2, m1 = trio["earth-2"], trio["mars-1"]
+    # earth-2 never pushed its branch: its key travels with the cases it shares
+    assert "earth-2/working" not in e2.repo.fetch("origin")
+    pulled = cmem("pull", "--agent", "mars-1")
+    assert pulled.exit_code == 0, pulled.output
+    assert opened["case"] in {c["id"] for c in m1.cases()}
     (case,) = [c for c in e2.cases() if c["id"] == opened["case"]]
     assert case["opened_by"] == case["counted_by"] == "earth-2"
     checked = signing.check_cases([shared_case(e2, opened["case"])],

@@ -53,7 +53,8 @@ def remote_list(home, agent_id, as_json):
 def push(remote_name, home, agent_id, as_json):
     """Push <agent>/working, and collective/quarantine when it has news.
 
-    A non-fast-forward push fetches, merges and retries a few times.
+    A non-fast-forward push fetches, merges and retries a few times. Exit 3: the
+    branch was pushed but the cases were not shared (run it again).
 
     \b
     JSON: {"remote", "branch", "head", "quarantine": {"pushed", "cases", ...}}

@@ -58,7 +58,7 @@ class Exchange:
         push_branch(self.repo, self.tables, remote, self.branch, author=self.agent_id,
                     public_key=self.identity.public_key)
         pushed = {"remote": remote, "branch": self.branch, "head": self.repo.head(self.branch)}
-        return self.quarantine.share_after("push", pushed, remote)
+        return self.quarantine.share_after("cases", pushed, remote)
 
     def pull(self, remote: str | None = None, *, peers: Sequence[str] = (), dry_run: bool = False,
              comparator: merge.Comparator | None = None, progress: Progress | None = None) -> dict:

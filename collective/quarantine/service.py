@@ -188,7 +188,7 @@ class Quarantine:
         if remote_ref not in self.repo.remote_branches():
             return {"taken": 0, "refused": {}, "refused_cases": {}}
         ours = self.tables.cases.by_id()
-        checked = self.check(self.tables.cases.all(as_of=remote_ref), remote)
+        checked = self.check(self.tables.cases.all(as_of=remote_ref), remote, ours)
         merged = rules.union(list(ours.values()), checked.kept)
         changed = rules.changed(merged, ours)
         report = {"taken": len(changed), "refused": checked.counts(), "refused_cases": checked.refused}
@@ -203,8 +203,10 @@ class Quarantine:
         self.upkeep.after_commit()
         return report
 
-    def check(self, rows: list[dict], remote: str) -> signing.Checked:
-        """The shared rows whose signatures verify (see signing.check_cases)."""
+    def check(self, rows: list[dict], remote: str, held: dict[str, dict]) -> signing.Checked:
+        """The shared rows whose signatures verify (see signing.check_cases); a row the
+        same as the one `held` here was checked when it came (or is ours)."""
+        same = {r["id"] for r in rows if r["id"] in held and rules.normalise(r) == rules.normalise(held[r["id"]])}
         keys = self.tables.agents.keys()
         rotated: dict[str, list[str]] = {}
         for row in self.tables.key_rotations.all():
@@ -217,7 +219,9 @@ class Quarantine:
                                        if ref in self.repo.remote_branches()), None)
             return [k for k in [keys[agent_id], *rotated.get(agent_id, [])] if k]
 
-        return signing.check_cases(rows, key_of, threshold=self.threshold)
+        checked = signing.check_cases([r for r in rows if r["id"] not in same], key_of, threshold=self.threshold)
+        checked.kept += [r for r in rows if r["id"] in same]
+        return checked
 
     def share_after(self, what: str, result: dict, remote: str | None) -> dict:
         """`result` (work committed here) with the sharing of the cases added; NotShared,
@@ -248,7 +252,7 @@ class Quarantine:
         self.repo.create_branch_at(QUARANTINE_BRANCH, base)
         theirs = self.tables.cases.by_id(as_of=QUARANTINE_BRANCH)
         # rows that do not verify are left out of the join: our copy replaces them
-        merged = rules.union(self.check(list(theirs.values()), remote).kept, ours)
+        merged = rules.union(self.check(list(theirs.values()), remote, {c["id"]: c for c in ours}).kept, ours)
         changed = rules.changed(merged, theirs)
         if changed:
             ids = sorted({m for c in changed for m in (c["memory_id_a"], c["memory_id_b"])})

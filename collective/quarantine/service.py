@@ -250,6 +250,8 @@ class Quarantine:
         remote_ref = tracking(remote, QUARANTINE_BRANCH)
         base = remote_ref if remote_ref in self.repo.remote_branches() else MAIN_BRANCH
         self.repo.create_branch_at(QUARANTINE_BRANCH, base)
+        with self.repo.on_branch(QUARANTINE_BRANCH):  # made by an agent of an older schema, or from our old main
+            self.repo.migrate(author=self.agent_id, now=iso(utcnow()))
         theirs = self.tables.cases.by_id(as_of=QUARANTINE_BRANCH)
         # rows that do not verify are left out of the join: our copy replaces them
         merged = rules.union(self.check(list(theirs.values()), remote, {c["id"]: c for c in ours}).kept, ours)

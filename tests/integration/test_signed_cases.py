@@ -201,3 +201,23 @@ def test_cases_a_pull_opens_are_signed_by_the_agent(trio, opened, cmem):
     checked = signing.check_cases([shared_case(e2, opened["case"])],
                                   lambda agent: [e2.tables.agents.public_key(agent)], threshold=3)
     assert checked.refused == {} and len(checked.kept) == 1
+
+
+def test_an_agent_from_before_signed_cases_still_shares_them(trio, cmem):
+    """An agent made before schema 3 has it on its working branch only (migrations run on
+    the branch it opens): the shared branch, made from its main, is migrated first."""
+    e1, m1 = trio["earth-1"], trio["mars-1"]
+    with e1.repo.on_branch("main"), e1.repo.transaction():
+        for column in ("opened_by", "opening_signature", "counted_by", "count_signature", "verdict_signature"):
+            e1.repo.execute(f"ALTER TABLE quarantine DROP COLUMN {column}")
+        for table in ("reviewers", "applied_verdicts", "endorsements", "key_rotations", "key_changes"):
+            e1.repo.execute(f"DROP TABLE {table}")
+        e1.repo.delete("schema_version", {"version": 3})
+        e1.repo.commit("schema as before version 3", author="earth-1")
+    pump, not_pump = e1.store(PUMP).memory, m1.store(NOT_PUMP).memory
+    m1.push()
+    pulled = cmem("pull", "--agent", "earth-1", "--json")
+    assert pulled.exit_code == 0, pulled.output
+    assert json.loads(pulled.stdout)["quarantine"]["pushed"]
+    assert cmem("pull", "--agent", "mars-1").exit_code == 0
+    assert [c["id"] for c in m1.cases()] == [quarantine.case_id(pump.id, not_pump.id)]

@@ -54,9 +54,8 @@ class Agent:
                              settings=self.settings)
         self.recaller = Recall(self.repo, tables, self.keeper, self.access, branch=self.branch,
                                settings=self.settings, trust_scores=self.peers_view.trust_scores)
-        self.quarantine = Quarantine(self.repo, tables, self.peers_view, self.upkeep, identity=self.identity,
-                                     agent_id=self.agent_id, branch=self.branch,
-                                     threshold=self.settings.escalation_threshold)
+        self.quarantine = Quarantine(self.repo, tables, self.peers_view, self.upkeep, agent_id=self.agent_id,
+                                     branch=self.branch, threshold=self.settings.escalation_threshold)
         self.remote_names = Remotes(self.repo, default=self.home.setting("CMEM_REMOTE", "remote"))
         self.exchange = Exchange(self.repo, tables, self.remote_names, self.quarantine, keeper=self.keeper,
                                  model=self.model, peers=self.peers_view, upkeep=self.upkeep,
@@ -239,7 +238,7 @@ class Agent:
     def rotate_key(self) -> dict:
         """A new key for this agent, signed by the old one and published on its branch."""
         new, result = keys.rotate(self.repo, self.tables, self.identity, self.key_path, agent_id=self.agent_id)
-        self.identity = self.writer.identity = self.quarantine.identity = self.exchange.identity = new
+        self.identity = self.writer.identity = self.exchange.identity = new
         self.upkeep.after_commit()
         return result
 

@@ -42,16 +42,16 @@ class Peers:
                  "key_warning": _key_warning(changes.get(row["agent_id"]))}
                 for row in self.tables.agents.all() if row["agent_id"] != self.agent_id]
 
-    def key_status(self, agent_id: str) -> str | None:
-        """pending or rejected when the peer showed a key we refused; None otherwise."""
+    def key_rejected(self, agent_id: str, key: str) -> bool:
+        """Whether a person rejected this key for this peer."""
         change = self.tables.key_changes.get(agent_id)
-        return change["status"] if change else None
+        return change is not None and change["new_key"] == key and change["status"] == KEY_REJECTED
 
     def note_key_change(self, agent_id: str, new_key: str) -> bool:
         """Keep a refused key change for a person to decide; the caller holds the
-        transaction. False when it was known already (the same key, or rejected)."""
+        transaction. False when that key was noted already."""
         change = self.tables.key_changes.get(agent_id)
-        if change is not None and (change["new_key"] == new_key or change["status"] == KEY_REJECTED):
+        if change is not None and change["new_key"] == new_key:
             return False
         self.tables.key_changes.write({"agent_id": agent_id, "new_key": new_key, "status": KEY_PENDING,
                                        "seen_at": iso(utcnow())})

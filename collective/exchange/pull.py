@@ -25,7 +25,7 @@ from ..judge import cache as kept_analyses
 from ..model import Memory, iso, utcnow
 from ..model.enums import CaseStatus, PeerStatus
 from ..model.refs import peer_working, working_branch
-from ..peers import KEY_REJECTED, Peers
+from ..peers import Peers
 from ..quarantine.signing import sign_case
 from ..runtime import parallel
 from ..runtime.progress import Progress
@@ -129,17 +129,16 @@ class PeerPull:
         if pinned is None:
             report.key = {"first_sighting": fingerprint(shown)}
             return [r for r in rotations if rotation_reaches(r["old_key"], shown, rotations)]
-        status = self.peers.key_status(peer)
-        if pinned["public_key"] == shown and status is None:
+        if pinned["public_key"] == shown:
             return []
-        if pinned["public_key"] != shown and status is None and rotation_reaches(pinned["public_key"], shown, rotations):
+        if rotation_reaches(pinned["public_key"], shown, rotations):
             report.key = {"rotated": fingerprint(shown)}
             return rotations
+        rejected = self.peers.key_rejected(peer, shown)
         report.status = PeerStatus.REFUSED
-        rejected = status == KEY_REJECTED
         report.refused = {"key_rejected" if rejected else "key_changed": 1}
         report.key = {"refused": fingerprint(shown)}
-        if not dry_run and not rejected and pinned["public_key"] != shown:
+        if not dry_run and not rejected:
             with self.repo.transaction():
                 if self.peers.note_key_change(peer, shown):
                     self.repo.commit(f"agents: refuse key {fingerprint(shown)} of {peer} (no signed rotation)",

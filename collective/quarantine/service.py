@@ -52,13 +52,12 @@ def case_dict(row: dict, applied: set[str] | None = None) -> dict:
 
 
 class Quarantine:
-    def __init__(self, repo: Repository, tables: Tables, peers: Peers, upkeep: Upkeep, *, identity: Identity,
-                 agent_id: str, branch: str, threshold: int):
+    def __init__(self, repo: Repository, tables: Tables, peers: Peers, upkeep: Upkeep, *, agent_id: str,
+                 branch: str, threshold: int):
         self.repo = repo
         self.tables = tables
         self.peers = peers
         self.upkeep = upkeep
-        self.identity = identity
         self.agent_id = agent_id
         self.branch = branch
         self.threshold = threshold
@@ -69,11 +68,6 @@ class Quarantine:
             raise BadInput("status", f"must be one of {', '.join(CaseStatus)}, got {status!r}")
         applied = self.tables.applied_verdicts.case_ids()
         return [case_dict(r, applied) for r in self.tables.cases.all(status=status)]
-
-    def awaiting(self) -> list[str]:
-        """Resolved cases whose verdict has not taken effect here: no authorised reviewer signed it."""
-        applied = self.tables.applied_verdicts.case_ids()
-        return [c["id"] for c in self.tables.cases.all(status=CaseStatus.RESOLVED) if c["id"] not in applied]
 
     def show(self, case_id: str) -> dict:
         """A case with both memories (from the working branch, else the quarantine branch),

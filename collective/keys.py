@@ -22,7 +22,8 @@ if TYPE_CHECKING:
 NEXT_SUFFIX = ".next"
 
 
-def rotate(repo: Repository, tables: Tables, identity: Identity, key_path: Path, *, agent_id: str) -> tuple[Identity, dict]:
+def rotate(repo: Repository, tables: Tables, identity: Identity, key_path: Path, *,
+           agent_id: str) -> tuple[Identity, dict]:
     """Make a new key, sign it with the old one, publish the rotation; one commit."""
     next_path = key_path.with_name(key_path.name + NEXT_SUFFIX)
     next_path.unlink(missing_ok=True)

@@ -159,7 +159,8 @@ def serve_commons(folder, bind, port, as_json):
 def _render_agents(rows: list[dict]) -> str:
     lines = []
     for r in rows:
-        lines.append(f"{r['agent']:20} trust {r['trust']:.3f}  memories {r['memories']:6}  "
+        trust = "  -  " if r["trust"] is None else f"{r['trust']:.3f}"
+        lines.append(f"{r['agent']:20} trust {trust}  memories {r['memories']:6}  "
                      f"key {r['key_fingerprint']}  last sync {r['last_sync'] or 'never'}")
         if r["key_warning"]:
             lines.append(f"  WARNING: {r['key_warning']}")
@@ -173,8 +174,9 @@ def _render_agents(rows: list[dict]) -> str:
 def agents(ctx, home, agent_id, as_json):
     """The peers this agent knows: trust, last sync, key fingerprint, memories held.
 
-    A peer whose key changed without a rotation signed by the key held is shown
-    with a warning until `cmem agents accept-key` or `reject-key`.
+    A peer whose key changed without a rotation signed by the key held, or an agent
+    first met with a key another peer holds differently (trust null), is shown with
+    a warning until `cmem agents accept-key` or `reject-key`.
 
     \b
     JSON: [{"agent", "trust", "last_sync", "last_synced_commit", "key_fingerprint", "memories",

@@ -24,7 +24,7 @@ from ..index.keeper import IndexKeeper
 from ..judge import cache as kept_analyses
 from ..model import Memory, iso, utcnow
 from ..model.enums import CaseStatus, PeerStatus
-from ..model.refs import peer_working, working_branch
+from ..model.refs import agent_of_working, peer_working, working_branch
 from ..peers import Peers
 from ..quarantine.signing import sign_case
 from ..runtime import parallel
@@ -127,16 +127,21 @@ class PeerPull:
         shown = theirs["public_key"]
         rotations = self.tables.key_rotations.of(peer, as_of=ref)
         if pinned is None:
-            report.key = {"first_sighting": fingerprint(shown)}
-            return [r for r in rotations if rotation_reaches(r["old_key"], shown, rotations)]
-        if pinned["public_key"] == shown:
+            witness = None if self.peers.key_accepted(peer, shown) else self._other_key_held(peer, shown, rotations)
+            if witness is None:
+                report.key = {"first_sighting": fingerprint(shown)}
+                return [r for r in rotations if rotation_reaches(r["old_key"], shown, rotations)]
+            reason = "key_disputed"  # a peer of ours holds another key for it: the collective disagrees
+        elif pinned["public_key"] == shown:
             return []
-        if rotation_reaches(pinned["public_key"], shown, rotations):
+        elif rotation_reaches(pinned["public_key"], shown, rotations):
             report.key = {"rotated": fingerprint(shown)}
             return rotations
+        else:
+            reason = "key_changed"
         rejected = self.peers.key_rejected(peer, shown)
         report.status = PeerStatus.REFUSED
-        report.refused = {"key_rejected" if rejected else "key_changed": 1}
+        report.refused = {"key_rejected" if rejected else reason: 1}
         report.key = {"refused": fingerprint(shown)}
         if not dry_run and not rejected:
             with self.repo.transaction():
@@ -144,6 +149,18 @@ class PeerPull:
                     self.repo.commit(f"agents: refuse key {fingerprint(shown)} of {peer} (no signed rotation)",
                                      author=self.agent_id)
         return []
+
+    def _other_key_held(self, peer: str, shown: str, rotations: list[dict]) -> str | None:
+        """An agent on the commons whose branch holds another key for `peer`, one no
+        signed rotation leads from to the key `peer` shows now."""
+        for branch in sorted(self.repo.remote_branches()):
+            witness = agent_of_working(branch.split("/", 1)[1]) if branch.startswith(self.remote + "/") else None
+            if witness in (None, peer, self.agent_id):
+                continue
+            held = self.tables.agents.public_key(peer, as_of=branch)
+            if held is not None and held != shown and not rotation_reaches(held, shown, rotations):
+                return witness
+        return None
 
     def _report(self, stage: str, done: int, total: int) -> None:
         if self.progress is not None:

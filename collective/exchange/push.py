@@ -42,9 +42,10 @@ def _same_agent(tables: Tables, ref: str, agent_id: str, public_key: str) -> Non
     if held is None or held == public_key or rotation_reaches(held, public_key, tables.key_rotations.of(agent_id)):
         return
     raise AgentRecreated(
-        f"the commons holds {ref.split('/', 1)[1]} under another key ({fingerprint(held)}, ours {fingerprint(public_key)}) "
-        f"and no rotation leads from it to ours: {agent_id} was created again with the same id. Restore its old "
-        "key and database, or use a new agent id; peers refuse a key that changes without `cmem key rotate`")
+        f"the commons holds {ref.split('/', 1)[1]} under another key ({fingerprint(held)}, ours "
+        f"{fingerprint(public_key)}) and no rotation leads from it to ours: {agent_id} was created again with "
+        "the same id. Restore its old key and database, or use a new agent id; peers refuse a key that changes "
+        "without `cmem key rotate`")
 
 
 def _catch_up(repo: Repository, tables: Tables, remote: str, branch: str, *, author: str, public_key: str) -> None:

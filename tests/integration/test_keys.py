@@ -169,3 +169,28 @@ def test_an_interrupted_rotation_is_finished_or_undone(agent, home, hash_embedde
     with Agent.open("earth-1", home=home, embedder=hash_embedder) as again:
         assert again.identity.public_key == pending.public_key
         assert Identity.load(again.key_path).public_key == pending.public_key
+
+
+def test_a_newcomer_meeting_a_key_its_peers_hold_differently_asks_a_person(pair, cmem, home, hash_embedder):
+    e1, m1 = pair["earth-1"], pair["mars-1"]
+    m1.push()  # mars-1's branch holds earth-1's first key
+    new = replace_key_without_rotation(e1)
+    e1.store("The coolant pump in module B is not safe to operate")
+    e1.push()
+    with Agent.init("venus-1", home=home, embedder=hash_embedder) as newcomer:
+        newcomer.add_remote("origin", e1.remotes()["origin"])
+    refused = cmem("pull", "--agent", "venus-1", "--json")
+    assert refused.exit_code == 1, refused.output
+    assert "earth-1 (key_disputed)" in refused.stderr
+    assert report_of(refused, "mars-1")["key"] == {"first_sighting": fingerprint(m1.identity.public_key)}
+    listed = json.loads(cmem("agents", "--agent", "venus-1", "--json").stdout)
+    (warned,) = [r for r in listed if r["agent"] == "earth-1"]
+    assert warned["trust"] is None and warned["key_fingerprint"] == fingerprint(new.public_key)
+    assert "WARNING" in cmem("agents", "--agent", "venus-1").stdout
+
+    assert cmem("agents", "accept-key", "earth-1", "--agent", "venus-1").exit_code == 0
+    taken = cmem("pull", "--agent", "venus-1", "--json")
+    # the new key signed only the newest memory: the one the old key signed is refused
+    assert taken.exit_code == 1 and "earth-1 (bad_signature)" in taken.stderr
+    assert report_of(taken, "earth-1")["summary"]["new"] == 1
+    assert "WARNING" not in cmem("agents", "--agent", "venus-1").stdout

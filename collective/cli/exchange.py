@@ -190,37 +190,22 @@ def agents(ctx, home, agent_id, as_json):
     emit(result, as_json=as_json, text=_render_agents)
 
 
-def _decide_key(peer: str, home, agent_id, as_json, *, accept: bool) -> None:
-    with cli_errors():
-        with open_agent(home, agent_id) as agent:
-            result = agent.decide_key(peer, accept=accept)
-    emit(result, as_json=as_json, text=lambda r: f"{r['agent']}: key {r['key_fingerprint']} {r['decision']}")
+def _key_decision(name: str, *, accept: bool, summary: str) -> None:
+    """`agents accept-key` and `agents reject-key`: one person's decision each."""
+    @agents.command(name, help=f"{summary}\n\n\b\nJSON: {{\"agent\", \"key_fingerprint\", \"decision\", \"commit\"}}")
+    @click.argument("peer")
+    @agent_options
+    @json_option
+    def decide(peer, home, agent_id, as_json):
+        with cli_errors():
+            with open_agent(home, agent_id) as agent:
+                result = agent.decide_key(peer, accept=accept)
+        emit(result, as_json=as_json, text=lambda r: f"{r['agent']}: key {r['key_fingerprint']} {r['decision']}")
 
 
-@agents.command("accept-key")
-@click.argument("peer")
-@agent_options
-@json_option
-def agents_accept_key(peer, home, agent_id, as_json):
-    """Take the new key PEER showed (no signed rotation explained it) as its key.
-
-    \b
-    JSON: {"agent", "key_fingerprint", "decision", "commit"}
-    """
-    _decide_key(peer, home, agent_id, as_json, accept=True)
-
-
-@agents.command("reject-key")
-@click.argument("peer")
-@agent_options
-@json_option
-def agents_reject_key(peer, home, agent_id, as_json):
-    """Refuse the new key PEER showed: its pulls stay refused.
-
-    \b
-    JSON: {"agent", "key_fingerprint", "decision", "commit"}
-    """
-    _decide_key(peer, home, agent_id, as_json, accept=False)
+_key_decision("accept-key", accept=True,
+              summary="Take the new key PEER showed (no signed rotation explained it) as its key.")
+_key_decision("reject-key", accept=False, summary="Refuse the new key PEER showed: its pulls stay refused.")
 
 
 @click.command("trust")

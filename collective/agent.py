@@ -9,11 +9,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
-from . import provision, status
+from . import keys, provision, reviewer_keys, status
 from .config import Home, Settings
 from .embed import Embedder
 from .embedding import EmbeddingModel
-from .errors import AgentExists
+from .errors import AgentExists, BadInput
 from .exchange import Exchange
 from .exchange.remotes import Remotes
 from .index.keeper import IndexKeeper
@@ -39,10 +39,11 @@ class Agent:
 
     def __init__(self, opened: provision.Opened, *, embedder: Embedder | None = None, judge: Judge | None = None):
         self.home, self.agent_id, self.location = opened.home, opened.agent_id, opened.location
-        self.repo, self.identity, self.branch = opened.repo, opened.identity, opened.branch
+        self.repo, self.branch = opened.repo, opened.branch
         self.settings: Settings = self.home.settings
         self._judge = judge
         tables = self.tables = Tables(self.repo)
+        self.identity = keys.recover(tables, opened.identity, self.key_path, agent_id=self.agent_id)
         self.model = EmbeddingModel(tables.agents, self.agent_id, embedder)
         self.upkeep = Upkeep(self.repo, tables.state, gc_every=self.settings.gc_every)
         self.peers_view = Peers(tables, self.agent_id)
@@ -54,12 +55,12 @@ class Agent:
         self.recaller = Recall(self.repo, tables, self.keeper, self.access, branch=self.branch,
                                settings=self.settings, trust_scores=self.peers_view.trust_scores)
         self.quarantine = Quarantine(self.repo, tables, self.peers_view, self.upkeep, agent_id=self.agent_id,
-                                     branch=self.branch)
+                                     branch=self.branch, threshold=self.settings.escalation_threshold)
         self.remote_names = Remotes(self.repo, default=self.home.setting("CMEM_REMOTE", "remote"))
         self.exchange = Exchange(self.repo, tables, self.remote_names, self.quarantine, keeper=self.keeper,
                                  model=self.model, peers=self.peers_view, upkeep=self.upkeep,
-                                 comparator=self.comparator, agent_id=self.agent_id, branch=self.branch,
-                                 settings=self.settings)
+                                 comparator=self.comparator, identity=self.identity, agent_id=self.agent_id,
+                                 branch=self.branch, settings=self.settings)
 
     # --- lifecycle -------------------------------------------------------
     @classmethod
@@ -97,6 +98,10 @@ class Agent:
     @property
     def folder(self) -> Path:
         return self.home.agent_dir(self.agent_id)
+
+    @property
+    def key_path(self) -> Path:
+        return self.folder / provision.KEY_FILE
 
     @property
     def embedder(self) -> Embedder:
@@ -224,9 +229,36 @@ class Agent:
 
     def resolve_case(self, case_id: str, *, keep: str, note: str | None = None, by: str | None = None,
                      remote: str | None = None) -> dict:
-        """A person's verdict: recorded with who and why, flags and trust follow, then pushed."""
+        """A person's verdict, signed with their reviewer key (`by`, else the default one):
+        recorded with who and why, flags and trust follow when this agent honours that
+        reviewer, then pushed. NotShared when it is recorded here but the push failed."""
         self.quarantine.check_verdict(case_id, keep)  # bad input is said before the remote is chosen
+        name = by or reviewer_keys.default_name(self.home)
+        if name is None:
+            raise BadInput("by", "no reviewer key to sign with: run `cmem reviewer init --name NAME`, "
+                                 "or name one with --by")
+        reviewer = reviewer_keys.load(self.home, name)
         remote_name = self.remote_names.choose(remote) if self.remote_names.all() else None
-        resolved = self.quarantine.resolve(case_id, keep=keep, note=note, by=by or "reviewer")
-        shared = self.quarantine.share(remote_name) if remote_name else {"pushed": False}
-        return {**resolved, "quarantine": shared}
+        resolved = self.quarantine.resolve(case_id, keep=keep, note=note, by=name, reviewer=reviewer)
+        return self.quarantine.share_after("verdict", resolved, remote_name)
+
+    def reviewers(self) -> list[dict]:
+        return self.quarantine.reviewers()
+
+    def add_reviewer(self, name: str, public_key: str) -> dict:
+        """Honour this reviewer's verdicts; those kept until now take effect."""
+        return self.quarantine.add_reviewer(reviewer_keys.validate_name(name), public_key)
+
+    def remove_reviewer(self, name: str) -> dict:
+        return self.quarantine.remove_reviewer(name)
+
+    def rotate_key(self) -> dict:
+        """A new key for this agent, signed by the old one and published on its branch."""
+        new, result = keys.rotate(self.repo, self.tables, self.identity, self.key_path, agent_id=self.agent_id)
+        self.identity = self.writer.identity = self.exchange.identity = new
+        self.upkeep.after_commit()
+        return result
+
+    def decide_key(self, agent_id: str, *, accept: bool) -> dict:
+        """A person's decision on a peer's key change that no signed rotation explains."""
+        return self.peers_view.decide_key(agent_id, accept=accept)

@@ -105,3 +105,17 @@ class NoCommonsYet(RemoteUnreachable):
 
 class ServerUnreachable(CollectiveError, ConnectionError):
     """The Dolt sql-server holding the agent's database could not be reached, or went away."""
+
+
+class NotShared(CollectiveError):
+    """A change was committed locally but the commons did not get it: `cmem push`
+    shares it. Its own exit status (3), so a retry knows the work is done here.
+    `result` is what the command did."""
+
+    exit_code = 3
+
+    def __init__(self, what: str, cause: Exception, result: dict | None = None):
+        self.cause = cause
+        self.result = result or {}
+        first = str(cause).splitlines()[0] if str(cause) else type(cause).__name__
+        super().__init__(f"{what} recorded locally, not shared: run cmem push ({first})")

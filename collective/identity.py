@@ -1,10 +1,15 @@
-"""Agent identity: an Ed25519 key pair; memories are signed with it."""
+"""Ed25519 identities: an agent's key (memories, cases, endorsements, rotations are
+signed with it) and a reviewer's (verdicts). Private keys live in 0600 files; a key
+file that group or others can read is refused.
+"""
 
 from __future__ import annotations
 
 import base64
 import hashlib
+import json
 import os
+import stat
 from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
 from pathlib import Path
@@ -35,15 +40,20 @@ class Identity:
                                 serialization.NoEncryption())
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "wb") as f:
+            os.fchmod(f.fileno(), 0o600)  # whatever the umask
             f.write(pem)
         return cls(key)
 
     @classmethod
     def load(cls, path: Path) -> "Identity":
         try:
+            mode = stat.S_IMODE(path.stat().st_mode)
+            if mode & 0o077:
+                raise KeyFileError(f"key file {path} can be read by group or others (mode {mode:04o}): "
+                                   f"run chmod 600 {path}")
             key = serialization.load_pem_private_key(path.read_bytes(), password=None)
         except (OSError, ValueError) as e:
-            raise KeyFileError(f"cannot read the agent key {path}: {e}") from e
+            raise KeyFileError(f"cannot read the key {path}: {e}") from e
         if not isinstance(key, Ed25519PrivateKey):
             raise KeyFileError(f"{path} is not an Ed25519 key")
         return cls(key)
@@ -55,6 +65,19 @@ class Identity:
 
     def sign(self, data: bytes) -> str:
         return base64.b64encode(self._key.sign(data)).decode("ascii")
+
+
+def canonical(doc: dict) -> bytes:
+    """The bytes a signature over a document covers: sorted keys, no spaces."""
+    return json.dumps(doc, sort_keys=True, separators=(",", ":"), default=str).encode("utf-8")
+
+
+def valid_public_key(text: str) -> bool:
+    try:
+        _public_key(text)
+        return True
+    except (ValueError, TypeError):
+        return False
 
 
 def verify(public_key: str, data: bytes, signature: str) -> bool:
@@ -83,3 +106,42 @@ def _public_key(public_key: str) -> Ed25519PublicKey:
 def fingerprint(public_key: str) -> str:
     """Short, stable name of a public key (first 16 hex of its SHA-256)."""
     return hashlib.sha256(base64.b64decode(public_key)).hexdigest()[:16]
+
+
+# --- signed statements about keys and memories ------------------------------------
+
+def rotation_claim(agent_id: str, old_key: str, new_key: str, at: str) -> bytes:
+    return canonical({"kind": "key.rotation", "agent_id": agent_id, "old_key": old_key, "new_key": new_key, "at": at})
+
+
+def rotation_reaches(held_key: str, target_key: str, rotations: Sequence[dict]) -> bool:
+    """Whether a chain of rotations, each signed by the key before it, leads from the
+    key we hold to the one the agent now shows."""
+    by_old = {r["old_key"]: r for r in rotations}
+    key, seen = held_key, set()
+    while key != target_key:
+        step = by_old.get(key)
+        if step is None or key in seen:
+            return False
+        claim = rotation_claim(step["agent_id"], step["old_key"], step["new_key"], step["rotated_at"])
+        if not verify(key, claim, step["signature"]):
+            return False
+        seen.add(key)
+        key = step["new_key"]
+    return True
+
+
+def endorsement_claim(memory_id: str, agent_id: str, at: str) -> bytes:
+    """What an agent signs when it endorses a memory for promotion to main."""
+    return canonical({"kind": "memory.endorsement", "memory_id": memory_id, "agent_id": agent_id, "at": at})
+
+
+def endorsement(identity: Identity, memory_id: str, agent_id: str, at: str) -> dict:
+    """An `endorsements` row, signed by the endorsing agent."""
+    return {"memory_id": memory_id, "agent_id": agent_id, "created_at": at,
+            "signature": identity.sign(endorsement_claim(memory_id, agent_id, at))}
+
+
+def endorsement_valid(row: dict, public_key: str) -> bool:
+    return verify(public_key, endorsement_claim(row["memory_id"], row["agent_id"], row["created_at"]),
+                  row["signature"])

@@ -1,7 +1,9 @@
 """The peers an agent knows: their keys, its trust in them, and the ledger of why.
 
 Trust is the holder's own view (DESIGN, Trust): each change is a row in
-trust_events, written beside the score it sets.
+trust_events, written beside the score it sets. A key a peer shows without a
+rotation signed by the key held for it is refused and kept in `key_changes`
+until a person accepts or rejects it.
 """
 
 from __future__ import annotations
@@ -11,8 +13,10 @@ from typing import Iterable, Mapping
 from .core import trust
 from .errors import NotFound
 from .identity import fingerprint
-from .model import uuid7
+from .model import iso, utcnow, uuid7
+from .model.enums import KeyDecision
 from .store.tables import Tables
+
 
 
 class Peers:
@@ -29,11 +33,61 @@ class Peers:
         return self.tables.agents.get(agent_id) is not None
 
     def list(self) -> list[dict]:
+        """Known peers, then agents first met with a key another peer disputes (trust None)."""
         held = self.tables.memories.origins()
-        return [{"agent": row["agent_id"], "trust": round(float(row["trust_score"]), 4),
-                 "last_sync": row["last_sync"], "last_synced_commit": row["last_synced_commit"],
-                 "key_fingerprint": fingerprint(row["public_key"]), "memories": held.get(row["agent_id"], 0)}
-                for row in self.tables.agents.all() if row["agent_id"] != self.agent_id]
+        changes = self.tables.key_changes.all()
+        known = [{"agent": row["agent_id"], "trust": round(float(row["trust_score"]), 4),
+                  "last_sync": row["last_sync"], "last_synced_commit": row["last_synced_commit"],
+                  "key_fingerprint": fingerprint(row["public_key"]), "memories": held.get(row["agent_id"], 0),
+                  "key_warning": _key_warning(changes.pop(row["agent_id"], None))}
+                 for row in self.tables.agents.all() if row["agent_id"] != self.agent_id]
+        return known + [{"agent": agent_id, "trust": None, "last_sync": None, "last_synced_commit": None,
+                         "key_fingerprint": fingerprint(change["new_key"]), "memories": 0,
+                         "key_warning": _key_warning(change)}
+                        for agent_id, change in sorted(changes.items()) if _key_warning(change)]
+
+    def key_rejected(self, agent_id: str, key: str) -> bool:
+        """Whether a person rejected this key for this peer."""
+        return self._decided(agent_id, key) == KeyDecision.REJECTED
+
+    def key_accepted(self, agent_id: str, key: str) -> bool:
+        """Whether a person accepted this key for a peer first met with it disputed."""
+        return self._decided(agent_id, key) == KeyDecision.ACCEPTED
+
+    def _decided(self, agent_id: str, key: str) -> str | None:
+        change = self.tables.key_changes.get(agent_id)
+        return change["status"] if change is not None and change["new_key"] == key else None
+
+    def note_key_change(self, agent_id: str, new_key: str) -> bool:
+        """Keep a refused key change for a person to decide; the caller holds the
+        transaction. False when that key was noted already."""
+        change = self.tables.key_changes.get(agent_id)
+        if change is not None and change["new_key"] == new_key:
+            return False
+        self.tables.key_changes.write({"agent_id": agent_id, "new_key": new_key, "status": KeyDecision.PENDING,
+                                       "seen_at": iso(utcnow())})
+        return True
+
+    def decide_key(self, agent_id: str, *, accept: bool) -> dict:
+        """A person's decision on a refused key change: accepted, the new key is the
+        peer's from now on; rejected, its pulls stay refused. One commit."""
+        change = self.tables.key_changes.get(agent_id)
+        if change is None or change["status"] == KeyDecision.ACCEPTED:
+            raise NotFound("agent", f"{agent_id} has no key change waiting for a decision")
+        repo = self.tables.repo
+        with repo.transaction():
+            if accept and self.known(agent_id):
+                self.tables.agents.set_key(agent_id, change["new_key"])
+                self.tables.key_changes.remove(agent_id)
+            elif accept:  # first met with a disputed key: its first pull takes it
+                self.tables.key_changes.write({**change, "status": KeyDecision.ACCEPTED})
+            else:
+                self.tables.key_changes.write({**change, "status": KeyDecision.REJECTED})
+            verb = "accept" if accept else "reject"
+            head = repo.commit(f"agents: {verb} key {fingerprint(change['new_key'])} of {agent_id}",
+                               author=self.agent_id)
+        return {"agent": agent_id, "key_fingerprint": fingerprint(change["new_key"]),
+                "decision": "accepted" if accept else "rejected", "commit": head}
 
     def ledger(self, agent_id: str) -> dict:
         row = self.tables.agents.get(agent_id)
@@ -53,3 +107,12 @@ class Peers:
             self.tables.ledger.append([trust.ledger_row(moved, event_id=uuid7(), evidence=evidence,
                                                         verifier=verifier, at=at)])
             self.tables.agents.set_trust(agent_id, moved.score_after)
+
+
+def _key_warning(change: dict | None) -> str | None:
+    if change is None or change["status"] == KeyDecision.ACCEPTED:
+        return None
+    if change["status"] == KeyDecision.REJECTED:
+        return f"key {fingerprint(change['new_key'])} rejected: its pulls are refused"
+    return (f"key changed to {fingerprint(change['new_key'])} without a rotation signed by the key held: "
+            "cmem agents accept-key or reject-key")

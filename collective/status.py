@@ -8,7 +8,7 @@ from typing import Mapping
 from .core import scoring
 from .index.keeper import IndexKeeper
 from .model import validate_count
-from .model.enums import CaseStatus
+from .model.enums import CaseStatus, KeyDecision
 from .store.port import Commit, Repository
 from .store.tables import Tables
 
@@ -31,6 +31,9 @@ def describe(repo: Repository, tables: Tables, keeper: IndexKeeper, location, ho
         "absorbed": memories.count_absorbed(),
         "peers": tables.agents.count() - 1,
         "open_cases": tables.cases.count(status=[CaseStatus.PENDING, CaseStatus.ESCALATED]),
+        # verdicts kept but not applied: signed by no reviewer this agent honours
+        "awaiting_reviewer": tables.cases.count(status=[CaseStatus.RESOLVED]) - len(tables.applied_verdicts.case_ids()),
+        "key_changes": sum(c["status"] != KeyDecision.ACCEPTED for c in tables.key_changes.all().values()),
     }
     return {"agent": agent_id, "home": str(home.root), **location.describe(), "branch": branch, "head": head,
             "schema_version": repo.schema_version(), "counts": counts, "index": keeper.state(head),

@@ -12,7 +12,9 @@ import textwrap
 from pathlib import Path
 
 import collective  # noqa: F401  (first: sqlite3 speaks Dolt)
+from collective import reviewer_keys
 from collective.agent import Agent
+from collective.config import Home
 
 MEMORIES = {
     "earth-1": [
@@ -111,7 +113,15 @@ def main() -> None:
         say(f"  case {case['id'][:12]} ({case['status']}, {case['dispute_count']} dispute(s)): "
             f"{detail['a'].get('origin_agent')} says {detail['a'].get('content')!r}; "
             f"{detail['b'].get('origin_agent')} says {detail['b'].get('content')!r}")
-    pump_cases = [c for c in cases if "mars-1" in (c["agent_a"], c["agent_b"])]
+    # the reviewer signs verdicts with a key of their own; each agent's operator decides to honour it
+    surgeon = Home.at(home)
+    if not reviewer_keys.key_path(surgeon, "flight-surgeon").exists():
+        reviewer_keys.init(surgeon, "flight-surgeon")
+    surgeon_key = reviewer_keys.load(surgeon, "flight-surgeon").public_key
+    for agent in agents.values():
+        agent.add_reviewer("flight-surgeon", surgeon_key)
+    say("  Every agent honours verdicts signed by the flight surgeon's reviewer key.")
+    pump_cases = [c for c in cases if "mars-1" in (c["agent_a"], c["agent_b"]) and c["status"] != "resolved"]
     if pump_cases:
         case = pump_cases[0]
         keep = "a" if case["agent_a"] == "mars-1" else "b"

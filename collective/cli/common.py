@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, TextIO
 
 import click
 
-from ..errors import BadInput, CollectiveError, one_line
+from ..errors import BadInput, CollectiveError, NotShared, one_line
 
 if TYPE_CHECKING:
     from ..agent import Agent
@@ -104,13 +104,20 @@ def _usage_line(e: click.UsageError) -> str:
     return _one_line(e.format_message()) + where
 
 
+class NotSharedFailure(click.ClickException):
+    """Done here, not on the commons: its own status, so a script knows not to redo it."""
+    exit_code = NotShared.exit_code
+
+
 @contextlib.contextmanager
 def cli_errors() -> Iterator[None]:
-    """BadInput -> exit 2, any other CollectiveError -> exit 1, one line each."""
+    """BadInput -> exit 2, NotShared -> exit 3, any other CollectiveError -> exit 1, one line each."""
     try:
         yield
     except BadInput as e:
         raise UsageFailure(one_line(e)) from e
+    except NotShared as e:
+        raise NotSharedFailure(one_line(e)) from e
     except CollectiveError as e:
         raise click.ClickException(one_line(e)) from e
 

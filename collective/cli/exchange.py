@@ -62,7 +62,8 @@ def remote_list(home, agent_id, as_json):
 def push(remote_name, home, agent_id, as_json):
     """Push <agent>/working, and collective/quarantine when it has news.
 
-    A non-fast-forward push fetches, merges and retries a few times.
+    A non-fast-forward push fetches, merges and retries a few times. Exit 3: the
+    branch was pushed but the cases were not shared (run it again).
 
     \b
     JSON: {"remote", "branch", "head", "quarantine": {"pushed", "cases", ...}}
@@ -91,6 +92,13 @@ def _render_pull(r: dict) -> str:
                          + (f"; refused {p['refused']}" if p["refused"] else ""))
             for pair in p["pairs"] if p["status"] == "planned" else ():
                 lines.append(f"    {pair['relation']:12} {pair['remote']} ~ {pair['local']}  {pair['reason']}")
+    for p in r["peers"]:
+        if p.get("key", {}).get("first_sighting"):
+            lines.append(f"{p['peer']}: first sighting, key {p['key']['first_sighting']}")
+        if p.get("key", {}).get("rotated"):
+            lines.append(f"{p['peer']}: key rotated to {p['key']['rotated']} (signed by the key held)")
+    for reason, ids in (r.get("refused", {}).get("collective/quarantine") or {}).items():
+        lines.append(f"collective/quarantine: REFUSED {len(ids)} case(s) ({reason}): {', '.join(ids)}")
     if not r["peers"]:
         lines.append("no peers on the remote yet")
     return "\n".join(lines)
@@ -100,19 +108,29 @@ def _render_pull(r: dict) -> str:
 @click.argument("remote_name", metavar="[REMOTE]", required=False)
 @click.option("--from", "peers", multiple=True, help="Only this peer; repeat for several.")
 @click.option("--dry-run", is_flag=True, help="Print the plan, write nothing.")
+@click.option("--allow-refused", is_flag=True, help="Exit 0 even when rows or keys were refused.")
 @agent_options
 @json_option
-def pull(remote_name, peers, dry_run, home, agent_id, as_json):
+def pull(remote_name, peers, dry_run, allow_refused, home, agent_id, as_json):
     """Fetch the commons and merge what each peer learned since the last pull.
+
+    Rows that do not verify (forged, tampered, unsigned, replayed) and keys that
+    changed without a signed rotation are refused and named; the pull then exits 1
+    after taking the rest, unless --allow-refused. Exit 3: merged here, not shared.
 
     \b
     JSON: {"remote", "dry_run", "peers": [{"peer", "head", "status", "commit",
-           "summary", "refused", "pairs", "seconds"}], "quarantine"}
+           "summary", "refused", "pairs", "seconds", "key"}], "cases_taken",
+           "refused": {"PEER" or "collective/quarantine": {reason: ...}}, "quarantine"}
     """
     with cli_errors():
         with open_agent(home, agent_id) as agent, progress_bars(as_json=as_json) as progress:
             result = agent.pull(remote_name, peers=list(peers), dry_run=dry_run, progress=progress)
     emit(result, as_json=as_json, text=_render_pull)
+    if result["refused"] and not allow_refused:
+        raise click.ClickException("refused data from " + ", ".join(
+            f"{source} ({', '.join(sorted(reasons))})" for source, reasons in sorted(result["refused"].items()))
+            + "; --allow-refused exits 0")
 
 
 @click.command("serve-commons")
@@ -177,22 +195,56 @@ def credential(export_to, home, agent_id, as_json):
          text=lambda r: f"credential {r['id']}" + (f" -> {r['exported_to']}" if r["exported_to"] else ""))
 
 
-@click.command()
+def _render_agents(rows: list[dict]) -> str:
+    lines = []
+    for r in rows:
+        trust = "  -  " if r["trust"] is None else f"{r['trust']:.3f}"
+        lines.append(f"{r['agent']:20} trust {trust}  memories {r['memories']:6}  "
+                     f"key {r['key_fingerprint']}  last sync {r['last_sync'] or 'never'}")
+        if r["key_warning"]:
+            lines.append(f"  WARNING: {r['key_warning']}")
+    return "\n".join(lines) or "no peers yet"
+
+
+@click.group(invoke_without_command=True)
 @agent_options
 @json_option
-def agents(home, agent_id, as_json):
+@click.pass_context
+def agents(ctx, home, agent_id, as_json):
     """The peers this agent knows: trust, last sync, key fingerprint, memories held.
 
+    A peer whose key changed without a rotation signed by the key held, or an agent
+    first met with a key another peer holds differently (trust null), is shown with
+    a warning until `cmem agents accept-key` or `reject-key`.
+
     \b
-    JSON: [{"agent", "trust", "last_sync", "last_synced_commit", "key_fingerprint", "memories"}]
+    JSON: [{"agent", "trust", "last_sync", "last_synced_commit", "key_fingerprint", "memories",
+            "key_warning"}]
     """
+    if ctx.invoked_subcommand is not None:
+        return
     with cli_errors():
         with open_agent(home, agent_id) as agent:
             result = agent.peers()
-    emit(result, as_json=as_json,
-         text=lambda rows: "\n".join(f"{r['agent']:20} trust {r['trust']:.3f}  memories {r['memories']:6}  "
-                                     f"key {r['key_fingerprint']}  last sync {r['last_sync'] or 'never'}"
-                                     for r in rows) or "no peers yet")
+    emit(result, as_json=as_json, text=_render_agents)
+
+
+def _key_decision(name: str, *, accept: bool, summary: str) -> None:
+    """`agents accept-key` and `agents reject-key`: one person's decision each."""
+    @agents.command(name, help=f"{summary}\n\n\b\nJSON: {{\"agent\", \"key_fingerprint\", \"decision\", \"commit\"}}")
+    @click.argument("peer")
+    @agent_options
+    @json_option
+    def decide(peer, home, agent_id, as_json):
+        with cli_errors():
+            with open_agent(home, agent_id) as agent:
+                result = agent.decide_key(peer, accept=accept)
+        emit(result, as_json=as_json, text=lambda r: f"{r['agent']}: key {r['key_fingerprint']} {r['decision']}")
+
+
+_key_decision("accept-key", accept=True,
+              summary="Take the new key PEER showed (no signed rotation explained it) as its key.")
+_key_decision("reject-key", accept=False, summary="Refuse the new key PEER showed: its pulls stay refused.")
 
 
 @click.command("trust")

@@ -171,7 +171,9 @@ def _render_status(s: dict) -> str:
         f"{c['disputed']} disputed, {c['absorbed']} absorbed)",
         f"peers     {c['peers']}, open cases {c['open_cases']}",
         f"index     {index_line}",
-    ])
+    ] + ([f"verdicts  {c['awaiting_reviewer']} awaiting an authorised reviewer (cmem reviewers add)"]
+         if c["awaiting_reviewer"] else [])
+      + ([f"keys      {c['key_changes']} peer key change(s) refused (cmem agents)"] if c["key_changes"] else []))
 
 
 @click.command()

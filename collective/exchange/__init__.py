@@ -14,8 +14,9 @@ from .. import merge
 from ..config import Settings
 from ..embedding import EmbeddingModel
 from ..errors import NotFound
+from ..identity import Identity
 from ..index.keeper import IndexKeeper
-from ..model.refs import agent_of_working
+from ..model.refs import QUARANTINE_BRANCH, agent_of_working
 from ..peers import Peers
 from ..quarantine.service import Quarantine
 from ..runtime.gc_pause import gc_paused
@@ -35,7 +36,8 @@ __all__ = ["Exchange", "PeerPull", "PeerReport", "Remotes"]
 class Exchange:
     def __init__(self, repo: Repository, tables: Tables, remotes: Remotes, quarantine: Quarantine, *,
                  keeper: IndexKeeper, model: EmbeddingModel, peers: Peers, upkeep: Upkeep,
-                 comparator: Callable[[], merge.Comparator], agent_id: str, branch: str, settings: Settings):
+                 comparator: Callable[[], merge.Comparator], identity: Identity, agent_id: str, branch: str,
+                 settings: Settings):
         self.repo = repo
         self.tables = tables
         self.remotes = remotes
@@ -45,6 +47,7 @@ class Exchange:
         self.peers = peers
         self.upkeep = upkeep
         self.comparator = comparator
+        self.identity = identity
         self.agent_id = agent_id
         self.branch = branch
         self.settings = settings
@@ -52,13 +55,16 @@ class Exchange:
     def push(self, remote: str | None = None) -> dict:
         """Push the working branch, then share the quarantine cases."""
         remote = self.remotes.choose(remote)
-        push_branch(self.repo, remote, self.branch, author=self.agent_id)
-        shared = self.quarantine.share(remote)
-        return {"remote": remote, "branch": self.branch, "head": self.repo.head(self.branch), "quarantine": shared}
+        push_branch(self.repo, self.tables, remote, self.branch, author=self.agent_id,
+                    public_key=self.identity.public_key)
+        pushed = {"remote": remote, "branch": self.branch, "head": self.repo.head(self.branch)}
+        return self.quarantine.share_after("cases", pushed, remote)
 
     def pull(self, remote: str | None = None, *, peers: Sequence[str] = (), dry_run: bool = False,
              comparator: merge.Comparator | None = None, progress: Progress | None = None) -> dict:
-        """Fetch the commons, take its cases, merge every peer that moved, share the cases."""
+        """Fetch the commons, take its cases, merge every peer that moved, share the cases.
+
+        `refused` names, per peer and for the shared cases, what was not taken and why."""
         remote = self.remotes.choose(remote)
         with gc_paused():
             started = time.perf_counter()
@@ -71,13 +77,19 @@ class Exchange:
                     raise NotFound("peer", f"no branch {peer}/working on remote {remote!r}")
             session = PeerPull(self.repo, self.tables, keeper=self.keeper, model=self.model, peers=self.peers,
                                upkeep=self.upkeep, comparator=comparator or self.comparator(),
-                               agent_id=self.agent_id, settings=self.settings, remote=remote, progress=progress)
-            if not dry_run:
-                self.quarantine.take_from(remote)
+                               identity=self.identity, agent_id=self.agent_id, settings=self.settings, remote=remote,
+                               progress=progress)
+            taken = None if dry_run else self.quarantine.take_from(remote)
             reports = []
             for peer in sorted(peers) if peers else sorted(available):
                 report = session.run(peer, available[peer], dry_run=dry_run)
                 report.seconds["fetch"] = fetch_s
                 reports.append(report)
-            shared = None if dry_run else self.quarantine.share(remote)
-        return {"remote": remote, "dry_run": dry_run, "peers": [r.to_dict() for r in reports], "quarantine": shared}
+            refused = {r.peer: r.refused for r in reports if r.refused}
+            if taken and taken["refused"]:
+                refused[QUARANTINE_BRANCH] = taken["refused_cases"]
+            result = {"remote": remote, "dry_run": dry_run, "peers": [r.to_dict() for r in reports],
+                      "cases_taken": taken, "refused": refused}
+            if dry_run:
+                return {**result, "quarantine": None}
+            return self.quarantine.share_after("pull", result, remote)

@@ -19,13 +19,14 @@ from ..core import trust
 from ..config import Settings
 from ..embedding import EmbeddingModel
 from ..errors import NotFound, StorageError
-from ..identity import verify_many
+from ..identity import Identity, fingerprint, rotation_reaches, verify, verify_many
 from ..index.keeper import IndexKeeper
 from ..judge import cache as kept_analyses
 from ..model import Memory, iso, utcnow
-from ..model.enums import PeerStatus
-from ..model.refs import peer_working, working_branch
+from ..model.enums import CaseStatus, PeerStatus
+from ..model.refs import agent_of_working, peer_working, working_branch
 from ..peers import Peers
+from ..quarantine.signing import sign_case
 from ..runtime import parallel
 from ..runtime.progress import Progress
 from ..store.tables import Tables
@@ -46,10 +47,11 @@ class PeerReport:
     refused: dict[str, int] = field(default_factory=dict)
     pairs: list[dict] = field(default_factory=list)
     seconds: dict[str, float] = field(default_factory=dict)
+    key: dict[str, str] = field(default_factory=dict)  # first_sighting, rotated or refused: the key's fingerprint
 
     def to_dict(self) -> dict:
         return {"peer": self.peer, "head": self.head, "status": self.status, "commit": self.commit,
-                "summary": self.summary, "refused": self.refused, "pairs": self.pairs,
+                "summary": self.summary, "refused": self.refused, "pairs": self.pairs, "key": self.key,
                 "seconds": {k: round(v, 4) for k, v in self.seconds.items()}}
 
 
@@ -66,8 +68,8 @@ class PeerPull:
     """Pulls of one agent from one remote, peer by peer."""
 
     def __init__(self, repo: Repository, tables: Tables, *, keeper: IndexKeeper, model: EmbeddingModel, peers: Peers,
-                 upkeep: Upkeep, comparator: merge.Comparator, agent_id: str, settings: Settings, remote: str,
-                 progress: Progress | None = None):
+                 upkeep: Upkeep, comparator: merge.Comparator, identity: Identity, agent_id: str, settings: Settings,
+                 remote: str, progress: Progress | None = None):
         self.repo = repo
         self.tables = tables
         self.keeper = keeper
@@ -75,6 +77,7 @@ class PeerPull:
         self.peers = peers
         self.upkeep = upkeep
         self.comparator = comparator
+        self.identity = identity
         self.agent_id = agent_id
         self.settings = settings
         self.remote = remote
@@ -88,8 +91,8 @@ class PeerPull:
             report.status, report.refused = PeerStatus.REFUSED, {"no_agent_row": 1}
             return report
         pinned = self.tables.agents.get(peer)
-        if pinned is not None and pinned["public_key"] != theirs["public_key"]:
-            report.status, report.refused = PeerStatus.REFUSED, {"key_changed": 1}
+        rotations = self._key_check(peer, ref, pinned, theirs, report, dry_run=dry_run)
+        if report.status == PeerStatus.REFUSED:
             return report
         watermark = pinned["last_synced_commit"] if pinned else None
         if watermark == head:
@@ -101,7 +104,7 @@ class PeerPull:
         self._report(f"{peer}: read", 1, 1)
         report.seconds["diff"] = time.perf_counter() - clock
         clock = time.perf_counter()
-        planned, read, already_read = self._classify(peer, head, theirs["public_key"], rows, report)
+        planned, read, already_read = self._classify(peer, head, theirs["public_key"], rows, report, rotations)
         report.seconds["classify"] = time.perf_counter() - clock  # verify ran beside it
         if dry_run:
             report.pairs = [p.to_dict() for p in planned.pairs]
@@ -109,10 +112,55 @@ class PeerPull:
             return report
         clock = time.perf_counter()
         self._report(f"{peer}: write", 0, 1)
-        self._apply(planned, _watermark_row(peer, head, theirs, pinned, iso(utcnow())), read - already_read, report)
+        self._apply(planned, _watermark_row(peer, head, theirs, pinned, iso(utcnow())), read - already_read, report,
+                    rotations)
         self._report(f"{peer}: write", 1, 1)
         report.seconds["apply"] = time.perf_counter() - clock
         return report
+
+    def _key_check(self, peer: str, ref: str, pinned: dict | None, theirs: dict, report: PeerReport, *,
+                   dry_run: bool) -> list[dict]:
+        """Whether the key the peer shows is one we may take: the one we hold, one a signed
+        rotation leads to from it, or (first sighting) whatever it shows, said so. A change
+        without such a rotation is refused and kept for a person to decide. Returns the
+        rotations to remember (their old keys still verify what they signed)."""
+        shown = theirs["public_key"]
+        rotations = self.tables.key_rotations.of(peer, as_of=ref)
+        if pinned is None:
+            witness = None if self.peers.key_accepted(peer, shown) else self._other_key_held(peer, shown, rotations)
+            if witness is None:
+                report.key = {"first_sighting": fingerprint(shown)}
+                return [r for r in rotations if rotation_reaches(r["old_key"], shown, rotations)]
+            reason = "key_disputed"  # a peer of ours holds another key for it: the collective disagrees
+        elif pinned["public_key"] == shown:
+            return []
+        elif rotation_reaches(pinned["public_key"], shown, rotations):
+            report.key = {"rotated": fingerprint(shown)}
+            return rotations
+        else:
+            reason = "key_changed"
+        rejected = self.peers.key_rejected(peer, shown)
+        report.status = PeerStatus.REFUSED
+        report.refused = {"key_rejected" if rejected else reason: 1}
+        report.key = {"refused": fingerprint(shown)}
+        if not dry_run and not rejected:
+            with self.repo.transaction():
+                if self.peers.note_key_change(peer, shown):
+                    self.repo.commit(f"agents: refuse key {fingerprint(shown)} of {peer} (no signed rotation)",
+                                     author=self.agent_id)
+        return []
+
+    def _other_key_held(self, peer: str, shown: str, rotations: list[dict]) -> str | None:
+        """An agent on the commons whose branch holds another key for `peer`, one no
+        signed rotation leads from to the key `peer` shows now."""
+        for branch in sorted(self.repo.remote_branches()):
+            witness = agent_of_working(branch.split("/", 1)[1]) if branch.startswith(self.remote + "/") else None
+            if witness in (None, peer, self.agent_id):
+                continue
+            held = self.tables.agents.public_key(peer, as_of=branch)
+            if held is not None and held != shown and not rotation_reaches(held, shown, rotations):
+                return witness
+        return None
 
     def _report(self, stage: str, done: int, total: int) -> None:
         if self.progress is not None:
@@ -133,8 +181,8 @@ class PeerPull:
                 pass  # the watermark commit is gone (gc, force push): read everything
         return self.tables.memories.rows(as_of=head)
 
-    def _classify(self, peer: str, head: str, peer_key: str, rows: list[dict],
-                  report: PeerReport) -> tuple[merge.MergePlan, set[str], set[str]]:
+    def _classify(self, peer: str, head: str, peer_key: str, rows: list[dict], report: PeerReport,
+                  rotations: list[dict]) -> tuple[merge.MergePlan, set[str], set[str]]:
         """Verify, find candidates, judge and plan. Returns the plan, the texts the judging
         read, and those whose analyses were kept already."""
         memories = [Memory.from_row(row) for row in rows]
@@ -150,14 +198,33 @@ class PeerPull:
             judge = getattr(self.comparator, "judge", None)
             missing = kept_analyses.recall(self.repo, judge, local_texts)
             valid, report.seconds["verify"] = verifying.result()
+        valid = self._recheck(memories, signers, valid, rotations)
         arrivals = _sort_out(peer, memories, signers, valid)
         report.refused = arrivals.refused
         ctx = merge.MergeContext(receiver=self.agent_id, trust=self.peers.trust_scores(),
-                                 known_cases=self.tables.cases.by_id(), settings=self.settings, now=utcnow())
+                                 known_cases=self.tables.cases.by_id(), settings=self.settings, now=utcnow(),
+                                 unsettled=frozenset(self._unsettled()))
         planned, read = plan_pull(peer, head, arrivals.incoming, held, candidates, self.comparator, ctx,
                                   unread=set(missing), progress=self._progress_of(peer))
         report.summary = {**planned.summary(), "relayed_skipped": arrivals.relayed}
         return planned, read, local_texts.difference(missing)
+
+    def _recheck(self, memories: Sequence[Memory], signers: Sequence[str | None], valid: list[bool],
+                 rotations: list[dict]) -> list[bool]:
+        """Signatures that failed against an origin's key, checked again against the keys it
+        rotated away from: what it signed before a rotation stays its own."""
+        if all(valid):
+            return valid
+        old_keys: dict[str, list[str]] = {}
+        for row in [*self.tables.key_rotations.all(), *rotations]:
+            old_keys.setdefault(row["agent_id"], []).append(row["old_key"])
+        checked = [m for m, key in zip(memories, signers) if key]
+        return [ok or any(verify(k, m.claim(), m.signature) for k in old_keys.get(m.origin_agent, ()))
+                for m, ok in zip(checked, valid)]
+
+    def _unsettled(self) -> set[str]:
+        applied = self.tables.applied_verdicts.case_ids()
+        return {c["id"] for c in self.tables.cases.all(status=CaseStatus.RESOLVED) if c["id"] not in applied}
 
     def _signers(self, peer: str, peer_key: str, memories: Sequence[Memory]) -> list[str | None]:
         """Whose key each memory's signature must verify against: the peer's for its own,
@@ -183,13 +250,17 @@ class PeerPull:
         return merge.find_candidates(self.keeper.current(), self.tables.memories, usable,
                                      self.comparator.candidate_floor)
 
-    def _apply(self, planned: merge.MergePlan, watermark: dict, unkept: set[str], report: PeerReport) -> None:
+    def _apply(self, planned: merge.MergePlan, watermark: dict, unkept: set[str], report: PeerReport,
+               rotations: list[dict]) -> None:
         s = planned.counts
         message = (f"pull {planned.peer} at {planned.head[:12]}: {len(planned.inserts)} new ({s['constructive']} "
                    f"constructive, {s['partial']} partial, {s['destructive']} destructive, {s['independent']} "
                    f"independent), {s['updated']} updated, {s['retracted']} retracted")
+        # the cases this pull opened or counted again carry our signature
+        planned.cases = {cid: sign_case(case, self.identity, self.agent_id) for cid, case in planned.cases.items()}
         with self.repo.transaction():
             merge.apply(self.tables, planned, watermark=watermark)
+            self.tables.key_rotations.write(rotations)
             kept_analyses.keep(self.repo, getattr(self.comparator, "judge", None), unkept)
             # the engine commits outside the GIL (seconds after a big pull): the report is written meanwhile
             with parallel.in_background(self.repo.commit, message, author=self.agent_id) as committing:

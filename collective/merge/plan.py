@@ -62,6 +62,7 @@ class MergeContext:
     known_cases: Mapping[str, dict]
     settings: Settings
     now: datetime
+    unsettled: frozenset[str] = frozenset()  # resolved cases whose verdict has not taken effect here
 
 
 def effective_amplitude(memory: Memory, trust_score: float, now: datetime, settings: Settings) -> float:
@@ -205,7 +206,7 @@ def _settled(result: MergePlan, ctx: MergeContext, a: str, b: str) -> dict[str, 
     """The disputed flags a person's verdict set on this pair, if its case is resolved."""
     cid = case_id(a, b)
     known = result.cases.get(cid) or ctx.known_cases.get(cid)
-    if known is None or known["status"] != CaseStatus.RESOLVED:
+    if known is None or known["status"] != CaseStatus.RESOLVED or cid in ctx.unsettled:
         return None
     return effects(known).disputed
 

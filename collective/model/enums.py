@@ -37,6 +37,14 @@ class Keep(StrEnum):
     MERGED = "merged"
 
 
+class KeyDecision(StrEnum):
+    """Where a peer's refused key change stands (`key_changes`)."""
+
+    PENDING = "pending"    # refused, waiting for a person
+    REJECTED = "rejected"  # refused for good
+    ACCEPTED = "accepted"  # a peer first met with a disputed key: taken at its next pull
+
+
 class PeerStatus(StrEnum):
     """What a pull did with one peer."""
 

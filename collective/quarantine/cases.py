@@ -34,7 +34,8 @@ def _opening(case: dict) -> tuple:
     """Which copy's view of the pair a merge keeps: the earliest opening, ties broken
     by the measured values, so the choice never depends on who merges whom."""
     return (case["created_at"], float(case["similarity"]), float(case["phase_diff"]),
-            case["memory_id_a"], case["memory_id_b"], case["agent_a"], case["agent_b"])
+            case["memory_id_a"], case["memory_id_b"], case["agent_a"], case["agent_b"],
+            case.get("opened_by") or "", case.get("opening_signature") or "")
 
 
 def merge_cases(ours: dict | None, theirs: dict | None) -> dict:
@@ -47,15 +48,31 @@ def merge_cases(ours: dict | None, theirs: dict | None) -> dict:
     if ours is None or theirs is None:
         return dict(ours or theirs)  # type: ignore[arg-type]
     out = dict(min(ours, theirs, key=_opening))
-    out["dispute_count"] = max(int(ours["dispute_count"]), int(theirs["dispute_count"]))
+    counted = min(ours, theirs, key=_count)  # the count travels with its signer's signature
+    out["dispute_count"] = int(counted["dispute_count"])
+    _copy(out, counted, ("counted_by", "count_signature"))
     out["status"] = max(CaseStatus(ours["status"]), CaseStatus(theirs["status"]), key=lambda s: s.rank)
     verdicts = [c for c in (ours, theirs) if c["status"] == CaseStatus.RESOLVED]
     if verdicts:
         first = min(verdicts, key=lambda c: (c["resolved_at"], c["resolution"] or ""))
         out["resolution"], out["resolved_at"] = first["resolution"], first["resolved_at"]
+        _copy(out, first, ("verdict_signature",))
     else:
         out["resolution"], out["resolved_at"] = None, None
+        _copy(out, {}, ("verdict_signature",))
     return out
+
+
+def _count(case: dict) -> tuple:
+    """The largest count first; between equal counts, a fixed choice of signer."""
+    return (-int(case["dispute_count"]), case.get("counted_by") or "", case.get("count_signature") or "")
+
+
+def _copy(out: dict, source: dict, fields: tuple[str, ...]) -> None:
+    """Signature columns, where the rows have them (rows read before they existed do not)."""
+    for name in fields:
+        if name in out or name in source:
+            out[name] = source.get(name)
 
 
 def union(*case_lists: list[dict]) -> dict[str, dict]:
@@ -95,14 +112,14 @@ def validate_keep(keep: str) -> str:
     return keep
 
 
-def resolution(case: dict, *, keep: str, note: str | None, by: str, agent: str, at: str) -> dict:
-    """The case row after a person decided."""
+def resolution(case: dict, *, document: str, signature: str, at: str) -> dict:
+    """The case row after a person decided: the signed verdict document and its signature."""
     if case["status"] == CaseStatus.RESOLVED:
         raise BadInput("case", f"{case['id']} is already resolved")
     out = dict(case)
     out["status"] = CaseStatus.RESOLVED
-    out["resolution"] = json.dumps({"keep": validate_keep(keep), "note": note or "", "by": by,
-                                    "recorded_by": agent, "at": at}, sort_keys=True)
+    out["resolution"] = document
+    out["verdict_signature"] = signature
     out["resolved_at"] = at
     return out
 

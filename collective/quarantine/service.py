@@ -1,9 +1,12 @@
-"""The quarantine as an agent keeps it: list, show, resolve, and the shared branch.
+"""The quarantine as an agent keeps it: list, show, resolve, reviewers, and the shared branch.
 
 Cases live in the agent's `quarantine` table and travel on the shared
 `collective/quarantine` branch, rebuilt on the commons' head as a join of
 the cases (cases.union) each time it is shared, so agents that share at the
-same moment converge; a lost race retries.
+same moment converge; a lost race retries. Every row taken from the commons
+is checked first (signing.check_cases): what does not verify is ignored and
+reported. A verdict takes effect only when its reviewer is one this agent's
+operator authorised (`reviewers`); until then it is kept, awaiting one.
 """
 
 from __future__ import annotations
@@ -12,18 +15,22 @@ import json
 from typing import TYPE_CHECKING
 
 from ..core import trust
-from ..errors import BadInput, CollectiveError, NonFastForward, NotFound
+from ..errors import BadInput, CollectiveError, NonFastForward, NotFound, NotShared
+from ..identity import Identity, valid_public_key
 from ..model import iso, utcnow
 from ..model.enums import CaseStatus, LinkType
-from ..model.refs import MAIN_BRANCH, QUARANTINE_BRANCH, tracking
+from ..model.refs import MAIN_BRANCH, QUARANTINE_BRANCH, peer_working, tracking
 from ..peers import Peers
 from ..runtime.retry import retrying
 from ..store.tables import Tables
 from ..upkeep import Upkeep
 from . import cases as rules
+from . import signing
 
 if TYPE_CHECKING:
     from ..store.port import Repository
+
+AWAITING_REVIEWER = "awaiting an authorised reviewer"
 
 SHARE_ATTEMPTS = 4
 HISTORY_DEPTH = 200  # commits searched for a case's history
@@ -33,32 +40,39 @@ class CaseUnshared(CollectiveError):
     """collective/quarantine could not be pushed: others kept pushing in between."""
 
 
-def case_dict(row: dict) -> dict:
-    """The documented shape of a case: its row with the resolution parsed."""
+def case_dict(row: dict, applied: set[str] | None = None) -> dict:
+    """The documented shape of a case: its row with the resolution parsed, and whether
+    its verdict took effect here (`applied`) or awaits an authorised reviewer."""
     out = dict(row)
     out["resolution"] = json.loads(row["resolution"]) if row.get("resolution") else None
+    if applied is not None:
+        out["applied"] = row["status"] == CaseStatus.RESOLVED and row["id"] in applied
+        out["awaiting"] = AWAITING_REVIEWER if row["status"] == CaseStatus.RESOLVED and not out["applied"] else None
     return out
 
 
 class Quarantine:
-    def __init__(self, repo: Repository, tables: Tables, peers: Peers, upkeep: Upkeep, *, agent_id: str, branch: str):
+    def __init__(self, repo: Repository, tables: Tables, peers: Peers, upkeep: Upkeep, *, agent_id: str,
+                 branch: str, threshold: int):
         self.repo = repo
         self.tables = tables
         self.peers = peers
         self.upkeep = upkeep
         self.agent_id = agent_id
         self.branch = branch
+        self.threshold = threshold
 
     # --- reading -------------------------------------------------------------
     def list(self, status: str | None = None) -> list[dict]:
         if status is not None and status not in CaseStatus.__members__.values():
             raise BadInput("status", f"must be one of {', '.join(CaseStatus)}, got {status!r}")
-        return [case_dict(r) for r in self.tables.cases.all(status=status)]
+        applied = self.tables.applied_verdicts.case_ids()
+        return [case_dict(r, applied) for r in self.tables.cases.all(status=status)]
 
     def show(self, case_id: str) -> dict:
         """A case with both memories (from the working branch, else the quarantine branch),
         the holder's trust in each origin, and the commits that name it."""
-        case = case_dict(self._row(case_id))
+        case = case_dict(self._row(case_id), self.tables.applied_verdicts.case_ids())
         scores = self.peers.trust_scores()
         for side in ("a", "b"):
             memory_id = case[f"memory_id_{side}"]
@@ -82,19 +96,39 @@ class Quarantine:
     def check_verdict(self, case_id: str, keep: str) -> dict:
         """The case a verdict is about, once the verdict is known to be valid (else BadInput)."""
         rules.validate_keep(keep)
-        return self._row(case_id)
+        case = self._row(case_id)
+        if case["status"] == CaseStatus.RESOLVED:
+            raise BadInput("case", f"{case_id} is already resolved")
+        return case
 
-    def resolve(self, case_id: str, *, keep: str, note: str | None, by: str) -> dict:
-        """Record a verdict, with who and why; flags and trust follow. One commit."""
+    def resolve(self, case_id: str, *, keep: str, note: str | None, by: str, reviewer: Identity) -> dict:
+        """Record a verdict signed with the reviewer's key; flags and trust follow when this
+        agent honours that reviewer, else it awaits one. One commit."""
         case = self.check_verdict(case_id, keep)
         now = iso(utcnow())
-        resolved = rules.resolution(case, keep=keep, note=note, by=by, agent=self.agent_id, at=now)
+        document = signing.verdict_document(case, keep=keep, note=note, by=by, reviewer_key=reviewer.public_key,
+                                            agent=self.agent_id, at=now)
+        resolved = rules.resolution(case, document=document, signature=reviewer.sign(document.encode("utf-8")),
+                                    at=now)
         with self.repo.transaction():
             self.tables.cases.write([resolved])
-            self.apply_verdict(resolved)
+            applied = self._apply_authorised([resolved])
             head = self.repo.commit(f"quarantine: resolve {case_id} keep {keep}", author=self.agent_id)
         self.upkeep.after_commit()
-        return {**case_dict(resolved), "commit": head}
+        return {**case_dict(resolved, set(applied)), "commit": head}
+
+    def _apply_authorised(self, cases: list[dict]) -> list[str]:
+        """Apply each resolved case's verdict once, when an authorised reviewer signed it;
+        the caller holds the transaction. Returns the ids applied now."""
+        authorised, done = self.tables.reviewers.keys(), self.tables.applied_verdicts.case_ids()
+        applied = []
+        for case in cases:
+            key = signing.verdict_key(case)
+            if case["status"] == CaseStatus.RESOLVED and case["id"] not in done and key in authorised:
+                self.apply_verdict(case)
+                self.tables.applied_verdicts.add(case["id"], key, at=iso(utcnow()))
+                applied.append(case["id"])
+        return applied
 
     def apply_verdict(self, case: dict) -> None:
         """Flags, links and trust after a verdict; the caller holds the transaction."""
@@ -110,29 +144,88 @@ class Quarantine:
         self.peers.move(effect.verdicts, verifier=decision.get("by", "reviewer"), at=now,
                         evidence={"case_id": case["id"], "memory_ids": [case["memory_id_a"], case["memory_id_b"]]})
 
+    # --- reviewers ---------------------------------------------------------------
+    def reviewers(self) -> list[dict]:
+        return self.tables.reviewers.all()
+
+    def add_reviewer(self, name: str, public_key: str) -> dict:
+        """Honour a reviewer's verdicts from now on; verdicts of theirs kept so far take effect."""
+        if not valid_public_key(public_key):
+            raise BadInput("public_key", "is not a base64 Ed25519 public key (as `cmem reviewer init` prints it)")
+        row = {"name": name, "public_key": public_key, "added_at": iso(utcnow())}
+        with self.repo.transaction():
+            self.tables.reviewers.write(row)
+            applied = self._apply_authorised(self.tables.cases.all(status=CaseStatus.RESOLVED))
+            self.repo.commit(f"reviewers: add {name}", author=self.agent_id)
+        self.upkeep.after_commit()
+        return {**row, "applied": applied}
+
+    def remove_reviewer(self, name: str) -> dict:
+        """Honour no more verdicts of this reviewer (those applied stay applied)."""
+        row = self.tables.reviewers.get(name)
+        if row is None:
+            raise NotFound("reviewer", f"no reviewer named {name!r}")
+        with self.repo.transaction():
+            self.tables.reviewers.remove(name)
+            self.repo.commit(f"reviewers: remove {name}", author=self.agent_id)
+        self.upkeep.after_commit()
+        return row
+
     # --- the shared branch -------------------------------------------------------
-    def take_from(self, remote: str) -> int:
+    def take_from(self, remote: str) -> dict:
         """Take the commons' view of the cases into the working branch (one commit if
-        anything changed); verdicts new to this agent take effect. The caller fetched."""
+        anything changed), each row checked first; verdicts of authorised reviewers new
+        to this agent take effect. The caller fetched.
+
+        Returns {"taken", "refused": {reason: count}, "refused_cases": {reason: [ids]}}."""
         remote_ref = tracking(remote, QUARANTINE_BRANCH)
         if remote_ref not in self.repo.remote_branches():
-            return 0
+            return {"taken": 0, "refused": {}, "refused_cases": {}}
         ours = self.tables.cases.by_id()
-        merged = rules.union(list(ours.values()), self.tables.cases.all(as_of=remote_ref))
+        checked = self.check(self.tables.cases.all(as_of=remote_ref), remote, ours)
+        merged = rules.union(list(ours.values()), checked.kept)
         changed = rules.changed(merged, ours)
+        report = {"taken": len(changed), "refused": checked.counts(), "refused_cases": checked.refused}
         if not changed:
-            return 0
+            return report
         # The disputed memories stay on the quarantine branch until a pull brings them
         # from their origins: taking them here would skip their classification.
         with self.repo.transaction():
             self.tables.cases.write(changed)
-            for case in changed:
-                before = ours.get(case["id"])
-                if case["status"] == CaseStatus.RESOLVED and (before is None or before["status"] != CaseStatus.RESOLVED):
-                    self.apply_verdict(case)
+            self._apply_authorised(changed)
             self.repo.commit(f"quarantine: take {len(changed)} case(s) from {remote}", author=self.agent_id)
         self.upkeep.after_commit()
-        return len(changed)
+        return report
+
+    def check(self, rows: list[dict], remote: str, held: dict[str, dict]) -> signing.Checked:
+        """The shared rows whose signatures verify (see signing.check_cases); a row the
+        same as the one `held` here was checked when it came (or is ours)."""
+        same = {r["id"] for r in rows if r["id"] in held and rules.normalise(r) == rules.normalise(held[r["id"]])}
+        keys = self.tables.agents.keys()
+        rotated: dict[str, list[str]] = {}
+        for row in self.tables.key_rotations.all():
+            rotated.setdefault(row["agent_id"], []).append(row["old_key"])
+
+        def key_of(agent_id: str) -> list[str]:
+            if agent_id not in keys:  # not met yet: its key as its own branch, else the shared one, has it
+                keys[agent_id] = next((self.tables.agents.public_key(agent_id, as_of=ref)
+                                       for ref in (peer_working(remote, agent_id), tracking(remote, QUARANTINE_BRANCH))
+                                       if ref in self.repo.remote_branches()), None)
+            return [k for k in [keys[agent_id], *rotated.get(agent_id, [])] if k]
+
+        checked = signing.check_cases([r for r in rows if r["id"] not in same], key_of, threshold=self.threshold)
+        checked.kept += [r for r in rows if r["id"] in same]
+        return checked
+
+    def share_after(self, what: str, result: dict, remote: str | None) -> dict:
+        """`result` (work committed here) with the sharing of the cases added; NotShared,
+        carrying the result, when the commons did not take them."""
+        if remote is None:
+            return {**result, "quarantine": {"pushed": False}}
+        try:
+            return {**result, "quarantine": self.share(remote)}
+        except CollectiveError as e:
+            raise NotShared(what, e, {**result, "quarantine": {"pushed": False, "error": str(e)}}) from e
 
     def share(self, remote: str) -> dict:
         """Publish our cases and their disputed pairs on collective/quarantine, at once.
@@ -151,8 +244,11 @@ class Quarantine:
         remote_ref = tracking(remote, QUARANTINE_BRANCH)
         base = remote_ref if remote_ref in self.repo.remote_branches() else MAIN_BRANCH
         self.repo.create_branch_at(QUARANTINE_BRANCH, base)
+        with self.repo.on_branch(QUARANTINE_BRANCH):  # made by an agent of an older schema, or from our old main
+            self.repo.migrate(author=self.agent_id, now=iso(utcnow()))
         theirs = self.tables.cases.by_id(as_of=QUARANTINE_BRANCH)
-        merged = rules.union(list(theirs.values()), ours)
+        # rows that do not verify are left out of the join: our copy replaces them
+        merged = rules.union(self.check(list(theirs.values()), remote, {c["id"]: c for c in ours}).kept, ours)
         changed = rules.changed(merged, theirs)
         if changed:
             ids = sorted({m for c in changed for m in (c["memory_id_a"], c["memory_id_b"])})
@@ -160,6 +256,8 @@ class Quarantine:
             with self.repo.on_branch(QUARANTINE_BRANCH), self.repo.transaction():
                 self.tables.cases.write(changed)
                 self.tables.memories.write_rows(pair_rows)
+                # our key beside the cases we sign, for peers that never saw our branch
+                self.tables.agents.write(self.tables.agents.get(self.agent_id, as_of=self.branch))
                 self.repo.commit(f"quarantine: {self.agent_id} shares {len(changed)} case(s)", author=self.agent_id)
         if base == remote_ref and not changed:
             return {"pushed": False, "cases": len(merged)}

@@ -18,6 +18,10 @@ from ..errors import CommonsRefused, NoCommonsYet, NonFastForward, NotACommons, 
 from .port import Commit, Conflict  # noqa: E402
 from .sql import SqlRepository, author_arg, ident, quote  # noqa: E402
 
+# What the engine says when a push is behind the remote's branch, or lost a race to
+# another push ("push failed (remote refs changed)"): both are a NonFastForward.
+NON_FAST_FORWARD = ("fast-forward", "fast forward", "remote refs changed", "no common ancestor")
+
 BUSY_TIMEOUT_S = 30.0
 MAGIC = b"CTLD"
 
@@ -102,7 +106,7 @@ class DoltliteRepository(SqlRepository):
         if "remote request failed" in lowered:  # a Dolt remotesapi answered in gRPC
             return NotACommons(remote, f"{remote!r} is not a doltlite commons "
                                        "(doltlite and Dolt agents cannot share a commons)")
-        if branch is not None and ("fast-forward" in lowered or "fast forward" in lowered):
+        if branch is not None and any(m in lowered for m in NON_FAST_FORWARD):
             return NonFastForward(branch, detail=text)
         return StorageError(text)
 

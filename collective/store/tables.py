@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
 
 from ..errors import NotFound
 from ..model import Memory
+from .key_tables import AppliedVerdicts, EndorsementTable, KeyChanges, KeyRotations, ReviewerTable
 
 if TYPE_CHECKING:
     from .port import Repository
@@ -123,6 +124,9 @@ class AgentTable:
 
     def write(self, row: Mapping) -> None:
         self.repo.upsert(self.name, [row], key=["agent_id"])
+
+    def set_key(self, agent_id: str, public_key: str) -> None:
+        self.repo.update(self.name, {"public_key": public_key}, {"agent_id": agent_id})
 
     def set_trust(self, agent_id: str, score: float) -> None:
         self.repo.update(self.name, {"trust_score": score}, {"agent_id": agent_id})
@@ -255,3 +259,8 @@ class Tables:
         self.state = LocalState(repo)
         self.store_claims = StoreClaims(repo)
         self.access = AccessCounts(repo)
+        self.reviewers = ReviewerTable(repo)
+        self.applied_verdicts = AppliedVerdicts(repo)
+        self.endorsements = EndorsementTable(repo)
+        self.key_rotations = KeyRotations(repo)
+        self.key_changes = KeyChanges(repo)

@@ -16,7 +16,8 @@ from collective.cli import cli
 TREE = {
     "init": None, "store": None, "recall": None, "show": None, "forget": None, "log": None, "index": None,
     "status": None, "remote": {"add", "list"}, "push": None, "pull": None, "serve-commons": None, "credential": None,
-    "agents": None, "trust": None, "quarantine": {"list", "show", "resolve"}, "judge": None, "mcp": None,
+    "agents": {"accept-key", "reject-key"}, "trust": None, "quarantine": {"list", "show", "resolve"},
+    "reviewer": {"init"}, "reviewers": {"add", "list", "remove"}, "key": {"rotate"}, "judge": None, "mcp": None,
 }
 SPEAKS_A_PROTOCOL = {"mcp"}  # its standard output is MCP's JSON-RPC, not a result to print
 

@@ -13,7 +13,9 @@ import math
 
 import pytest
 
+from collective import reviewer_keys
 from collective.agent import Agent
+from collective.config import Home
 from collective.core import wave
 from collective.model.refs import QUARANTINE_BRANCH
 from collective.quarantine import cases as quarantine
@@ -27,6 +29,15 @@ ASK_PUMP = "Is the coolant pump in module B safe?"
 
 # The collective behaviour is the same on both engines.
 pytestmark = pytest.mark.usefixtures("engine")
+
+
+@pytest.fixture
+def ana(trio, home):
+    """A reviewer, ana, whose verdicts all three agents honour."""
+    made = reviewer_keys.init(Home.at(home), "ana")
+    for agent in trio.values():
+        agent.add_reviewer("ana", made["public_key"])
+    return made
 
 
 def peer_report(result: dict, peer: str) -> dict:
@@ -55,7 +66,7 @@ def sync_round(agents: dict[str, Agent]) -> None:
 
 
 # --- the story ------------------------------------------------------------------------
-def test_agreement_contradiction_partial_and_resolution(trio, cmem):
+def test_agreement_contradiction_partial_and_resolution(trio, cmem, ana):
     e1, e2, m1 = trio["earth-1"], trio["earth-2"], trio["mars-1"]
     pump = e1.store(PUMP).memory
     storm = e1.store(STORM).memory
@@ -196,7 +207,7 @@ def test_one_dispute_opened_from_both_sides_is_one_case(trio, monkeypatch):
     assert {r["id"]: r["content"] for r in pair} == {pump.id: PUMP, not_pump.id: NOT_PUMP}
 
 
-def test_an_agent_meeting_a_resolved_pair_later_follows_the_verdict(trio):
+def test_an_agent_meeting_a_resolved_pair_later_follows_the_verdict(trio, ana):
     e1, e2, m1 = trio["earth-1"], trio["earth-2"], trio["mars-1"]
     pump = e1.store(PUMP).memory
     not_pump = m1.store(NOT_PUMP).memory

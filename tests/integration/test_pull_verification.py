@@ -48,7 +48,9 @@ def test_a_forged_origin_is_refused_and_reported(trio, cmem):
     m1.push()
 
     result = cmem("pull", "--from", "mars-1", "--agent", "earth-1", "--json")
-    assert result.exit_code == 0, result.output
+    # what verified is taken; the pull says what it refused and exits 1
+    assert result.exit_code == 1, result.output
+    assert result.stderr == "Error: refused data from mars-1 (forged_origin); --allow-refused exits 0\n"
     report = peer_report(json.loads(result.stdout), "mars-1")
     assert report["refused"] == {"forged_origin": 2}
     assert report["summary"]["new"] == 1

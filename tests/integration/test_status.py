@@ -22,7 +22,7 @@ def test_status_counts(agent, foreign):
     foreign(agent, "mars-1", "three")
     s = agent.status()
     assert s["counts"] == {"memories": 3, "own": 2, "retracted": 1, "disputed": 0, "absorbed": 0,
-                           "peers": 0, "open_cases": 0}
+                           "peers": 0, "open_cases": 0, "awaiting_reviewer": 0, "key_changes": 0}
     assert s["branch"] == "earth-1/working" and s["head"] == head(agent) and s["schema_version"] == migrations(agent.repo.dialect)[-1][0]
 
 

@@ -12,6 +12,8 @@ from hypothesis import strategies as st
 from collective.quarantine import cases as quarantine
 
 PAIR = ("01a0-a", "01a0-b")
+signers = st.sampled_from(["earth-1", "mars-1"])
+signatures = st.sampled_from(["sig-1", "sig-2"])
 stamps = st.sampled_from(["2026-03-01T10:00:00.000000Z", "2026-03-01T11:00:00.000000Z", "2026-03-02T09:30:00.000000Z"])
 
 
@@ -27,6 +29,10 @@ def case_copies(draw):
         "dispute_count": draw(st.integers(1, 6)), "status": status,
         "resolution": json.dumps({"keep": draw(st.sampled_from(quarantine.KEEP_CHOICES)), "by": "ana"}) if resolved else None,
         "created_at": draw(stamps), "resolved_at": draw(stamps) if resolved else None,
+        # the signatures travel with the parts they cover (opening, count, verdict)
+        "opened_by": draw(signers), "opening_signature": draw(signatures),
+        "counted_by": draw(signers), "count_signature": draw(signatures),
+        "verdict_signature": draw(signatures) if resolved else None,
     }
 
 
@@ -51,10 +57,13 @@ def test_merge_cases_is_idempotent_and_keeps_the_furthest_state(a, b):
     assert ab["created_at"] == min(a["created_at"], b["created_at"])
     rank = quarantine.STATUSES.index
     assert rank(ab["status"]) == max(rank(a["status"]), rank(b["status"]))
+    counted = [c for c in (a, b) if c["dispute_count"] == ab["dispute_count"]]
+    assert (ab["counted_by"], ab["count_signature"]) in {(c["counted_by"], c["count_signature"]) for c in counted}
     if ab["status"] == "resolved":
         verdicts = [c for c in (a, b) if c["status"] == "resolved"]
         assert ab["resolved_at"] == min(c["resolved_at"] for c in verdicts)  # the first verdict stands
-        assert ab["resolution"] in {c["resolution"] for c in verdicts}
+        assert (ab["resolution"], ab["verdict_signature"]) in {(c["resolution"], c["verdict_signature"])
+                                                                for c in verdicts}
     assert m(None, a) == a == m(a, None)
 
 

@@ -1,0 +1,141 @@
+"""Signatures on the shared quarantine rows, and their checks.
+
+A case row carries three signed parts, each vouched for by whoever made it:
+
+- the opening (the pair, its agents, the measures, the time), by the agent that opened it;
+- the dispute count, by the agent that last raised it;
+- the verdict, by the reviewer whose public key it names. The verdict document
+  (the `resolution` column, signed byte for byte) names the case and the pair it
+  decides, so a verdict copied onto another case is a replay, not a verdict.
+
+A pull keeps a part only when its signature verifies; whether a verdict is
+applied is a separate question (is its reviewer authorised here?).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Callable, Mapping, Sequence
+
+from ..identity import Identity, canonical, verify
+from ..model.enums import CaseStatus
+from .cases import escalate
+
+OPENING_FIELDS = ("opened_by", "opening_signature")
+COUNT_FIELDS = ("counted_by", "count_signature")
+VERDICT_FIELDS = ("verdict_signature",)
+
+# why a shared row, or part of it, was ignored
+UNSIGNED_CASE = "unsigned_case"
+FORGED_CASE = "forged_case"
+TAMPERED_COUNT = "tampered_count"
+FORGED_VERDICT = "forged_verdict"
+REPLAYED_VERDICT = "replayed_verdict"
+
+
+def opening_claim(case: Mapping) -> bytes:
+    return canonical({"kind": "case.opening", "id": case["id"], "memory_id_a": case["memory_id_a"],
+                      "memory_id_b": case["memory_id_b"], "agent_a": case["agent_a"], "agent_b": case["agent_b"],
+                      "similarity": float(case["similarity"]), "phase_diff": float(case["phase_diff"]),
+                      "created_at": case["created_at"], "opened_by": case.get("opened_by")})
+
+
+def count_claim(case: Mapping) -> bytes:
+    return canonical({"kind": "case.count", "id": case["id"], "dispute_count": int(case["dispute_count"]),
+                      "counted_by": case.get("counted_by")})
+
+
+def sign_case(case: Mapping, identity: Identity, agent_id: str) -> dict:
+    """A case this agent opened or whose count it raised, signed: the opening when it
+    has none yet, the count always."""
+    out = dict(case)
+    if not out.get("opening_signature"):
+        out["opened_by"] = agent_id
+        out["opening_signature"] = identity.sign(opening_claim(out))
+    out["counted_by"] = agent_id
+    out["count_signature"] = identity.sign(count_claim(out))
+    out.setdefault("verdict_signature", None)
+    return out
+
+
+def verdict_document(case: Mapping, *, keep: str, note: str | None, by: str, reviewer_key: str,
+                     agent: str, at: str) -> str:
+    """The resolution column: the verdict and the case it decides, as the reviewer signs it."""
+    return canonical({"kind": "case.verdict", "case_id": case["id"], "memory_id_a": case["memory_id_a"],
+                      "memory_id_b": case["memory_id_b"], "agent_a": case["agent_a"], "agent_b": case["agent_b"],
+                      "keep": keep, "note": note or "", "by": by, "reviewer_key": reviewer_key,
+                      "recorded_by": agent, "at": at}).decode("utf-8")
+
+
+def verdict_key(case: Mapping) -> str | None:
+    """The public key of the reviewer a resolved case's verdict names."""
+    if not case.get("resolution"):
+        return None
+    try:
+        return json.loads(case["resolution"]).get("reviewer_key")
+    except (ValueError, AttributeError):
+        return None
+
+
+def _verdict_problem(case: Mapping) -> str | None:
+    signature, document = case.get("verdict_signature"), case.get("resolution")
+    key = verdict_key(case)
+    if not signature or not key or not verify(key, document.encode("utf-8"), signature):
+        return FORGED_VERDICT
+    decided = json.loads(document)
+    if any(decided.get(k) != case[k] for k in ("memory_id_a", "memory_id_b", "agent_a", "agent_b")) \
+            or decided.get("case_id") != case["id"] or decided.get("at") != case["resolved_at"]:
+        return REPLAYED_VERDICT  # a genuine verdict, but on another case
+    return None
+
+
+@dataclass
+class Checked:
+    """Shared case rows after their signatures were checked."""
+
+    kept: list[dict] = field(default_factory=list)
+    refused: dict[str, list[str]] = field(default_factory=dict)   # reason -> case ids
+
+    def refuse(self, reason: str, case_id: str) -> None:
+        self.refused.setdefault(reason, []).append(case_id)
+
+    def counts(self) -> dict[str, int]:
+        return {reason: len(ids) for reason, ids in sorted(self.refused.items())}
+
+
+def _signed_by(keys: Sequence[str], claim: bytes, signature: str) -> bool:
+    return any(verify(key, claim, signature) for key in keys)
+
+
+def check_cases(rows: list[dict], key_of: Callable[[str], Sequence[str]], *, threshold: int) -> Checked:
+    """Keep the rows whose opening and count verify against their signers' keys (the key
+    held for each, and the keys it rotated away from); a row whose verdict does not
+    verify, or decides another case, is kept without it."""
+    checked = Checked()
+    for row in rows:
+        opener, counter = row.get("opened_by"), row.get("counted_by")
+        if not row.get("opening_signature") or not row.get("count_signature") or not opener or not counter:
+            checked.refuse(UNSIGNED_CASE, row["id"])
+            continue
+        if not _signed_by(key_of(opener), opening_claim(row), row["opening_signature"]):
+            checked.refuse(FORGED_CASE, row["id"])
+            continue
+        if not _signed_by(key_of(counter), count_claim(row), row["count_signature"]):
+            checked.refuse(TAMPERED_COUNT, row["id"])
+            continue
+        if row["status"] == CaseStatus.RESOLVED:
+            problem = _verdict_problem(row)
+            if problem is not None:
+                checked.refuse(problem, row["id"])
+                row = unresolved(row, threshold)
+        checked.kept.append(row)
+    return checked
+
+
+def unresolved(case: Mapping, threshold: int) -> dict:
+    """A case without its verdict: where it stood before one."""
+    out = dict(case)
+    out.update(resolution=None, resolved_at=None, verdict_signature=None,
+               status=escalate(CaseStatus.PENDING, int(case["dispute_count"]), threshold))
+    return out

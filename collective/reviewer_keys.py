@@ -1,0 +1,55 @@
+"""A person's reviewer key: an Ed25519 pair kept in <home>/reviewers/<name>.pem (0600),
+outside every agent's database. Verdicts are signed with it; each agent decides
+whose public keys it honours (`cmem reviewers add`)."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+from .config import Home
+from .errors import AgentExists, BadInput, NotFound
+from .identity import Identity, fingerprint
+
+NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+
+
+def validate_name(name: str | None) -> str:
+    if not name or not NAME_RE.fullmatch(name):
+        raise BadInput("name", f"{name!r} is not a valid reviewer name (expected [A-Za-z0-9][A-Za-z0-9._-]{{0,63}})")
+    return name
+
+
+def key_path(home: Home, name: str) -> Path:
+    return home.root / "reviewers" / f"{validate_name(name)}.pem"
+
+
+def init(home: Home, name: str) -> dict:
+    """Make a reviewer's key pair; refuse to replace one."""
+    path = key_path(home, name)
+    if path.exists():
+        raise AgentExists("name", f"reviewer {name} already has a key at {path}")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    os.chmod(path.parent, 0o700)
+    identity = Identity.generate(path)
+    return {"name": name, "public_key": identity.public_key, "fingerprint": fingerprint(identity.public_key),
+            "key_file": str(path)}
+
+
+def load(home: Home, name: str) -> Identity:
+    path = key_path(home, name)
+    if not path.exists():
+        raise NotFound("by", f"no reviewer key for {name} in {path.parent}; run `cmem reviewer init --name {name}`")
+    return Identity.load(path)
+
+
+def default_name(home: Home) -> str | None:
+    """The reviewer when --by names none: `reviewer` in cmem.toml or $USER, when it has
+    a key here; else the only key there is."""
+    folder = home.root / "reviewers"
+    names = sorted(p.stem for p in folder.glob("*.pem")) if folder.is_dir() else []
+    user = home.setting("USER", "reviewer")
+    if user in names:
+        return user
+    return names[0] if len(names) == 1 else None

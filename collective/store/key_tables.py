@@ -1,0 +1,107 @@
+"""Typed access to the tables of who may sign what: reviewers, applied verdicts,
+endorsements, key rotations and refused key changes (schema 003)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Mapping, Sequence
+
+if TYPE_CHECKING:
+    from .port import Repository
+
+
+class ReviewerTable:
+    """`reviewers`: the people whose verdicts this agent honours."""
+
+    name = "reviewers"
+
+    def __init__(self, repo: "Repository"):
+        self.repo = repo
+
+    def all(self) -> list[dict]:
+        return self.repo.select(self.name, order_by="name")
+
+    def keys(self) -> set[str]:
+        return {r["public_key"] for r in self.repo.select(self.name, columns=("public_key",))}
+
+    def get(self, name: str) -> dict | None:
+        rows = self.repo.select(self.name, {"name": name})
+        return rows[0] if rows else None
+
+    def write(self, row: Mapping) -> None:
+        self.repo.upsert(self.name, [row], key=["name"])
+
+    def remove(self, name: str) -> None:
+        self.repo.delete(self.name, {"name": name})
+
+
+class AppliedVerdicts:
+    """`applied_verdicts`: the verdicts whose effects this agent applied (once each)."""
+
+    name = "applied_verdicts"
+
+    def __init__(self, repo: "Repository"):
+        self.repo = repo
+
+    def case_ids(self) -> set[str]:
+        return {r["case_id"] for r in self.repo.select(self.name, columns=("case_id",))}
+
+    def add(self, case_id: str, reviewer_key: str, *, at: str) -> None:
+        self.repo.upsert(self.name, [{"case_id": case_id, "reviewer_key": reviewer_key, "applied_at": at}],
+                         key=["case_id"])
+
+
+class EndorsementTable:
+    """`endorsements`: an agent's signed support for promoting a memory to main."""
+
+    name = "endorsements"
+
+    def __init__(self, repo: "Repository"):
+        self.repo = repo
+
+    def of(self, memory_id: str, *, as_of: str | None = None) -> list[dict]:
+        return self.repo.select(self.name, {"memory_id": memory_id}, order_by="agent_id", as_of=as_of)
+
+    def write(self, rows: Sequence[Mapping]) -> None:
+        if rows:
+            self.repo.upsert(self.name, list(rows), key=["memory_id", "agent_id"])
+
+
+class KeyRotations:
+    """`key_rotations`: an agent's new keys, each signed by the key before it."""
+
+    name = "key_rotations"
+
+    def __init__(self, repo: "Repository"):
+        self.repo = repo
+
+    def of(self, agent_id: str, *, as_of: str | None = None) -> list[dict]:
+        return self.repo.select(self.name, {"agent_id": agent_id}, order_by="rotated_at", as_of=as_of)
+
+    def all(self) -> list[dict]:
+        return self.repo.select(self.name, order_by="rotated_at")
+
+    def write(self, rows: Sequence[Mapping]) -> None:
+        if rows:
+            self.repo.upsert(self.name, list(rows), key=["agent_id", "new_key"])
+
+
+class KeyChanges:
+    """`key_changes`: keys peers showed without a rotation the held key signed."""
+
+    name = "key_changes"
+
+    def __init__(self, repo: "Repository"):
+        self.repo = repo
+
+    def all(self) -> dict[str, dict]:
+        return {r["agent_id"]: r for r in self.repo.select(self.name)}
+
+    def get(self, agent_id: str) -> dict | None:
+        rows = self.repo.select(self.name, {"agent_id": agent_id})
+        return rows[0] if rows else None
+
+    def write(self, row: Mapping) -> None:
+        self.repo.upsert(self.name, [row], key=["agent_id"])
+
+    def remove(self, agent_id: str) -> None:
+        self.repo.delete(self.name, {"agent_id": agent_id})

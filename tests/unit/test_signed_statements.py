@@ -1,0 +1,54 @@
+"""Signed statements about keys and memories: rotations chain from the key held,
+endorsements verify against the endorser's key, and a key file is private."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from collective.identity import (Identity, KeyFileError, endorsement, endorsement_valid, rotation_claim,
+                                 rotation_reaches)
+
+AT = "2026-12-01T00:00:00.000000Z"
+
+
+def key(tmp_path, name: str) -> Identity:
+    return Identity.generate(tmp_path / f"{name}.pem")
+
+
+def rotation(agent: str, old: Identity, new: Identity, *, signer: Identity | None = None) -> dict:
+    return {"agent_id": agent, "old_key": old.public_key, "new_key": new.public_key, "rotated_at": AT,
+            "signature": (signer or old).sign(rotation_claim(agent, old.public_key, new.public_key, AT))}
+
+
+def test_a_chain_of_rotations_reaches_the_new_key_only_when_each_step_is_signed_by_the_one_before(tmp_path):
+    first, second, third, stranger = (key(tmp_path, n) for n in ("first", "second", "third", "stranger"))
+    chain = [rotation("mars-1", first, second), rotation("mars-1", second, third)]
+    assert rotation_reaches(first.public_key, third.public_key, chain)
+    assert rotation_reaches(second.public_key, third.public_key, chain)
+    assert not rotation_reaches(third.public_key, first.public_key, chain)  # never backwards
+    forged = [rotation("mars-1", first, second, signer=stranger), chain[1]]
+    assert not rotation_reaches(first.public_key, third.public_key, forged)
+    other_agent = [rotation("earth-1", first, second)]  # a rotation names its agent
+    assert not rotation_reaches(first.public_key, second.public_key,
+                                [{**other_agent[0], "agent_id": "mars-1"}])
+
+
+def test_an_endorsement_verifies_against_its_endorser_only(tmp_path):
+    endorser, other = key(tmp_path, "endorser"), key(tmp_path, "other")
+    row = endorsement(endorser, "01a0-m", "earth-2", AT)
+    assert endorsement_valid(row, endorser.public_key)
+    assert not endorsement_valid(row, other.public_key)
+    assert not endorsement_valid({**row, "memory_id": "01a0-n"}, endorser.public_key)
+
+
+def test_a_key_file_others_can_read_is_refused(tmp_path):
+    made = key(tmp_path, "agent")
+    path = tmp_path / "agent.pem"
+    assert os.stat(path).st_mode & 0o777 == 0o600
+    os.chmod(path, 0o640)
+    with pytest.raises(KeyFileError, match=r"mode 0640\): run chmod 600"):
+        Identity.load(path)
+    os.chmod(path, 0o600)
+    assert Identity.load(path).public_key == made.public_key

@@ -17,7 +17,7 @@ from .errors import AgentExists
 from .exchange import Exchange
 from .exchange.remotes import Remotes
 from .index.keeper import IndexKeeper
-from .model import DEFAULT_AMPLITUDE, Memory, validate_content, validate_vector
+from .model import DEFAULT_AMPLITUDE, Memory, events, validate_content, validate_vector
 from .peers import Peers
 from .quarantine.service import Quarantine
 from .recall import AccessCounter, Recall, RecallHit
@@ -42,7 +42,8 @@ class Agent:
         self.repo, self.identity, self.branch = opened.repo, opened.identity, opened.branch
         self.settings: Settings = self.home.settings
         self._judge = judge
-        tables = self.tables = Tables(self.repo)
+        tables = self.tables = Tables(self.repo, events.Sender(self.agent_id, events.validate_collective(
+            self.home.collective), self.settings.event_summary))
         self.model = EmbeddingModel(tables.agents, self.agent_id, embedder)
         self.upkeep = Upkeep(self.repo, tables.state, gc_every=self.settings.gc_every)
         self.peers_view = Peers(tables, self.agent_id)

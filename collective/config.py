@@ -30,6 +30,7 @@ class Settings:
     fade_threshold: float = 0.05
     gc_every: int = 500  # run dolt_gc after this many commits by this process family
     half_lives: Mapping[str, float] = field(default_factory=lambda: dict(trust.DEFAULT_HALF_LIVES_DAYS))
+    event_summary: bool = True  # [events] summary = false keeps summaries out of events (privacy)
 
     @classmethod
     def from_mapping(cls, raw: Mapping[str, Any]) -> "Settings":
@@ -40,6 +41,10 @@ class Settings:
             if key not in names or key == "half_lives":
                 raise BadInput("cmem.toml", f"unknown setting {key!r}")
             values[key] = value
+        for key, value in raw.get("events", {}).items():
+            if key != "summary" or not isinstance(value, bool):
+                raise BadInput("cmem.toml", f"[events] knows only summary = true|false, got {key!r}")
+            values["event_summary"] = value
         half_lives = raw.get("trust", {}).get("half_lives")
         if half_lives:
             values["half_lives"] = {**trust.DEFAULT_HALF_LIVES_DAYS, **half_lives}
@@ -97,6 +102,12 @@ class Home:
 
     def setting(self, env: str, key: str, default: str | None = None) -> str | None:
         return os.environ.get(env) or self.config.get(key) or default
+
+    @property
+    def collective(self) -> str:
+        """The collective this agent's events go to (subjects cmem.<collective>.>): $CMEM_COLLECTIVE,
+        `collective` in cmem.toml, or "default"."""
+        return self.setting("CMEM_COLLECTIVE", "collective", "default")
 
     @property
     def backend(self) -> str | None:

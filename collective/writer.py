@@ -18,8 +18,8 @@ from .embedding import EmbeddingModel
 from .errors import BadInput
 from .identity import Identity
 from .judge.stance import estimate as estimate_stance
-from .model import (DEFAULT_AMPLITUDE, Memory, content_hash, iso, summarise, utcnow, uuid7, validate_amplitude,
-                    validate_category, validate_content, validate_tags, validate_vector)
+from .model import (DEFAULT_AMPLITUDE, Memory, content_hash, events, iso, summarise, utcnow, uuid7,
+                    validate_amplitude, validate_category, validate_content, validate_tags, validate_vector)
 from .runtime.gc_pause import gc_paused
 from .store.tables import Tables
 from .upkeep import Upkeep
@@ -114,6 +114,7 @@ class Writer:
             for memory in reinforced.values():
                 self.tables.memories.set(memory.id, amplitude=memory.amplitude, phase=memory.phase,
                                          updated_at=memory.updated_at, sync_version=memory.sync_version)
+            self.tables.outbox.add(events.stored(new, reinforced.values()))
             head = self.repo.commit(_store_message(results), author=self.agent_id)
         for r in results:
             r.commit = head
@@ -148,6 +149,7 @@ class Writer:
         with self.repo.transaction():
             self.tables.memories.set(memory_id, retracted=1, updated_at=memory.updated_at,
                                      sync_version=memory.sync_version, signature=memory.signature)
+            self.tables.outbox.add(events.pruned(memory, "retracted"))
             head = self.repo.commit(f"retract {memory_id}: {memory.summary[:72]}", author=self.agent_id)
         self.upkeep.after_commit()
         return {"id": memory_id, "retracted": True, "changed": True, "commit": head}

@@ -15,6 +15,7 @@ from ..config import Settings
 from ..embedding import EmbeddingModel
 from ..errors import NotFound
 from ..index.keeper import IndexKeeper
+from ..model import events
 from ..model.refs import agent_of_working
 from ..peers import Peers
 from ..quarantine.service import Quarantine
@@ -53,6 +54,8 @@ class Exchange:
         """Push the working branch, then share the quarantine cases."""
         remote = self.remotes.choose(remote)
         push_branch(self.repo, remote, self.branch, author=self.agent_id)
+        with self.repo.transaction():
+            self.tables.outbox.add(events.pushed(self.branch, self.repo.head(self.branch), remote))
         shared = self.quarantine.share(remote)
         return {"remote": remote, "branch": self.branch, "head": self.repo.head(self.branch), "quarantine": shared}
 

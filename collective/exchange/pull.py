@@ -22,7 +22,7 @@ from ..errors import NotFound, StorageError
 from ..identity import verify_many
 from ..index.keeper import IndexKeeper
 from ..judge import cache as kept_analyses
-from ..model import Memory, iso, utcnow
+from ..model import Memory, events, iso, utcnow
 from ..model.enums import PeerStatus
 from ..model.refs import peer_working, working_branch
 from ..peers import Peers
@@ -189,6 +189,8 @@ class PeerPull:
                    f"constructive, {s['partial']} partial, {s['destructive']} destructive, {s['independent']} "
                    f"independent), {s['updated']} updated, {s['retracted']} retracted")
         with self.repo.transaction():
+            self.tables.outbox.add(events.merged(planned.peer, planned.head, planned.counts, planned.cases.values(),
+                                                 self.tables.cases.by_id(), receiver=self.agent_id))
             merge.apply(self.tables, planned, watermark=watermark)
             kept_analyses.keep(self.repo, getattr(self.comparator, "judge", None), unkept)
             # the engine commits outside the GIL (seconds after a big pull): the report is written meanwhile

@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
 
 from ..errors import NotFound
 from ..model import Memory
+from ..model.events import Sender
+from .event_tables import Decisions, Inbox, Outbox
 
 if TYPE_CHECKING:
     from .port import Repository
@@ -226,9 +228,10 @@ class AccessCounts:
 
 
 class Tables:
-    """Every table of one agent's database, over one repository."""
+    """Every table of one agent's database, over one repository. With a sender, the
+    changes written through it emit their events to the outbox."""
 
-    def __init__(self, repo: "Repository"):
+    def __init__(self, repo: "Repository", sender: Sender | None = None):
         self.repo = repo
         self.memories = MemoryTable(repo)
         self.agents = AgentTable(repo)
@@ -237,3 +240,6 @@ class Tables:
         self.ledger = TrustLedger(repo)
         self.state = LocalState(repo)
         self.access = AccessCounts(repo)
+        self.outbox = Outbox(repo, sender)
+        self.inbox = Inbox(repo)
+        self.decisions = Decisions(repo)

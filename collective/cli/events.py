@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
-import logging
 from typing import Iterator
 
 import click
@@ -30,6 +28,8 @@ def for_option(func):
 @contextlib.contextmanager
 def nats_errors() -> Iterator[None]:
     """A NATS failure (no server, timeout) is an operational one: exit 1, one line."""
+    import asyncio
+
     import nats.errors
 
     try:
@@ -43,13 +43,20 @@ def _setup(agent, servers, collective):
     return NatsOptions.from_home(agent.home, servers=tuple(servers), collective=collective)
 
 
-async def _until(stop: asyncio.Event, seconds: float | None) -> None:
+async def _until(stop, seconds: float | None) -> None:
+    """Set `stop` after `seconds` (--for)."""
+    import asyncio
+
     if seconds is not None:
         await asyncio.sleep(seconds)
         stop.set()
 
 
 def _run(main) -> None:
+    """Run a command's coroutine; an interrupt ends it quietly; drops and failures log one line."""
+    import asyncio  # not needed for --help or any other command
+    import logging
+
     logging.basicConfig(level=logging.WARNING, format="cmem: %(message)s")
     with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(main)
@@ -74,6 +81,8 @@ def tail(types, count, seconds, servers, collective, home, agent_id, as_json):
     JSON (one line per event): {"status": "received"|"dropped", "event_id", "event_type",
           "agent", "entity_id", "ts", "payload", "reason"}
     """
+    import asyncio
+
     from ..model.events import EVENT_TYPES
     from sync.events.service import tail as tail_events
 
@@ -119,6 +128,8 @@ def flush(servers, collective, home, agent_id, as_json):
     \b
     JSON: {"published", "outbox"}
     """
+    import asyncio
+
     from sync.events.service import flush as flush_outbox
 
     with cli_errors(), nats_errors():
@@ -143,6 +154,8 @@ def listen(status_every, seconds, servers, collective, home, agent_id, as_json):
     JSON (one line per event): {"status", "event_id", "event_type", "agent", "entity_id",
           "ts", "payload", "decision", "reason", "pull"}
     """
+    import asyncio
+
     from sync.events.service import Listener
     from sync.policy import PolicySettings
 

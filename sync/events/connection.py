@@ -123,7 +123,9 @@ async def connect(options: NatsOptions, *, name: str, reconnect: bool = True):
 
     kwargs: dict[str, Any] = {
         "servers": list(options.servers), "name": name, "connect_timeout": options.connect_timeout,
-        "allow_reconnect": reconnect, "max_reconnect_attempts": -1, "reconnect_time_wait": options.reconnect_wait,
+        # reconnect=False: two tries per server, then NoServersError (a one-off command fails fast)
+        "allow_reconnect": reconnect, "max_reconnect_attempts": -1 if reconnect else 1,
+        "reconnect_time_wait": options.reconnect_wait,
         "disconnected_cb": disconnected, "reconnected_cb": reconnected, "error_cb": error,
         "user": options.user, "password": options.password, "user_credentials": options.creds,
         "tls": options.tls_context(), **options.extra}

@@ -17,6 +17,7 @@ TREE = {
     "init": None, "store": None, "recall": None, "show": None, "forget": None, "log": None, "index": None,
     "status": None, "remote": {"add", "list"}, "push": None, "pull": None, "serve-commons": None,
     "agents": None, "trust": None, "quarantine": {"list", "show", "resolve"}, "judge": None,
+    "events": {"tail", "flush"}, "listen": None,
 }
 
 
@@ -45,7 +46,7 @@ def test_every_command_listed_in_help_takes_json():
     lacking = [path for path, command in leaves
                if not any(isinstance(p, click.Option) and "--json" in p.opts for p in command.params)]
     assert lacking == []
-    assert len(leaves) == 19
+    assert len(leaves) == 22
 
 
 def test_help_imports_neither_the_agent_nor_the_numeric_stack():

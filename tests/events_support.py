@@ -11,8 +11,6 @@ import json
 from pathlib import Path
 from typing import AsyncIterator, Sequence
 
-import numpy as np
-
 from collective.agent import Agent
 from collective.model.events import FORBIDDEN_FIELDS, MAX_NUMBERS
 from sync.events.connection import NatsOptions
@@ -20,11 +18,12 @@ from sync.events.service import Listener
 from sync.policy import PolicySettings
 
 
-def met(home: Path, embedder, commons: Path, names: Sequence[str] = ("earth-1", "mars-1")) -> dict[str, Agent]:
-    """Agents that pushed and pulled once through a file commons: each holds the others' keys."""
+def met(home: Path, embedder, commons: Path | str, names: Sequence[str] = ("earth-1", "mars-1")) -> dict[str, Agent]:
+    """Agents that pushed and pulled once through a commons (a path: a doltlite file): each
+    holds the others' keys."""
     agents = {n: Agent.init(n, home=home, embedder=embedder) for n in names}
     for agent in agents.values():
-        agent.add_remote("origin", f"file://{commons}")
+        agent.add_remote("origin", commons if isinstance(commons, str) else f"file://{commons}")
         agent.push()
     for agent in agents.values():
         agent.pull()
@@ -127,7 +126,3 @@ async def until(predicate, timeout: float = 20.0, step: float = 0.05) -> None:
 def handled(outcomes, event_type: str, sender: str | None = None) -> list:
     return [o for o, _ in outcomes if o.status == "handled" and o.envelope["event_type"] == event_type
             and (sender is None or o.envelope["agent"] == sender)]
-
-
-def unit(v) -> np.ndarray:
-    return np.asarray(v, dtype=np.float32) / np.linalg.norm(v)

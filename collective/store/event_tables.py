@@ -3,11 +3,10 @@ transaction), the inbox a receiver dedupes by, and the receiver's decisions."""
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Iterable, Sequence
 
 from ..model import iso, utcnow
-from ..model.events import Draft, Sender
+from ..model.events import Draft, Sender, canonical
 
 if TYPE_CHECKING:
     from .port import Repository
@@ -17,8 +16,8 @@ LAST_PUBLISH = "events.last_publish"
 
 
 class Outbox:
-    """`local_outbox`: events written beside the change they report, sent_at set once
-    NATS acknowledged them. Without a sender (a database opened by no agent) nothing is emitted."""
+    """`local_outbox`: events written beside the change they report, as the canonical
+    JSON their signature covers; sent_at set once NATS acknowledged them. Without a sender (a database opened by no agent) nothing is emitted."""
 
     name = "local_outbox"
 
@@ -33,7 +32,7 @@ class Outbox:
         at = iso(utcnow())
         envelopes = [self.sender.stamp(d) for d in drafts]
         rows = [{"event_id": e["event_id"], "subject": self.sender.subject(e["event_type"]),
-                 "envelope": json.dumps(e, separators=(",", ":"), ensure_ascii=False), "created_at": at,
+                 "envelope": canonical(e).decode("utf-8"), "created_at": at,
                  "sent_at": None} for e in envelopes]
         if rows:
             self.repo.insert(self.name, rows)

@@ -8,17 +8,15 @@ does not come back in lockstep.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 from concurrent.futures import Executor
 
 from collective.identity import Identity
 from collective.model import iso, utcnow
-from collective.model.events import encode
 from collective.store.tables import Tables
 
 from .connection import Backoff
-from .signing import sign
+from .signing import signed_message
 
 log = logging.getLogger("cmem.events")
 
@@ -73,8 +71,7 @@ class Publisher:
     async def _publish(self, rows: list[dict]) -> None:
         acks = []
         for row in rows:
-            envelope = sign(json.loads(row["envelope"]), self.identity)
-            acks.append(await self.js.publish_async(row["subject"], encode(envelope),
+            acks.append(await self.js.publish_async(row["subject"], signed_message(row["envelope"], self.identity),
                                                     headers={"Nats-Msg-Id": row["event_id"]}))
         await asyncio.wait_for(asyncio.gather(*acks), self.ack_timeout)
 

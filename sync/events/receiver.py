@@ -47,6 +47,7 @@ class Outcome:
     envelope: dict | None = None
     decision: policy.Decision | None = None
     reason: str | None = None
+    arrived: float | None = None     # time.perf_counter() when the message reached the receiver
 
     def to_dict(self) -> dict:
         e = self.envelope or {}

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Callable, Sequence
 
@@ -76,8 +77,10 @@ class Listener:
                 log.warning("fetching events failed (%s: %s); again in %.2f s", type(e).__name__, e, wait)
                 await asyncio.sleep(wait)
                 continue
+            arrived = time.perf_counter()
             for message in messages:
                 outcome = await self.in_db(self.receiver.take, message.subject, message.data)
+                outcome.arrived = arrived
                 await message.ack()
                 pulled = await self.in_db(self.receiver.act, outcome) if outcome.decision else None
                 if self.on_outcome is not None:

@@ -129,3 +129,11 @@ def test_policy_settings_are_checked():
     for bad in ({"pull_now": "high"}, {"focus": "pump"}, {"eagerness": 1}):
         with pytest.raises(BadInput):
             policy.PolicySettings.from_mapping(bad)
+
+
+def test_the_publishers_signed_message_is_the_signed_envelope(tmp_path):
+    from sync.events.signing import signed_message
+    identity = Identity.generate(tmp_path / "k.pem")
+    envelope = events.Sender("earth-1").stamp(events.Draft("memory.stored", "m1", STORED))
+    message = json.loads(signed_message(events.canonical(envelope).decode(), identity))
+    assert message == sign(envelope, identity) and verify(message, identity.public_key)

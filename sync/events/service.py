@@ -63,14 +63,12 @@ class Listener:
             self.db.shutdown(wait=True)
 
     async def _receive(self, subscription) -> None:
-        import nats.errors
-
         waits = Backoff()
         while not self.stop.is_set():
             try:
                 messages = await subscription.fetch(FETCH_BATCH, timeout=0.5)
                 waits.reset()
-            except nats.errors.TimeoutError:
+            except asyncio.TimeoutError:  # nothing new (nats' TimeoutError is one too)
                 continue
             except Exception as e:  # noqa: BLE001  (disconnected, leader moving: wait and fetch again)
                 wait = waits.next_wait()

@@ -11,6 +11,8 @@ import json
 from pathlib import Path
 from typing import AsyncIterator, Sequence
 
+import pytest
+
 from collective.agent import Agent
 from collective.model.events import FORBIDDEN_FIELDS, MAX_NUMBERS
 from sync.events.connection import NatsOptions
@@ -28,6 +30,15 @@ def met(home: Path, embedder, commons: Path | str, names: Sequence[str] = ("eart
     for agent in agents.values():
         agent.pull()
     return agents
+
+
+@pytest.fixture(name="two")
+def two_agents(home, hash_embedder, tmp_path):
+    """earth-1 and mars-1 in the test's home, each holding the other's key."""
+    agents = met(home, hash_embedder, tmp_path / "commons.db")
+    yield agents
+    for agent in agents.values():
+        agent.close()
 
 
 def options_for(agent: Agent, urls: Sequence[str], **overrides) -> NatsOptions:

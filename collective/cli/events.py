@@ -43,13 +43,19 @@ def _setup(agent, servers, collective):
     return NatsOptions.from_home(agent.home, servers=tuple(servers), collective=collective)
 
 
-async def _until(stop, seconds: float | None) -> None:
-    """Set `stop` after `seconds` (--for)."""
+async def _within(seconds: float | None, stop, work) -> None:
+    """Await `work`, setting `stop` after `seconds` (--for) so that it ends."""
     import asyncio
 
-    if seconds is not None:
-        await asyncio.sleep(seconds)
-        stop.set()
+    async def timer() -> None:
+        if seconds is not None:
+            await asyncio.sleep(seconds)
+            stop.set()
+    running = asyncio.ensure_future(timer())
+    try:
+        await work
+    finally:
+        running.cancel()
 
 
 def _run(main) -> None:
@@ -101,11 +107,7 @@ def tail(types, count, seconds, servers, collective, home, agent_id, as_json):
                     seen[0] += 1
                     if count is not None and seen[0] >= count:
                         stop.set()
-                timer = asyncio.ensure_future(_until(stop, seconds))
-                try:
-                    await tail_events(agent, options, types=types, on_event=show, stop=stop)
-                finally:
-                    timer.cancel()
+                await _within(seconds, stop, tail_events(agent, options, types=types, on_event=show, stop=stop))
             _run(main())
 
 
@@ -154,8 +156,6 @@ def listen(status_every, seconds, servers, collective, home, agent_id, as_json):
     JSON (one line per event): {"status", "event_id", "event_type", "agent", "entity_id",
           "ts", "payload", "decision", "reason", "pull"}
     """
-    import asyncio
-
     from sync.events.service import Listener
     from sync.policy import PolicySettings
 
@@ -170,11 +170,7 @@ def listen(status_every, seconds, servers, collective, home, agent_id, as_json):
 
             async def main():
                 listener = Listener(agent, options, settings, on_outcome=show, status_every=status_every)
-                timer = asyncio.ensure_future(_until(listener.stop, seconds))
-                try:
-                    await listener.run()
-                finally:
-                    timer.cancel()
+                await _within(seconds, listener.stop, listener.run())
             _run(main())
 
 

@@ -9,21 +9,12 @@ import subprocess
 import sys
 import time
 
-import pytest
 from click.testing import CliRunner
 
 from collective.cli import cli
-from events_support import met
+from events_support import two_agents  # noqa: F401  (the `two` fixture)
 
 PUMP = "The coolant pump in module C is leaking. Isolate it before the next shift."
-
-
-@pytest.fixture
-def two(tmp_path, home, hash_embedder):
-    agents = met(home, hash_embedder, tmp_path / "commons.db")
-    yield agents
-    for agent in agents.values():
-        agent.close()
 
 
 def run(home, *args: str):

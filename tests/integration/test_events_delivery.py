@@ -9,25 +9,16 @@ import json
 import logging
 import time
 
-import pytest
-
 from collective.identity import Identity
 from collective.model import events
-from events_support import handled, listening, met, options_for, spying, until
+from events_support import handled, listening, options_for, spying, until
+from events_support import two_agents  # noqa: F401  (the `two` fixture)
 from sync.events.service import flush, tail
 from sync.events.signing import sign
 from sync.policy import PolicySettings
 
 PUMP = "The coolant pump in module C is leaking. Isolate it before the next shift."
 DUST = "Dust settled on the east window. Nobody needs to act on it."
-
-
-@pytest.fixture
-def two(tmp_path, hash_embedder):
-    agents = met(tmp_path / "home", hash_embedder, tmp_path / "commons.db")
-    yield agents
-    for agent in agents.values():
-        agent.close()
 
 
 def test_a_store_reaches_a_peers_tail_within_a_second(two, nats_server):

@@ -6,20 +6,11 @@ from __future__ import annotations
 
 import asyncio
 
-import pytest
-
-from events_support import handled, listening, met, options_for, spying, until
+from events_support import handled, listening, options_for, spying, until
+from events_support import two_agents  # noqa: F401  (the `two` fixture)
 from sync.events.connection import connect, ensure_stream
 from sync.events.publisher import Publisher
 from sync.events.service import flush
-
-
-@pytest.fixture
-def two(tmp_path, hash_embedder):
-    agents = met(tmp_path / "home", hash_embedder, tmp_path / "commons.db")
-    yield agents
-    for agent in agents.values():
-        agent.close()
 
 
 async def _publishing(agent, options):

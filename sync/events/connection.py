@@ -112,14 +112,18 @@ async def connect(options: NatsOptions, *, name: str, reconnect: bool = True):
     """A NATS client that reconnects for ever (to any listed server); callbacks log."""
     import nats
 
+    quiet = [False]  # one warning per outage, not one per attempt
+
     async def disconnected():
         log.info("NATS disconnected")
 
     async def reconnected():
+        quiet[0] = False
         log.info("NATS reconnected")
 
     async def error(e):
-        log.debug("NATS: %s", e)
+        log.log(logging.DEBUG if quiet[0] else logging.WARNING, "NATS: %s: %s (retrying)", type(e).__name__, e)
+        quiet[0] = True
 
     kwargs: dict[str, Any] = {
         "servers": list(options.servers), "name": name, "connect_timeout": options.connect_timeout,

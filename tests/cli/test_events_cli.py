@@ -37,6 +37,8 @@ def test_flush_then_listen_replays_decides_and_pulls(two, home, nats_server):
     lines = [json.loads(line) for line in listened.stdout.splitlines()]
     (decided,) = [d for d in lines if d["event_type"] == "memory.stored"]
     assert decided["entity_id"] == stored.memory.id and decided["decision"] == "now" and decided["pull"]["pulled"]
+    listener_status = json.loads(run(home, "status", "--agent", "mars-1", "--json").stdout)["events"]
+    assert listener_status["last_publish"] and listener_status["outbox"] == 0  # its own events went out
     shown = run(home, "show", stored.memory.id, "--agent", "mars-1", "--json")
     assert shown.exit_code == 0 and json.loads(shown.stdout)["origin_agent"] == "earth-1"
 

@@ -154,3 +154,25 @@ def test_a_redelivered_event_is_handled_once(two, nats_server):
     assert [o.status for o, _ in outcomes if o.envelope and o.envelope["event_id"] == row["event_id"]] == \
         ["handled", "duplicate", "duplicate"]
     assert mars.tables.inbox.count() == 1
+
+
+def test_a_memory_announced_before_its_push_is_pulled_when_the_push_is_announced(two, nats_server):
+    earth, mars = two["earth-1"], two["mars-1"]
+    options = options_for(mars, [nats_server.url])
+
+    async def scenario():
+        async with spying([nats_server.url], list(two.values())):
+            async with listening(mars, options) as (_, outcomes):
+                early = earth.store(PUMP, importance=0.9)
+                await flush(earth, options)  # announced, not on the commons yet
+                await until(lambda: handled(outcomes, "memory.stored"))
+                waiting = [d["entity_id"] for d in mars.tables.decisions.open(decision="now")]
+                earth.push()
+                await flush(earth, options)
+                await until(lambda: handled(outcomes, "sync.pushed") and not mars.tables.decisions.open())
+                return early, waiting, handled(outcomes, "sync.pushed")[-1]
+
+    early, waiting, pushed = asyncio.run(scenario())
+    assert waiting == [early.memory.id]
+    assert pushed.decision.action == "now" and "1 announced" in pushed.decision.reason
+    assert mars.tables.memories.get(early.memory.id) is not None

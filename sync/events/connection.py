@@ -112,7 +112,7 @@ async def connect(options: NatsOptions, *, name: str, reconnect: bool = True):
     """A NATS client that reconnects for ever (to any listed server); callbacks log."""
     import nats
 
-    quiet = [False]  # one warning per outage, not one per attempt
+    quiet = [not reconnect]  # one warning per outage, not one per attempt; a one-off command says it once, failing
 
     async def disconnected():
         log.info("NATS disconnected")

@@ -43,7 +43,7 @@ class Agent:
         self.settings: Settings = self.home.settings
         self._judge = judge
         tables = self.tables = Tables(self.repo, events.Sender(self.agent_id, events.validate_collective(
-            self.home.collective), self.settings.event_summary))
+            self.home.collective), self.settings.summary_for(self.agent_id)))
         self.model = EmbeddingModel(tables.agents, self.agent_id, embedder)
         self.upkeep = Upkeep(self.repo, tables.state, gc_every=self.settings.gc_every)
         self.peers_view = Peers(tables, self.agent_id)

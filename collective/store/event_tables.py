@@ -59,6 +59,10 @@ class Outbox:
     def depth(self) -> int:
         return self.repo.count(self.name, {"sent_at": None})
 
+    def prune(self, *, sent_before: str) -> int:
+        """Forget events acknowledged before a time (the stream keeps them for its peers)."""
+        return _delete_older(self.repo, self.name, "sent_at", sent_before)
+
     def count(self) -> int:
         return self.repo.count(self.name)
 
@@ -81,6 +85,10 @@ class Inbox:
 
     def count(self) -> int:
         return self.repo.count(self.name)
+
+    def prune(self, *, received_before: str) -> int:
+        """Forget event ids older than the stream's retention: no copy of them can come again."""
+        return _delete_older(self.repo, self.name, "received_at", received_before)
 
 
 class Decisions:
@@ -114,3 +122,13 @@ class Decisions:
         for row in self.repo.select(self.name, columns=("decision",)):
             out[row["decision"]] = out.get(row["decision"], 0) + 1
         return out
+
+
+def _delete_older(repo: "Repository", table: str, column: str, before: str) -> int:
+    """Delete the rows whose `column` (a UTC time as text) is before `before`, in the caller's
+    transaction. Read through the port's equality filters: a per-minute chore over small tables."""
+    old = [r["event_id"] for r in repo.select(table, columns=("event_id", column))
+           if r[column] is not None and r[column] < before]
+    for start in range(0, len(old), 500):
+        repo.delete(table, {"event_id": old[start:start + 500]})
+    return len(old)

@@ -11,9 +11,10 @@ import asyncio
 import logging
 import time
 from concurrent.futures import ThreadPoolExecutor
+from datetime import timedelta
 from typing import TYPE_CHECKING, Callable, Sequence
 
-from collective.model import events
+from collective.model import events, iso, utcnow
 
 from .. import policy
 from .connection import NatsOptions, connect, durable_subscription, ensure_stream
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("cmem.events")
 
 FETCH_BATCH = 256
+KEEP_SENT = timedelta(days=1)  # published events stay this long in the outbox, for inspection
 
 
 class Listener:
@@ -94,8 +96,12 @@ class Listener:
                 pass
 
     def _write_status(self) -> None:
+        """The periodic agent.status; and the outbox and inbox forget what no one needs again."""
         agent = self.agent
+        now = utcnow()
         with agent.repo.transaction():
+            agent.tables.outbox.prune(sent_before=iso(now - KEEP_SENT))
+            agent.tables.inbox.prune(received_before=iso(now - timedelta(days=self.options.max_age_days + 1)))
             agent.tables.outbox.add(events.status(
                 agent.agent_id, memories=agent.tables.memories.count(), outbox=agent.tables.outbox.depth(),
                 head=agent.repo.head(agent.branch), model_version=agent.embedder_version))

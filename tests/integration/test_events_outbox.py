@@ -8,6 +8,7 @@ import json
 
 import pytest
 
+from collective.agent import Agent
 from collective.errors import StorageError
 from collective.quarantine import cases as quarantine
 from events_support import met
@@ -19,11 +20,11 @@ pytestmark = pytest.mark.usefixtures("engine")
 
 
 @pytest.fixture
-def two(tmp_path, hash_embedder, engine):
+def two(tmp_path, home, hash_embedder, engine):
     folder = tmp_path / "commons"
     folder.mkdir()
     url = f"file://{folder}" if engine == "dolt" else f"file://{folder / 'commons.db'}"
-    agents = met(tmp_path / "home", hash_embedder, url)
+    agents = met(home, hash_embedder, url)
     for agent in agents.values():
         drain(agent)
     yield agents
@@ -73,3 +74,17 @@ def test_a_change_that_fails_leaves_no_event(two, monkeypatch):
     assert earth.tables.outbox.depth() == 0 and earth.tables.memories.count() == before
     earth.store(PUMP)
     assert earth.tables.outbox.depth() == 1
+
+
+def test_summaries_can_be_switched_off_per_agent_and_old_events_pruned(two, home):
+    (home / "cmem.toml").write_text((home / "cmem.toml").read_text() + '[events]\nsummary_off = ["mars-1"]\n')
+    for agent in two.values():
+        agent.close()
+    with Agent.open("earth-1", home=home, embedder=two["earth-1"].embedder) as earth, \
+            Agent.open("mars-1", home=home, embedder=two["mars-1"].embedder) as mars:
+        earth.store(PUMP)
+        mars.store(NOT_PUMP)
+        assert "summary" in drain(earth)[0]["payload"] and "summary" not in drain(mars)[0]["payload"]
+        with earth.repo.transaction():
+            assert earth.tables.outbox.prune(sent_before="2026-01-01T00:00:00.000001Z") >= 1
+        assert earth.tables.outbox.count() == 0

@@ -50,6 +50,8 @@ def test_the_summary_can_be_switched_off():
     assert events.Sender("earth-1").stamp(draft)["payload"]["summary"] == "The pump."
     assert "summary" not in events.Sender("earth-1", summary=False).stamp(draft)["payload"]
     assert Settings.from_mapping({"events": {"summary": False}}).event_summary is False
+    per_agent = Settings.from_mapping({"events": {"summary_off": ["mars-1"]}})
+    assert not per_agent.summary_for("mars-1") and per_agent.summary_for("earth-1")
     with pytest.raises(BadInput, match="events"):
         Settings.from_mapping({"events": {"content": True}})
 

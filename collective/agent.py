@@ -17,7 +17,7 @@ from .errors import AgentExists, BadInput
 from .exchange import Exchange
 from .exchange.remotes import Remotes
 from .index.keeper import IndexKeeper
-from .model import DEFAULT_AMPLITUDE, Memory, utcnow, validate_content, validate_vector
+from .model import DEFAULT_AMPLITUDE, Memory, events, utcnow, validate_content, validate_vector
 from .peers import Peers
 from .quarantine.service import Quarantine
 from .recall import AccessCounter, Recall, RecallHit
@@ -42,7 +42,8 @@ class Agent:
         self.repo, self.branch = opened.repo, opened.branch
         self.settings: Settings = self.home.settings
         self._judge = judge
-        tables = self.tables = Tables(self.repo)
+        tables = self.tables = Tables(self.repo, events.Sender(self.agent_id, events.validate_collective(
+            self.home.collective), self.settings.summary_for(self.agent_id)))
         self.identity = keys.recover(tables, opened.identity, self.key_path, agent_id=self.agent_id)
         self.model = EmbeddingModel(tables.agents, self.agent_id, embedder)
         self.upkeep = Upkeep(self.repo, tables.state, gc_every=self.settings.gc_every)

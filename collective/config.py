@@ -30,6 +30,12 @@ class Settings:
     fade_threshold: float = 0.05
     gc_every: int = 500  # run dolt_gc after this many commits by this process family
     half_lives: Mapping[str, float] = field(default_factory=lambda: dict(trust.DEFAULT_HALF_LIVES_DAYS))
+    event_summary: bool = True  # [events] summary = false keeps summaries out of events (privacy)
+    event_summary_off: tuple[str, ...] = ()  # [events] summary_off = ["mars-1"]: those agents only
+
+    def summary_for(self, agent_id: str) -> bool:
+        """Whether this agent's memory events carry the summary."""
+        return self.event_summary and agent_id not in self.event_summary_off
 
     @classmethod
     def from_mapping(cls, raw: Mapping[str, Any]) -> "Settings":
@@ -40,6 +46,14 @@ class Settings:
             if key not in names or key == "half_lives":
                 raise BadInput("cmem.toml", f"unknown setting {key!r}")
             values[key] = value
+        for key, value in raw.get("events", {}).items():
+            if key == "summary" and isinstance(value, bool):
+                values["event_summary"] = value
+            elif key == "summary_off" and isinstance(value, list) and all(isinstance(v, str) for v in value):
+                values["event_summary_off"] = tuple(value)
+            else:
+                raise BadInput("cmem.toml", f"[events] knows summary = true|false and summary_off = [agent ids], "
+                                            f"got {key!r}")
         half_lives = raw.get("trust", {}).get("half_lives")
         if half_lives:
             values["half_lives"] = {**trust.DEFAULT_HALF_LIVES_DAYS, **half_lives}
@@ -118,6 +132,12 @@ class Home:
 
     def setting(self, env: str, key: str, default: str | None = None) -> str | None:
         return os.environ.get(env) or self.config.get(key) or default
+
+    @property
+    def collective(self) -> str:
+        """The collective this agent's events go to (subjects cmem.<collective>.>): $CMEM_COLLECTIVE,
+        `collective` in cmem.toml, or "default"."""
+        return self.setting("CMEM_COLLECTIVE", "collective", "default")
 
     @property
     def backend(self) -> str | None:

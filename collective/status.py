@@ -37,7 +37,7 @@ def describe(repo: Repository, tables: Tables, keeper: IndexKeeper, location, ho
     }
     return {"agent": agent_id, "home": str(home.root), **location.describe(), "branch": branch, "head": head,
             "schema_version": repo.schema_version(), "counts": counts, "index": keeper.state(head),
-            "remotes": repo.remotes()}
+            "remotes": repo.remotes(), "events": tables.outbox.describe()}
 
 
 def stability(tables: Tables, trust_scores: Mapping[str, float], now: datetime, half_lives: Mapping[str, float]

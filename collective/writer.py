@@ -18,8 +18,8 @@ from .embedding import EmbeddingModel
 from .errors import BadInput, SerializationFailure
 from .identity import Identity
 from .judge.stance import estimate as estimate_stance
-from .model import (DEFAULT_AMPLITUDE, Memory, content_hash, iso, summarise, utcnow, uuid7, validate_amplitude,
-                    validate_category, validate_content, validate_tags, validate_vector)
+from .model import (DEFAULT_AMPLITUDE, Memory, content_hash, events, iso, summarise, utcnow, uuid7,
+                    validate_amplitude, validate_category, validate_content, validate_tags, validate_vector)
 from .runtime.gc_pause import gc_paused
 from .runtime.retry import retrying
 from .store.tables import Tables
@@ -132,11 +132,13 @@ class Writer:
         with self.repo.transaction():
             self.tables.store_claims.claim([p["hash"] for p in prepared], uuid7())
             results = self._plan(prepared, self._own_by_hash({p["hash"] for p in prepared}))
-            self.tables.memories.insert([r.memory for r in results if not r.deduplicated])
+            new = [r.memory for r in results if not r.deduplicated]
+            self.tables.memories.insert(new)
             reinforced = {r.memory.id: r.memory for r in results if r.deduplicated}
             for memory in reinforced.values():
                 self.tables.memories.set(memory.id, amplitude=memory.amplitude, phase=memory.phase,
                                          updated_at=memory.updated_at, sync_version=memory.sync_version)
+            self.tables.outbox.add(events.stored(new, reinforced.values()))
             head = self.repo.commit(_store_message(results), author=self.agent_id)
         for r in results:
             r.commit = head
@@ -187,6 +189,7 @@ class Writer:
         with self.repo.transaction():
             self.tables.memories.set(memory_id, retracted=1, updated_at=memory.updated_at,
                                      sync_version=memory.sync_version, signature=memory.signature)
+            self.tables.outbox.add(events.pruned(memory, "retracted"))
             head = self.repo.commit(f"retract {memory_id}: {memory.summary[:72]}", author=self.agent_id)
         self.upkeep.after_commit()
         return {"id": memory_id, "retracted": True, "changed": True, "commit": head}

@@ -53,6 +53,63 @@ def show_recall(agent: Agent, query: str, **kwargs) -> None:
         print(f"    {hit.score:.3f}  {hit.memory.summary}  ({hit.memory.origin_agent}){flag}")
 
 
+def show_events(root: Path, earth: Agent, mars: Agent) -> None:
+    """A local nats-server with JetStream; mars-1 listens (verify, decide, pull) while
+    earth-1 stores and pushes; the outbox goes out over NATS, metadata only."""
+    import asyncio
+
+    from sync.events.connection import NatsOptions
+    from sync.events.local_server import NatsNotInstalled, NatsServer
+    from sync.events.service import Listener, flush
+    from sync.policy import PolicySettings
+
+    try:
+        server = NatsServer(root / "nats").start()
+    except NatsNotInstalled as e:
+        say(f"  (skipped: {e})")
+        return
+    options = NatsOptions.from_home(earth.home, servers=(server.url,))
+    focus = PolicySettings(focus=("coolant pump failure",))  # what mars-1 cares about most
+    heard: list = []
+    stored_id: list[str] = []
+
+    async def scenario() -> None:
+        listener = Listener(mars, options, focus, on_outcome=lambda o, pulled: heard.append((o, pulled)))
+        task = asyncio.ensure_future(listener.run())
+        await listener.ready.wait()
+        await flush(earth, options)  # what earth-1 did so far, as events
+        stored = earth.store("The coolant pump in module C has a cracked impeller. Replace it before restart.",
+                             importance=0.95, tags=["pump"])
+        stored_id.append(stored.memory.id)
+        earth.push()
+        await flush(earth, options)
+        while not any(o.envelope and o.envelope["entity_id"] == stored.memory.id for o, _ in heard):
+            await asyncio.sleep(0.05)
+        await asyncio.sleep(0.3)  # the sync.pushed behind it
+        listener.stop.set()
+        await task
+
+    try:
+        asyncio.run(scenario())
+    finally:
+        server.stop()
+    action = {"now": "pulled now", "queue": "queued for the next sync window", "skip": "skipped"}
+    others: dict[str, int] = {}
+    for outcome, pulled in heard:
+        if outcome.status != "handled":
+            continue
+        e = outcome.envelope
+        if e["entity_id"] != stored_id[0]:
+            others[outcome.decision.action] = others.get(outcome.decision.action, 0) + 1
+            continue
+        done = action[outcome.decision.action] if not pulled or pulled["pulled"] else "pull failed"
+        say(f"  {mars.agent_id} heard {e['agent']} store a high-amplitude memory about the pump: {done} "
+            f"({outcome.decision.reason}); {mars.agent_id} now holds it: "
+            f"{mars.tables.memories.get(stored_id[0]) is not None}.")
+    say(f"  The {sum(others.values())} earlier events (stores, pushes, pulls, the verdict) were decided too: "
+        + ", ".join(f"{n} {action[a]}" for a, n in sorted(others.items())) + "; each decision is kept with its reason.")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--home", help="Where to keep the agents (default: a new temporary folder).")
@@ -140,6 +197,9 @@ def main() -> None:
 
     heading("6. Recall after the resolution")
     show_recall(agents["earth-2"], "is the coolant pump safe?")
+
+    heading("7. Events: earth-1 tells its site what it learned; mars-1 decides to pull")
+    show_events(root, agents["earth-1"], agents["mars-1"])
     for agent in agents.values():
         agent.close()
     say(f"\nDone. Inspect with: CMEM_HOME={home} cmem status --agent earth-1")

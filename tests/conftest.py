@@ -18,6 +18,7 @@ from hypothesis import HealthCheck, settings
 
 from collective.agent import Agent
 from collective.embed import HashEmbedder, default_embedder
+from nats_servers import nats_cluster, nats_server  # noqa: F401  (fixtures: real nats-servers)
 
 settings.register_profile("ci", derandomize=True, deadline=None, max_examples=60,
                           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])

@@ -171,6 +171,7 @@ def _render_status(s: dict) -> str:
         f"{c['disputed']} disputed, {c['absorbed']} absorbed)",
         f"peers     {c['peers']}, open cases {c['open_cases']}",
         f"index     {index_line}",
+        f"events    {s['events']['outbox']} in the outbox, last publish {s['events']['last_publish'] or 'never'}",
     ] + ([f"verdicts  {c['awaiting_reviewer']} awaiting an authorised reviewer (cmem reviewers add)"]
          if c["awaiting_reviewer"] else [])
       + ([f"keys      {c['key_changes']} peer key change(s) refused (cmem agents)"] if c["key_changes"] else []))
@@ -184,7 +185,8 @@ def status(home, agent_id, as_json):
 
     \b
     JSON: {"agent", "home", "engine", "database", "branch", "head",
-           "schema_version", "counts": {...}, "index": {...}, "remotes": {...}}
+           "schema_version", "counts": {...}, "index": {...}, "remotes": {...},
+           "events": {"outbox", "last_publish"}}
     """
     with cli_errors():
         with open_agent(home, agent_id) as agent:

@@ -16,6 +16,7 @@ from ..embedding import EmbeddingModel
 from ..errors import NotFound
 from ..identity import Identity
 from ..index.keeper import IndexKeeper
+from ..model import events
 from ..model.refs import QUARANTINE_BRANCH, agent_of_working
 from ..peers import Peers
 from ..quarantine.service import Quarantine
@@ -57,6 +58,8 @@ class Exchange:
         remote = self.remotes.choose(remote)
         push_branch(self.repo, self.tables, remote, self.branch, author=self.agent_id,
                     public_key=self.identity.public_key)
+        with self.repo.transaction():
+            self.tables.outbox.add(events.pushed(self.branch, self.repo.head(self.branch), remote))
         pushed = {"remote": remote, "branch": self.branch, "head": self.repo.head(self.branch)}
         return self.quarantine.share_after("cases", pushed, remote)
 

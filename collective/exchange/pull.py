@@ -22,7 +22,7 @@ from ..errors import NotFound, StorageError
 from ..identity import Identity, fingerprint, rotation_reaches, verify, verify_many
 from ..index.keeper import IndexKeeper
 from ..judge import cache as kept_analyses
-from ..model import Memory, iso, utcnow
+from ..model import Memory, events, iso, utcnow
 from ..model.enums import CaseStatus, PeerStatus
 from ..model.refs import agent_of_working, peer_working, working_branch
 from ..peers import Peers
@@ -259,6 +259,8 @@ class PeerPull:
         # the cases this pull opened or counted again carry our signature
         planned.cases = {cid: sign_case(case, self.identity, self.agent_id) for cid, case in planned.cases.items()}
         with self.repo.transaction():
+            self.tables.outbox.add(events.merged(planned.peer, planned.head, planned.counts, planned.cases.values(),
+                                                 self.tables.cases.by_id(), receiver=self.agent_id))
             merge.apply(self.tables, planned, watermark=watermark)
             self.tables.key_rotations.write(rotations)
             kept_analyses.keep(self.repo, getattr(self.comparator, "judge", None), unkept)

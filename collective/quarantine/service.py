@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from ..core import trust
 from ..errors import BadInput, CollectiveError, NonFastForward, NotFound, NotShared
 from ..identity import Identity, valid_public_key
-from ..model import iso, utcnow
+from ..model import events, iso, utcnow
 from ..model.enums import CaseStatus, LinkType
 from ..model.refs import MAIN_BRANCH, QUARANTINE_BRANCH, peer_working, tracking
 from ..peers import Peers
@@ -113,6 +113,7 @@ class Quarantine:
         with self.repo.transaction():
             self.tables.cases.write([resolved])
             applied = self._apply_authorised([resolved])
+            self.tables.outbox.add(events.resolved(resolved))
             head = self.repo.commit(f"quarantine: resolve {case_id} keep {keep}", author=self.agent_id)
         self.upkeep.after_commit()
         return {**case_dict(resolved, set(applied)), "commit": head}

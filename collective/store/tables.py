@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
 from ..errors import NotFound
 from ..model import Memory
 from .key_tables import AppliedVerdicts, EndorsementTable, KeyChanges, KeyRotations, ReviewerTable
+from ..model.events import Sender
+from .event_tables import Decisions, Inbox, Outbox
 
 if TYPE_CHECKING:
     from .port import Repository
@@ -247,9 +249,10 @@ class AccessCounts:
 
 
 class Tables:
-    """Every table of one agent's database, over one repository."""
+    """Every table of one agent's database, over one repository. With a sender, the
+    changes written through it emit their events to the outbox."""
 
-    def __init__(self, repo: "Repository"):
+    def __init__(self, repo: "Repository", sender: Sender | None = None):
         self.repo = repo
         self.memories = MemoryTable(repo)
         self.agents = AgentTable(repo)
@@ -264,3 +267,6 @@ class Tables:
         self.endorsements = EndorsementTable(repo)
         self.key_rotations = KeyRotations(repo)
         self.key_changes = KeyChanges(repo)
+        self.outbox = Outbox(repo, sender)
+        self.inbox = Inbox(repo)
+        self.decisions = Decisions(repo)

@@ -192,8 +192,9 @@ def test_recall_show_forget_status_json(stored):
 
     status = cmem_json("status", "--home", h)
     assert set(status) - {"server"} == {"agent", "home", "engine", "database", "branch", "head", "schema_version",
-                           "counts", "index", "remotes"}
+                           "counts", "index", "remotes", "events"}
     assert status["head"] == before[0] and status["counts"]["memories"] == 2
+    assert status["events"] == {"outbox": 2, "last_publish": None}  # two stores, nothing published
     assert status["index"] == {"built": True, "head": before[0], "count": 2, "current": True}
 
     forgotten = cmem_json("forget", first["id"], "--home", h)

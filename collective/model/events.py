@@ -1,0 +1,254 @@
+"""Events: what an agent tells its peers it did, as metadata only. Pure: no I/O.
+
+A change that emits an event writes it to the local outbox in the same
+transaction (store/tables.py, Outbox); the sync package signs, publishes,
+receives and decides. The rules here are applied twice, by the same code:
+when an event is built (a bad one raises EventRefused, nothing is written)
+and when one is received (a bad one is dropped and counted).
+
+Metadata only: each type has a schema (required and optional fields, their
+kinds); no field may be named like content, vectors or embeddings at any
+depth, no list may hold more than a few numbers, and the signed envelope is
+at most 4 KB.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping
+
+from ..errors import BadInput
+from .memory import SUMMARY_CHARS, Memory, iso, utcnow, uuid7
+
+MAX_EVENT_BYTES = 4096
+MAX_TEXT = 200        # any string field but the summary
+MAX_NUMBERS = 8       # a longer list of numbers looks like a vector
+FORBIDDEN_FIELDS = frozenset({"content", "text", "body", "vector", "vectors", "embedding", "embeddings"})
+ENVELOPE_FIELDS = ("event_id", "entity_id", "event_type", "ts", "agent", "payload")
+COLLECTIVE_RE = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}")
+DEFAULT_COLLECTIVE = "default"
+
+_NUM, _INT, _STR, _LIST, _MAP = (int, float), (int,), (str,), (list,), (dict,)
+
+
+@dataclass(frozen=True)
+class Schema:
+    required: Mapping[str, tuple]
+    optional: Mapping[str, tuple] = field(default_factory=dict)
+
+
+_MEMORY = {"origin": _STR, "category": _STR, "amplitude": _NUM, "tags": _LIST}
+_CASE = {"agent_a": _STR, "agent_b": _STR, "dispute_count": _INT}
+
+# One schema per type (DESIGN, Events). The dream.* types arrive with the dream cycle.
+SCHEMAS: dict[str, Schema] = {
+    "memory.stored": Schema(_MEMORY, {"summary": _STR, "stance": _STR}),
+    "memory.boosted": Schema(_MEMORY, {"summary": _STR}),
+    "memory.pruned": Schema({"origin": _STR, "reason": _STR}, {"category": _STR}),
+    "memory.disputed": Schema({"case_id": _STR, "peer": _STR, "similarity": _NUM}),
+    "merge.conflict": Schema({**_CASE, "memory_id_a": _STR, "memory_id_b": _STR, "similarity": _NUM,
+                              "phase_diff": _NUM}),
+    "merge.proposed": Schema({"peer": _STR, "head": _STR, "counts": _MAP}),
+    "sync.requested": Schema({"reason": _STR}),
+    "sync.pushed": Schema({"branch": _STR, "head": _STR, "remote": _STR}),
+    "quarantine.escalated": Schema(_CASE),
+    "quarantine.resolved": Schema({**_CASE, "keep": _STR, "by": _STR}),
+    "agent.status": Schema({"memories": _INT, "outbox": _INT, "head": _STR}, {"model_version": _STR}),
+}
+EVENT_TYPES = tuple(SCHEMAS)
+
+
+class EventRefused(BadInput):
+    """An event breaks the rules; `reason` is a short code (receivers count drops by it)."""
+
+    def __init__(self, reason: str, problem: str):
+        super().__init__("event", problem)
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class Draft:
+    """An event as a change describes it, before the outbox stamps id, time and sender."""
+
+    event_type: str
+    entity_id: str
+    payload: dict
+
+    def __post_init__(self):
+        check_payload(self.event_type, self.payload)
+
+
+@dataclass(frozen=True)
+class Sender:
+    """Who emits, on which collective, and whether memory events carry the summary."""
+
+    agent: str
+    collective: str = DEFAULT_COLLECTIVE
+    summary: bool = True
+
+    def stamp(self, draft: Draft) -> dict:
+        """The unsigned envelope for a draft, checked against the size limit."""
+        payload = draft.payload if self.summary else {k: v for k, v in draft.payload.items() if k != "summary"}
+        envelope = {"event_id": uuid7(), "entity_id": draft.entity_id, "event_type": draft.event_type,
+                    "ts": iso(utcnow()), "agent": self.agent, "payload": payload}
+        check_size(envelope)
+        return envelope
+
+    def subject(self, event_type: str) -> str:
+        return subject(self.collective, self.agent, event_type)
+
+
+def validate_collective(name: str | None) -> str:
+    if not name or not COLLECTIVE_RE.fullmatch(name):
+        raise BadInput("collective", f"{name!r} is not a valid collective name (expected [a-z0-9][a-z0-9_-]{{0,63}})")
+    return name
+
+
+def subject_token(agent: str) -> str:
+    """An agent id as one subject token: agent ids may hold dots, tokens may not."""
+    return agent.replace(".", "~")
+
+
+def subject(collective: str, agent: str, event_type: str) -> str:
+    return f"cmem.{collective}.{subject_token(agent)}.{event_type}"
+
+
+def canonical(envelope: Mapping[str, Any]) -> bytes:
+    """The signed bytes: every envelope field but the signature, keys sorted, no spaces."""
+    return json.dumps({k: envelope[k] for k in ENVELOPE_FIELDS}, sort_keys=True, separators=(",", ":"),
+                      ensure_ascii=False).encode("utf-8")
+
+
+def encode(envelope: Mapping[str, Any]) -> bytes:
+    return json.dumps(dict(envelope), separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+
+def check_size(envelope: Mapping[str, Any], *, signature_room: int = 100) -> None:
+    size = len(encode(envelope)) + (0 if "signature" in envelope else signature_room)
+    if size > MAX_EVENT_BYTES:
+        raise EventRefused("oversize", f"{envelope.get('event_type')} event is {size} bytes (limit {MAX_EVENT_BYTES})")
+
+
+def check_payload(event_type: str, payload: Any) -> None:
+    """The payload's schema: known type, required fields present, no others, metadata only."""
+    schema = SCHEMAS.get(event_type)
+    if schema is None:
+        raise EventRefused("unknown_type", f"unknown event type {event_type!r}")
+    if not isinstance(payload, dict):
+        raise EventRefused("malformed", f"{event_type} payload must be an object")
+    _check_metadata_only(payload, event_type)
+    missing = sorted(set(schema.required) - set(payload))
+    if missing:
+        raise EventRefused("missing_field", f"{event_type} payload lacks {', '.join(missing)}")
+    kinds = {**schema.required, **schema.optional}
+    for name, value in payload.items():
+        if name not in kinds:
+            raise EventRefused("unknown_field", f"{event_type} payload has no field {name!r}")
+        if not isinstance(value, kinds[name]) or isinstance(value, bool) or not _plain(value):
+            raise EventRefused("malformed", f"{event_type} field {name!r} has the wrong kind")
+        if isinstance(value, str) and len(value) > (SUMMARY_CHARS if name == "summary" else MAX_TEXT):
+            raise EventRefused("oversize", f"{event_type} field {name!r} is too long")
+
+
+def _plain(value: Any) -> bool:
+    """Lists hold text (tags); objects map text to whole numbers (counts)."""
+    if isinstance(value, list):
+        return all(isinstance(v, str) and len(v) <= MAX_TEXT for v in value)
+    if isinstance(value, dict):
+        return all(isinstance(k, str) and isinstance(v, int) and not isinstance(v, bool) for k, v in value.items())
+    return True
+
+
+def _check_metadata_only(value: Any, event_type: str) -> None:
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if str(key).lower() in FORBIDDEN_FIELDS:
+                raise EventRefused("content", f"{event_type} payload carries {key!r}: events are metadata only")
+            _check_metadata_only(item, event_type)
+    elif isinstance(value, list):
+        if sum(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value) > MAX_NUMBERS:
+            raise EventRefused("content", f"{event_type} payload carries a list of numbers (a vector?)")
+        for item in value:
+            _check_metadata_only(item, event_type)
+
+
+def check_envelope(envelope: Any) -> dict:
+    """A received envelope, checked by the same rules as a built one (signature aside)."""
+    if not isinstance(envelope, dict):
+        raise EventRefused("malformed", "an event must be a JSON object")
+    missing = [k for k in (*ENVELOPE_FIELDS, "signature") if k not in envelope]
+    if missing:
+        raise EventRefused("missing_field", f"envelope lacks {', '.join(missing)}")
+    extra = sorted(set(envelope) - {*ENVELOPE_FIELDS, "signature"})
+    if extra:
+        raise EventRefused("unknown_field", f"envelope has unknown field(s) {', '.join(extra)}")
+    if not all(isinstance(envelope[k], str) for k in (*ENVELOPE_FIELDS[:5], "signature")):
+        raise EventRefused("malformed", "envelope fields must be text")
+    check_payload(envelope["event_type"], envelope["payload"])
+    check_size(envelope)
+    return envelope
+
+
+# --- what each change emits ---------------------------------------------------------
+
+def memory_event(event_type: str, memory: Memory) -> Draft:
+    payload = {"origin": memory.origin_agent, "category": str(memory.category),
+               "amplitude": round(float(memory.amplitude), 4), "tags": list(memory.tags), "summary": memory.summary}
+    if event_type == "memory.stored" and memory.stance:
+        payload["stance"] = str(memory.stance)
+    return Draft(event_type, memory.id, payload)
+
+
+def stored(new: Iterable[Memory], reinforced: Iterable[Memory]) -> list[Draft]:
+    return [memory_event("memory.stored", m) for m in new] + [memory_event("memory.boosted", m) for m in reinforced]
+
+
+def pruned(memory: Memory, reason: str) -> list[Draft]:
+    return [Draft("memory.pruned", memory.id, {"origin": memory.origin_agent, "reason": reason,
+                                                "category": str(memory.category)})]
+
+
+def _case_fields(case: Mapping) -> dict:
+    return {"agent_a": case["agent_a"], "agent_b": case["agent_b"], "dispute_count": int(case["dispute_count"])}
+
+
+def merged(peer: str, head: str, counts: Mapping[str, int], cases: Iterable[Mapping],
+           before: Mapping[str, Mapping], *, receiver: str) -> list[Draft]:
+    """A pull's events: its plan, and for each case it opened or raised, the conflict, the
+    receiver's disputed memory, and the escalation when the case crossed the threshold."""
+    drafts = [Draft("merge.proposed", peer, {"peer": peer, "head": head,
+                                             "counts": {k: int(v) for k, v in counts.items()}})]
+    for case in cases:
+        old = before.get(case["id"])
+        if old is not None and int(old["dispute_count"]) >= int(case["dispute_count"]):
+            continue
+        drafts.append(Draft("merge.conflict", case["id"], {
+            **_case_fields(case), "memory_id_a": case["memory_id_a"], "memory_id_b": case["memory_id_b"],
+            "similarity": round(float(case["similarity"]), 4), "phase_diff": round(float(case["phase_diff"]), 4)}))
+        for side, other in (("a", "b"), ("b", "a")):
+            if case[f"agent_{side}"] == receiver:
+                drafts.append(Draft("memory.disputed", case[f"memory_id_{side}"], {
+                    "case_id": case["id"], "peer": case[f"agent_{other}"],
+                    "similarity": round(float(case["similarity"]), 4)}))
+        if case["status"] == "escalated" and (old is None or old["status"] != "escalated"):
+            drafts.append(Draft("quarantine.escalated", case["id"], _case_fields(case)))
+    return drafts
+
+
+def pushed(branch: str, head: str, remote: str) -> list[Draft]:
+    return [Draft("sync.pushed", branch, {"branch": branch, "head": head, "remote": remote})]
+
+
+def resolved(case: Mapping) -> list[Draft]:
+    decision = json.loads(case["resolution"]) if isinstance(case.get("resolution"), str) else case["resolution"]
+    return [Draft("quarantine.resolved", case["id"], {**_case_fields(case), "keep": str(decision["keep"]),
+                                                       "by": str(decision.get("by", "reviewer"))[:MAX_TEXT]})]
+
+
+def status(agent: str, *, memories: int, outbox: int, head: str, model_version: str | None) -> list[Draft]:
+    payload = {"memories": int(memories), "outbox": int(outbox), "head": head}
+    if model_version:
+        payload["model_version"] = model_version
+    return [Draft("agent.status", agent, payload)]

@@ -1,0 +1,176 @@
+"""Receiving one event: check it (size, JSON, envelope, schema, subject, signature
+against the key registry), take it in once (the inbox is keyed by event_id), decide
+what to do (sync.policy) and record the decision with its reason; when the decision
+is "now", pull the sender.
+
+A bad event is dropped with one log line and counted (in memory and in local_state,
+`events.dropped.<reason>`); the receiver keeps going.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections import Counter
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from collective.core import trust as trust_rules
+from collective.errors import CollectiveError
+from collective.model import iso, utcnow
+from collective.model.events import MAX_EVENT_BYTES, EventRefused, check_envelope, subject
+
+from .. import policy
+from .signing import verify
+
+if TYPE_CHECKING:
+    from collective.agent import Agent
+
+log = logging.getLogger("cmem.events")
+
+DROPPED = "events.dropped."
+
+
+class Dropped(Exception):
+    def __init__(self, reason: str, detail: str):
+        super().__init__(f"{reason}: {detail}")
+        self.reason = reason
+
+
+@dataclass
+class Outcome:
+    """What became of one message: dropped, own, duplicate or handled (with a decision)."""
+
+    status: str
+    envelope: dict | None = None
+    decision: policy.Decision | None = None
+    reason: str | None = None
+    arrived: float | None = None     # time.perf_counter() when the message reached the receiver
+
+    def to_dict(self) -> dict:
+        e = self.envelope or {}
+        return {"status": self.status, "event_id": e.get("event_id"), "event_type": e.get("event_type"),
+                "agent": e.get("agent"), "entity_id": e.get("entity_id"), "ts": e.get("ts"),
+                "payload": e.get("payload"), "decision": self.decision.action if self.decision else None,
+                "reason": self.decision.reason if self.decision else self.reason}
+
+
+class Receiver:
+    """One agent taking in its peers' events."""
+
+    def __init__(self, agent: Agent, *, collective: str, settings: policy.PolicySettings | None = None):
+        self.agent = agent
+        self.collective = collective
+        self.settings = settings or policy.PolicySettings()
+        self.drops: Counter[str] = Counter()
+        self.duplicates = 0
+        self.handled = 0
+        self._keys: dict[str, str] | None = None
+        self._focus: np.ndarray | None = None
+
+    # --- checking ----------------------------------------------------------------
+    def check(self, subject_: str, data: bytes) -> dict:
+        """The verified envelope of a message, or Dropped with the reason."""
+        if len(data) > MAX_EVENT_BYTES:
+            raise Dropped("oversize", f"{len(data)} bytes (limit {MAX_EVENT_BYTES})")
+        try:
+            envelope = check_envelope(json.loads(data))
+        except (ValueError, UnicodeDecodeError) as e:
+            if isinstance(e, EventRefused):
+                raise Dropped(e.reason, str(e)) from None
+            raise Dropped("malformed", "not JSON") from None
+        if subject_ != subject(self.collective, envelope["agent"], envelope["event_type"]):
+            raise Dropped("subject_mismatch", f"{envelope['agent']}'s {envelope['event_type']} on {subject_}")
+        key = self._key_of(envelope["agent"])
+        if key is None:
+            raise Dropped("unknown_sender", f"no key registered for {envelope['agent']}")
+        if not verify(envelope, key):
+            raise Dropped("bad_signature", f"{envelope['event_type']} claiming to be from {envelope['agent']}")
+        return envelope
+
+    def _key_of(self, agent_id: str) -> str | None:
+        if self._keys is None or agent_id not in self._keys:  # a peer met since: read the registry again
+            self._keys = self.agent.tables.agents.keys()
+        return self._keys.get(agent_id)
+
+    def drop(self, subject_: str, error: Dropped) -> Outcome:
+        self.drops[error.reason] += 1
+        log.warning("dropped event on %s: %s", subject_, error)
+        state = self.agent.tables.state
+        with self.agent.repo.transaction():
+            state.set(DROPPED + error.reason, str(int(state.get(DROPPED + error.reason) or 0) + 1))
+        return Outcome("dropped", reason=error.reason)
+
+    # --- taking in ---------------------------------------------------------------
+    def take(self, subject_: str, data: bytes) -> Outcome:
+        """Check, dedupe, decide and record one message (one transaction)."""
+        try:
+            envelope = self.check(subject_, data)
+        except Dropped as error:
+            return self.drop(subject_, error)
+        if envelope["agent"] == self.agent.agent_id:
+            return Outcome("own", envelope)
+        tables, now = self.agent.tables, iso(utcnow())
+        with self.agent.repo.transaction():
+            if not tables.inbox.add(envelope["event_id"], subject_, data.decode("utf-8"), at=now):
+                self.duplicates += 1
+                return Outcome("duplicate", envelope)
+            decision = self._decide(envelope)
+            tables.decisions.write({"event_id": envelope["event_id"], "sender": envelope["agent"],
+                                    "event_type": envelope["event_type"], "entity_id": envelope["entity_id"],
+                                    "decision": decision.action, "reason": decision.reason,
+                                    "decided_at": now, "done_at": None if decision.action != policy.SKIP else now})
+        self.handled += 1
+        return Outcome("handled", envelope, decision)
+
+    def _decide(self, envelope: dict) -> policy.Decision:
+        sender = envelope["agent"]
+        score = self.agent.trust_scores().get(sender, trust_rules.START)
+        waiting = len(self.agent.tables.decisions.open(decision=policy.NOW, sender=sender))
+        return policy.decide(envelope["event_type"], envelope["payload"], trust=score, settings=self.settings,
+                             focus=self._focus_match, waiting=waiting)
+
+    def _focus_match(self, summary: str) -> tuple[str, float] | None:
+        phrases = self.settings.focus
+        if not phrases:
+            return None
+        if self._focus is None:
+            self._focus = _unit(np.asarray(self.agent.embedder.embed(list(phrases)), dtype=np.float32))
+        scores = self._focus @ _unit(np.asarray(self.agent.embedder.embed([summary]), dtype=np.float32))[0]
+        best = int(np.argmax(scores))
+        return phrases[best], float(scores[best])
+
+    # --- acting ------------------------------------------------------------------
+    def act(self, outcome: Outcome) -> dict | None:
+        """Pull the sender when the decision is "now"; close the decisions it satisfied.
+        A pull that cannot run (no commons, the peer not pushed yet) leaves them open."""
+        if outcome.decision is None or outcome.decision.action != policy.NOW:
+            return None
+        sender = outcome.envelope["agent"]
+        try:
+            result = self.agent.pull(peers=[sender])
+        except CollectiveError as e:
+            log.warning("pull of %s after %s failed: %s", sender, outcome.envelope["event_type"], e)
+            return {"peer": sender, "pulled": False, "error": str(e)}
+        self._close_satisfied(sender)
+        return {"peer": sender, "pulled": True, "summary": result["peers"][0]["summary"] if result["peers"] else {}}
+
+    def _close_satisfied(self, sender: str) -> None:
+        """Open decisions whose memory is now held, and non-memory ones a pull covers, are done."""
+        decisions = self.agent.tables.decisions
+        pending = decisions.open(sender=sender)
+        held = self.agent.tables.memories.by_id([d["entity_id"] for d in pending if d["event_type"] in
+                                                 policy.MEMORY_TYPES])
+        done = [d["event_id"] for d in pending if d["entity_id"] in held or d["event_type"] not in policy.MEMORY_TYPES]
+        with self.agent.repo.transaction():
+            decisions.done(done)
+
+    def counts(self) -> dict[str, Any]:
+        return {"handled": self.handled, "duplicates": self.duplicates, "dropped": dict(self.drops)}
+
+
+def _unit(vectors: np.ndarray) -> np.ndarray:
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    return vectors / np.where(norms == 0, 1, norms)

@@ -1,0 +1,101 @@
+"""What to pull when a peer says it learned something: a pure decision with its reason.
+
+For a memory event (`memory.stored`, `memory.boosted`):
+
+- skip a sender the agent trusts less than `min_trust`;
+- pull now when amplitude x trust >= `pull_now`;
+- pull now when it matches the agent's focus: one of `focus_tags`, or a summary
+  whose embedding is within `focus_similarity` (cosine) of a `focus` phrase;
+- queue for the next sync window when amplitude x trust >= `queue`;
+- else skip.
+
+Retractions, disputes and verdicts of trusted senders are queued for the sync
+window; a peer's push pulls now when memories it announced are still waited for.
+The rest (status, plans, requests) is noted and skipped.
+
+Defaults, set in cmem.toml under [listen]: min_trust 0.3, pull_now 0.4 (amplitude
+0.8 at the starting trust 0.5), queue 0.15, focus_similarity 0.5, no focus.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import Any, Callable, Mapping
+
+from collective.errors import BadInput
+
+NOW, QUEUE, SKIP = "now", "queue", "skip"
+MEMORY_TYPES = ("memory.stored", "memory.boosted")
+WINDOW_TYPES = ("memory.pruned", "memory.disputed", "merge.conflict", "quarantine.escalated", "quarantine.resolved")
+
+FocusMatch = Callable[[str], tuple[str, float] | None]  # summary -> (best focus phrase, cosine)
+
+
+@dataclass(frozen=True)
+class Decision:
+    action: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class PolicySettings:
+    min_trust: float = 0.3
+    pull_now: float = 0.4
+    queue: float = 0.15
+    focus_similarity: float = 0.5
+    focus_tags: tuple[str, ...] = ()
+    focus: tuple[str, ...] = ()
+
+    @classmethod
+    def from_mapping(cls, raw: Mapping[str, Any]) -> "PolicySettings":
+        values: dict[str, Any] = {}
+        for f in fields(cls):
+            if f.name not in raw:
+                continue
+            value = raw[f.name]
+            if f.name in ("focus_tags", "focus"):
+                if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
+                    raise BadInput("cmem.toml", f"[listen] {f.name} must be a list of strings")
+                value = tuple(value)
+            elif not isinstance(value, (int, float)) or isinstance(value, bool) or not 0 <= value <= 10:
+                raise BadInput("cmem.toml", f"[listen] {f.name} must be a number between 0 and 10")
+            values[f.name] = value
+        unknown = sorted(set(raw) - {f.name for f in fields(cls)})
+        if unknown:
+            raise BadInput("cmem.toml", f"[listen] has unknown setting(s) {', '.join(unknown)}")
+        return cls(**values)
+
+
+def decide(event_type: str, payload: Mapping[str, Any], *, trust: float, settings: PolicySettings,
+           focus: FocusMatch | None = None, waiting: int = 0) -> Decision:
+    """The action for one verified event from a peer, and why. `waiting`: how many of this
+    sender's announced memories a pull has not brought yet."""
+    if trust < settings.min_trust:
+        return Decision(SKIP, f"low trust in the sender ({trust:.2f} < {settings.min_trust:.2f})")
+    if event_type == "sync.pushed":
+        if waiting:
+            return Decision(NOW, f"the sender pushed; {waiting} announced memory(ies) wait for it")
+        return Decision(SKIP, "the sender pushed; nothing waits for it")
+    if event_type in WINDOW_TYPES:
+        return Decision(QUEUE, f"{event_type} from a trusted sender: next sync window")
+    if event_type not in MEMORY_TYPES:
+        return Decision(SKIP, f"{event_type} is for information")
+    return _memory(payload, trust, settings, focus)
+
+
+def _memory(payload: Mapping[str, Any], trust: float, settings: PolicySettings, focus: FocusMatch | None) -> Decision:
+    score = float(payload["amplitude"]) * trust
+    weighed = f"amplitude {float(payload['amplitude']):.2f} x trust {trust:.2f} = {score:.2f}"
+    if score >= settings.pull_now:
+        return Decision(NOW, f"{weighed} >= {settings.pull_now:.2f}")
+    tags = sorted(set(payload.get("tags", ())) & set(settings.focus_tags))
+    if tags:
+        return Decision(NOW, f"tag(s) {', '.join(tags)} in focus")
+    summary = payload.get("summary")
+    if summary and focus is not None and settings.focus:
+        match = focus(summary)
+        if match is not None and match[1] >= settings.focus_similarity:
+            return Decision(NOW, f"summary matches focus {match[0]!r} ({match[1]:.2f})")
+    if score >= settings.queue:
+        return Decision(QUEUE, f"{weighed} >= {settings.queue:.2f}: next sync window")
+    return Decision(SKIP, f"{weighed} < {settings.queue:.2f}, not in focus")

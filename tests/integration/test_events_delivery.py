@@ -1,0 +1,178 @@
+"""Events between two agents on one NATS server: a store reaches a peer's tail within a
+second, `listen` pulls what is relevant and not what is not, bad messages are dropped
+with one log line and counted, and a spy on cmem.> sees metadata only."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+
+from collective.identity import Identity
+from collective.model import events
+from events_support import handled, listening, options_for, spying, until
+from events_support import two_agents  # noqa: F401  (the `two` fixture)
+from sync.events.service import flush, tail
+from sync.events.signing import sign
+from sync.policy import PolicySettings
+
+PUMP = "The coolant pump in module C is leaking. Isolate it before the next shift."
+DUST = "Dust settled on the east window. Nobody needs to act on it."
+
+
+def test_a_store_reaches_a_peers_tail_within_a_second(two, nats_server):
+    earth, mars = two["earth-1"], two["mars-1"]
+    options = options_for(mars, [nats_server.url])
+
+    async def scenario():
+        async with spying([nats_server.url], list(two.values())):
+            seen, stop, ready = [], asyncio.Event(), asyncio.Event()
+
+            def arrived(event):
+                seen.append((time.perf_counter(), event))
+                if event["event_type"] == "memory.stored":
+                    stop.set()
+            watching = asyncio.ensure_future(tail(mars, options, types=["memory.stored"], on_event=arrived,
+                                                  stop=stop, ready=ready))
+            await ready.wait()
+            stored = earth.store(PUMP, importance=0.9, tags=["pump"])
+            committed = time.perf_counter()
+            await flush(earth, options)
+            await asyncio.wait_for(watching, 5)
+            return stored, committed, seen
+
+    stored, committed, seen = asyncio.run(scenario())
+    at, event = seen[-1]
+    assert event["status"] == "received" and event["entity_id"] == stored.memory.id
+    assert event["payload"]["summary"] == stored.memory.summary != PUMP
+    assert at - committed < 1.0
+
+
+def test_listen_pulls_what_is_relevant_and_not_what_is_not(two, nats_server):
+    earth, mars = two["earth-1"], two["mars-1"]
+    options = options_for(mars, [nats_server.url])
+
+    async def scenario():
+        async with spying([nats_server.url], list(two.values())):
+            async with listening(mars, options, PolicySettings()) as (_, outcomes):
+                relevant = earth.store(PUMP, importance=0.9)
+                idle = earth.store(DUST, importance=0.1)
+                earth.push()
+                await flush(earth, options)
+                await until(lambda: len(handled(outcomes, "memory.stored")) == 2)
+                return relevant, idle, outcomes
+
+    relevant, idle, outcomes = asyncio.run(scenario())
+    decisions = {o.envelope["entity_id"]: (o.decision.action, pulled) for o, pulled in outcomes
+                 if o.status == "handled" and o.envelope["event_type"] == "memory.stored"}
+    assert decisions[relevant.memory.id][0] == "now" and decisions[relevant.memory.id][1]["pulled"]
+    assert decisions[idle.memory.id] == ("skip", None)
+    held = mars.tables.memories.by_id([relevant.memory.id, idle.memory.id])
+    assert relevant.memory.id in held
+    recorded = {d["entity_id"]: d for d in mars.tables.decisions.all()}
+    assert recorded[relevant.memory.id]["done_at"] and "amplitude 0.90" in recorded[relevant.memory.id]["reason"]
+    assert recorded[idle.memory.id]["decision"] == "skip"
+
+
+def test_focus_pulls_a_weak_memory_on_the_agents_topic(two, nats_server):
+    earth, mars = two["earth-1"], two["mars-1"]
+    options = options_for(mars, [nats_server.url])
+    focused = PolicySettings(focus_tags=("pump",))
+
+    async def scenario():
+        async with spying([nats_server.url], list(two.values())):
+            async with listening(mars, options, focused) as (_, outcomes):
+                weak = earth.store(PUMP, importance=0.2, tags=["pump"])
+                earth.push()
+                await flush(earth, options)
+                await until(lambda: handled(outcomes, "memory.stored"))
+                return weak, handled(outcomes, "memory.stored")[0]
+
+    weak, outcome = asyncio.run(scenario())
+    assert outcome.decision.action == "now" and "pump" in outcome.decision.reason
+    assert mars.tables.memories.get(weak.memory.id) is not None
+
+
+def _raw(envelope: dict) -> bytes:
+    return json.dumps(envelope).encode()
+
+
+def test_bad_messages_are_dropped_counted_and_the_receiver_goes_on(two, nats_server, tmp_path, caplog):
+    earth, mars = two["earth-1"], two["mars-1"]
+    options = options_for(mars, [nats_server.url])
+    good = events.Sender("earth-1").stamp(events.Draft("sync.requested", "earth-1", {"reason": "test"}))
+    forger = Identity.generate(tmp_path / "forger.pem")
+    subject = events.subject("default", "earth-1", "sync.requested")
+    bad = {
+        "bad_signature": (subject, _raw(sign(good, forger))),
+        "malformed": (subject, b"{not json"),
+        "oversize": (subject, b"{" + b" " * 5000 + b"}"),
+        "unknown_type": (events.subject("default", "earth-1", "memory.teleported"),
+                         _raw(sign({**good, "event_type": "memory.teleported"}, earth.identity))),
+    }
+
+    async def scenario():
+        import nats
+        async with listening(mars, options) as (listener, outcomes):
+            nc = await nats.connect(nats_server.url)
+            js = nc.jetstream()
+            for subj, data in bad.values():
+                await js.publish(subj, data)
+            await js.publish(subject, _raw(sign(good, earth.identity)))
+            await nc.close()
+            await until(lambda: len(outcomes) >= 5)
+            return listener.receiver.counts(), outcomes
+
+    with caplog.at_level(logging.WARNING, logger="cmem.events"):
+        counts, outcomes = asyncio.run(scenario())
+    assert counts["dropped"] == {reason: 1 for reason in bad}
+    assert counts["handled"] == 1 and outcomes[-1][0].envelope["event_id"] == good["event_id"]
+    drops = [r for r in caplog.records if r.getMessage().startswith("dropped event")]
+    assert sorted(r.getMessage().split(": ")[1] for r in drops) == sorted(bad)
+    assert {r: mars.tables.state.get(f"events.dropped.{r}") for r in bad} == {r: "1" for r in bad}
+
+
+def test_a_redelivered_event_is_handled_once(two, nats_server):
+    earth, mars = two["earth-1"], two["mars-1"]
+    options = options_for(mars, [nats_server.url])
+    earth.store(DUST, importance=0.1)
+    (row,) = [r for r in earth.tables.outbox.unsent(10) if "memory.stored" in r["subject"]]
+
+    async def scenario():
+        import nats
+        async with listening(mars, options) as (_, outcomes):
+            nc = await nats.connect(nats_server.url)
+            signed = _raw(sign(json.loads(row["envelope"]), earth.identity))
+            for _ in range(3):  # beyond the stream's duplicate window: no Nats-Msg-Id
+                await nc.jetstream().publish(row["subject"], signed)
+            await nc.close()
+            await until(lambda: sum(o.status in ("handled", "duplicate") for o, _ in outcomes) >= 3)
+            return outcomes
+
+    outcomes = asyncio.run(scenario())
+    assert [o.status for o, _ in outcomes if o.envelope and o.envelope["event_id"] == row["event_id"]] == \
+        ["handled", "duplicate", "duplicate"]
+    assert mars.tables.inbox.count() == 1
+
+
+def test_a_memory_announced_before_its_push_is_pulled_when_the_push_is_announced(two, nats_server):
+    earth, mars = two["earth-1"], two["mars-1"]
+    options = options_for(mars, [nats_server.url])
+
+    async def scenario():
+        async with spying([nats_server.url], list(two.values())):
+            async with listening(mars, options) as (_, outcomes):
+                early = earth.store(PUMP, importance=0.9)
+                await flush(earth, options)  # announced, not on the commons yet
+                await until(lambda: handled(outcomes, "memory.stored"))
+                waiting = [d["entity_id"] for d in mars.tables.decisions.open(decision="now")]
+                earth.push()
+                await flush(earth, options)
+                await until(lambda: handled(outcomes, "sync.pushed") and not mars.tables.decisions.open())
+                return early, waiting, handled(outcomes, "sync.pushed")[-1]
+
+    early, waiting, pushed = asyncio.run(scenario())
+    assert waiting == [early.memory.id]
+    assert pushed.decision.action == "now" and "1 announced" in pushed.decision.reason
+    assert mars.tables.memories.get(early.memory.id) is not None

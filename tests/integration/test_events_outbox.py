@@ -1,0 +1,90 @@
+"""Every change that emits an event writes it to the outbox in the same transaction, on
+both engines: a store, a reinforcement, a pull's plan and conflict, a push, a verdict,
+a retraction; a change that fails leaves no event."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from collective.agent import Agent
+from collective.errors import StorageError
+from collective.quarantine import cases as quarantine
+from events_support import met
+
+PUMP = "The coolant pump in module B is safe to operate"
+NOT_PUMP = "The coolant pump in module B is not safe to operate"
+
+pytestmark = pytest.mark.usefixtures("engine")
+
+
+@pytest.fixture
+def two(tmp_path, home, hash_embedder, engine):
+    folder = tmp_path / "commons"
+    folder.mkdir()
+    url = f"file://{folder}" if engine == "dolt" else f"file://{folder / 'commons.db'}"
+    agents = met(home, hash_embedder, url)
+    for agent in agents.values():
+        drain(agent)
+    yield agents
+    for agent in agents.values():
+        agent.close()
+
+
+def drain(agent) -> list[dict]:
+    """The outbox's envelopes, marked sent (as a publisher would)."""
+    rows = agent.tables.outbox.unsent(1000)
+    with agent.repo.transaction():
+        agent.tables.outbox.mark_sent([r["event_id"] for r in rows], at="2026-01-01T00:00:00.000000Z")
+    return [json.loads(r["envelope"]) for r in rows]
+
+
+def test_each_change_emits_its_events(two):
+    earth, mars = two["earth-1"], two["mars-1"]
+    pump = earth.store(PUMP, tags=["pump"]).memory
+    earth.store(PUMP)
+    assert [(e["event_type"], e["entity_id"]) for e in drain(earth)] == [("memory.stored", pump.id),
+                                                                          ("memory.boosted", pump.id)]
+    not_pump = mars.store(NOT_PUMP).memory
+    mars.push()
+    assert [e["event_type"] for e in drain(mars)] == ["memory.stored", "sync.pushed"]
+    earth.pull()
+    case_id = quarantine.case_id(pump.id, not_pump.id)
+    pulled = drain(earth)
+    assert [e["event_type"] for e in pulled] == ["merge.proposed", "merge.conflict", "memory.disputed"]
+    assert pulled[1]["entity_id"] == case_id and pulled[2]["entity_id"] == pump.id
+    assert pulled[0]["payload"]["counts"]["destructive"] == 1
+    earth.resolve_case(case_id, keep="a" if min(pump.id, not_pump.id) == pump.id else "b", by="ana")
+    earth.forget(pump.id)
+    assert [e["event_type"] for e in drain(earth)] == ["quarantine.resolved", "memory.pruned"]
+    assert earth.status()["events"]["outbox"] == 0 and earth.status()["events"]["last_publish"]
+
+
+def test_a_change_that_fails_leaves_no_event(two, monkeypatch):
+    earth = two["earth-1"]
+    before = earth.tables.memories.count()
+
+    def broken(*args, **kwargs):
+        raise StorageError("disk full")
+    monkeypatch.setattr(earth.repo, "commit", broken)
+    with pytest.raises(StorageError):
+        earth.store(PUMP)
+    monkeypatch.undo()
+    assert earth.tables.outbox.depth() == 0 and earth.tables.memories.count() == before
+    earth.store(PUMP)
+    assert earth.tables.outbox.depth() == 1
+
+
+def test_summaries_can_be_switched_off_per_agent_and_old_events_pruned(two, home):
+    (home / "cmem.toml").write_text((home / "cmem.toml").read_text() + '[events]\nsummary_off = ["mars-1"]\n')
+    for agent in two.values():
+        agent.close()
+    with Agent.open("earth-1", home=home, embedder=two["earth-1"].embedder) as earth, \
+            Agent.open("mars-1", home=home, embedder=two["mars-1"].embedder) as mars:
+        earth.store(PUMP)
+        mars.store(NOT_PUMP)
+        assert "summary" in drain(earth)[0]["payload"] and "summary" not in drain(mars)[0]["payload"]
+        with earth.repo.transaction():
+            assert earth.tables.outbox.prune(sent_before="2026-01-01T00:00:00.000001Z") >= 1
+        assert earth.tables.outbox.count() == 0

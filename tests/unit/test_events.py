@@ -1,0 +1,141 @@
+"""Events as data (collective.model.events) and the pull decision (sync.policy): metadata
+only, refused when built, the same checks on receipt; each decision says why."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from collective.config import Settings
+from collective.errors import BadInput
+from collective.identity import Identity
+from collective.model import events
+from sync import policy
+from sync.events.signing import sign, verify
+
+STORED = {"origin": "earth-1", "category": "knowledge", "amplitude": 0.9, "tags": ["pump"], "summary": "The pump."}
+
+
+@pytest.mark.parametrize("payload, reason", [
+    ({**STORED, "content": "The pump is broken. Full text."}, "content"),
+    ({**STORED, "tags": ["pump"], "vector": [0.1] * 384}, "content"),
+    ({**STORED, "extra": {"embedding": "AAAA"}}, "content"),
+    ({**STORED, "tags": [0.1] * 20}, "content"),
+    ({k: v for k, v in STORED.items() if k != "amplitude"}, "missing_field"),
+    ({**STORED, "colour": "red"}, "unknown_field"),
+    ({**STORED, "amplitude": "high"}, "malformed"),
+    ({**STORED, "amplitude": True}, "malformed"),
+    ({**STORED, "summary": "x" * 161}, "oversize"),
+])
+def test_a_bad_payload_is_refused_when_built(payload, reason):
+    with pytest.raises(events.EventRefused) as refused:
+        events.Draft("memory.stored", "m1", payload)
+    assert refused.value.reason == reason and isinstance(refused.value, BadInput)
+
+
+def test_an_unknown_type_and_an_oversize_envelope_are_refused():
+    with pytest.raises(events.EventRefused, match="unknown event type"):
+        events.Draft("memory.teleported", "m1", {})
+    draft = events.Draft("memory.stored", "m1", {**STORED, "tags": ["t" * 190] * 21})
+    with pytest.raises(events.EventRefused) as refused:
+        events.Sender("earth-1").stamp(draft)
+    assert refused.value.reason == "oversize"
+
+
+def test_the_summary_can_be_switched_off():
+    draft = events.Draft("memory.stored", "m1", STORED)
+    assert events.Sender("earth-1").stamp(draft)["payload"]["summary"] == "The pump."
+    assert "summary" not in events.Sender("earth-1", summary=False).stamp(draft)["payload"]
+    assert Settings.from_mapping({"events": {"summary": False}}).event_summary is False
+    per_agent = Settings.from_mapping({"events": {"summary_off": ["mars-1"]}})
+    assert not per_agent.summary_for("mars-1") and per_agent.summary_for("earth-1")
+    with pytest.raises(BadInput, match="events"):
+        Settings.from_mapping({"events": {"content": True}})
+
+
+def test_a_signed_envelope_verifies_and_any_change_breaks_it(tmp_path):
+    identity = Identity.generate(tmp_path / "k.pem")
+    signed = sign(events.Sender("earth-1").stamp(events.Draft("memory.stored", "m1", STORED)), identity)
+    assert events.check_envelope(json.loads(events.encode(signed))) == signed
+    assert verify(signed, identity.public_key)
+    for field, value in [("entity_id", "m2"), ("agent", "mars-1"), ("payload", {**STORED, "amplitude": 1.0})]:
+        assert not verify({**signed, field: value}, identity.public_key)
+    assert not verify(signed, Identity.generate(tmp_path / "other.pem").public_key)
+
+
+def test_received_envelopes_are_checked_like_built_ones():
+    stamped = {**events.Sender("earth-1").stamp(events.Draft("memory.stored", "m1", STORED)), "signature": "s"}
+    assert events.check_envelope(stamped)
+    for broken, reason in [({**stamped, "payload": {**STORED, "content": "x"}}, "content"),
+                           ({k: v for k, v in stamped.items() if k != "ts"}, "missing_field"),
+                           ({**stamped, "secret": 1}, "unknown_field"), ([1, 2], "malformed")]:
+        with pytest.raises(events.EventRefused) as refused:
+            events.check_envelope(broken)
+        assert refused.value.reason == reason
+
+
+def test_subjects_keep_one_token_per_agent():
+    assert events.subject("site", "earth.1", "memory.stored") == "cmem.site.earth~1.memory.stored"
+    with pytest.raises(BadInput):
+        events.validate_collective("a.b")
+
+
+def test_each_change_type_has_a_schema_its_builder_meets():
+    case = {"id": "c1", "memory_id_a": "m1", "memory_id_b": "m2", "agent_a": "earth-1", "agent_b": "mars-1",
+            "similarity": 0.91, "phase_diff": 3.1, "dispute_count": 3, "status": "escalated",
+            "resolution": json.dumps({"keep": "a", "by": "surgeon"})}
+    drafts = events.merged("mars-1", "h" * 40, {"new": 1}, [case], {}, receiver="earth-1")
+    assert [d.event_type for d in drafts] == ["merge.proposed", "merge.conflict", "memory.disputed",
+                                              "quarantine.escalated"]
+    assert events.merged("mars-1", "h", {}, [case], {"c1": case}, receiver="earth-1")[1:] == []
+    assert events.resolved(case)[0].payload["keep"] == "a"
+    assert events.pushed("earth-1/working", "h", "origin")[0].payload["remote"] == "origin"
+
+
+# --- the pull decision ----------------------------------------------------------------
+
+def _decide(amplitude=0.5, trust=0.5, tags=(), event_type="memory.stored", **kwargs):
+    settings = kwargs.pop("settings", policy.PolicySettings())
+    payload = {**STORED, "amplitude": amplitude, "tags": list(tags)}
+    return policy.decide(event_type, payload, trust=trust, settings=settings, **kwargs)
+
+
+def test_decisions_and_their_reasons():
+    assert _decide(0.9, 0.2).action == "skip" and "low trust" in _decide(0.9, 0.2).reason
+    assert _decide(0.9, 0.5).action == "now" and "0.45" in _decide(0.9, 0.5).reason
+    assert _decide(0.4, 0.5).action == "queue"
+    assert _decide(0.2, 0.5).action == "skip"
+    focused = policy.PolicySettings(focus_tags=("pump",), focus=("coolant",))
+    assert _decide(0.2, 0.5, tags=["pump"], settings=focused).action == "now"
+    near = _decide(0.2, 0.5, settings=focused, focus=lambda s: ("coolant", 0.8))
+    assert near.action == "now" and "coolant" in near.reason
+    assert _decide(event_type="sync.pushed", waiting=2).action == "now"
+    assert _decide(event_type="sync.pushed").action == "skip"
+    assert _decide(event_type="quarantine.resolved").action == "queue"
+    assert _decide(event_type="agent.status").action == "skip"
+
+
+@given(st.floats(0, 2), st.floats(0.1, 1), st.floats(0.1, 1))
+def test_more_amplitude_or_trust_never_lowers_the_decision(amplitude, trust, more):
+    rank = {"skip": 0, "queue": 1, "now": 2}
+    base = rank[_decide(amplitude, trust).action]
+    assert rank[_decide(amplitude + more, trust).action] >= base
+    assert rank[_decide(amplitude, min(1.0, trust + more)).action] >= base
+
+
+def test_policy_settings_are_checked():
+    assert policy.PolicySettings.from_mapping({"pull_now": 0.7, "focus": ["pump"]}).focus == ("pump",)
+    for bad in ({"pull_now": "high"}, {"focus": "pump"}, {"eagerness": 1}):
+        with pytest.raises(BadInput):
+            policy.PolicySettings.from_mapping(bad)
+
+
+def test_the_publishers_signed_message_is_the_signed_envelope(tmp_path):
+    from sync.events.signing import signed_message
+    identity = Identity.generate(tmp_path / "k.pem")
+    envelope = events.Sender("earth-1").stamp(events.Draft("memory.stored", "m1", STORED))
+    message = json.loads(signed_message(events.canonical(envelope).decode(), identity))
+    assert message == sign(envelope, identity) and verify(message, identity.public_key)

@@ -226,15 +226,22 @@ class SqlRepository(DoltRemotes, DoltVersionControl):
             return 0
         return int(self.scalar("SELECT COALESCE(MAX(version), 0) FROM schema_version") or 0)
 
+    def applied_versions(self) -> set[int]:
+        if not self.table_exists("schema_version"):
+            return set()
+        return {int(r["version"]) for r in self.select("schema_version", columns=("version",))}
+
     def table_exists(self, table: str) -> bool:
         raise NotImplementedError
 
     def migrate(self, *, author: str, now: str) -> list[int]:
-        """Apply pending migrations, each as its own transaction and Dolt commit."""
+        """Apply pending migrations, each as its own transaction and Dolt commit. Pending is
+        every version not yet recorded, not only those above the highest: a branch made
+        before a lower-numbered migration landed still gets it."""
         applied = []
-        current = self.schema_version()
+        done = self.applied_versions()
         for version, sql in migrations(self.dialect):
-            if version <= current:
+            if version in done:
                 continue
             with self.transaction():
                 for statement in split_statements(sql):

@@ -8,7 +8,9 @@ import json
 
 import pytest
 
+from collective import reviewer_keys
 from collective.agent import Agent
+from collective.config import Home
 from collective.errors import StorageError
 from collective.quarantine import cases as quarantine
 from events_support import met
@@ -25,7 +27,9 @@ def two(tmp_path, home, hash_embedder, engine):
     folder.mkdir()
     url = f"file://{folder}" if engine == "dolt" else f"file://{folder / 'commons.db'}"
     agents = met(home, hash_embedder, url)
+    reviewer = reviewer_keys.init(Home.at(home), "ana")  # a reviewer both agents honour
     for agent in agents.values():
+        agent.add_reviewer("ana", reviewer["public_key"])
         drain(agent)
     yield agents
     for agent in agents.values():

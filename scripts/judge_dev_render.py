@@ -15,8 +15,8 @@ STATUS_GROUPS = {  # mutually exclusive statuses of one thing
 }
 OTHER_STATUS = {
     "patient": ("the patient in bed {n}", ["is in surgery", "is in recovery", "has been discharged", "is waiting in A&E"]),
-    "order": ("order {n}", ["is awaiting payment", "is packed and waiting", "is out for delivery", "has been delivered"]),
-    "ticket": ("ticket {n}", ["is in review", "has been merged", "is waiting for QA", "is closed"]),
+    "order": ("order {n}", ["is awaiting payment", "is out for delivery", "has been delivered", "was cancelled"]),
+    "ticket": ("ticket {n}", ["is in review", "has been merged and closed", "is still in the backlog"]),
 }
 PROBLEMS = ["leaks", "errors", "alarms", "faults", "warnings"]
 

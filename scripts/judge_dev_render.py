@@ -54,20 +54,22 @@ def name(rng, o: dict, noun: str | None = None) -> str:
     return pick(rng, forms)
 
 
+STATE_FORMS = ("{S} is {neg}{word}.", "{S}: {neg}{word}", "{S} is {neg}{word} at the moment.",
+               "{R} reports that {s} is {neg}{word}.", "{S} was {neg}found {word} on the last round.",
+               "Status of {s}: {neg}{word}.")
+QUANTITY_FORMS = ("{S}'s {attr} is {value}.", "{Attr} of {s}: {value}", "The {attr} on {s} reads {value}.",
+                  "{R} measured the {attr} of {s} at {value}.", "{S} {attr} {value}")
+
+
+def fill(rng, form: str, subj: str, **words) -> str:
+    """A form with its subject (capitalised where it starts a sentence) and a reporter if it has one."""
+    reporter = cap(pick(rng, W.REPORTERS)) if "{R}" in form else ""
+    return form.format(S=cap(subj), s=subj, R=reporter, **words)
+
+
 def state_sentence(rng, subj: str, word: str, negated: bool = False, style: int | None = None) -> str:
     style = rng.choice([0, 1, 2, 3, 5] if negated else range(6)) if style is None else style
-    neg = "not " if negated else ""
-    if style == 0:
-        return f"{cap(subj)} is {neg}{word}."
-    if style == 1:
-        return f"{cap(subj)}: {neg}{word}"
-    if style == 2:
-        return f"{cap(subj)} {'is not' if negated else 'is'} {word} at the moment."
-    if style == 3:
-        return f"{cap(pick(rng, W.REPORTERS))} reports that {subj} is {neg}{word}."
-    if style == 4:
-        return f"{cap(subj)} was {'not ' if negated else ''}found {word} on the last round."
-    return f"Status of {subj}: {neg}{word}."
+    return fill(rng, STATE_FORMS[style], subj, word=word, neg="not " if negated else "")
 
 
 def state_fact(rng, o=None, pole: int | None = None):
@@ -131,16 +133,7 @@ def quantity_fact(rng, o=None):
 
 def quantity_sentence(rng, subj: str, attrs, value: str) -> str:
     attr = pick(rng, attrs)
-    style = rng.randrange(5)
-    if style == 0:
-        return f"{cap(subj)}'s {attr} is {value}."
-    if style == 1:
-        return f"{cap(attr)} of {subj}: {value}"
-    if style == 2:
-        return f"The {attr} on {subj} reads {value}."
-    if style == 3:
-        return f"{cap(pick(rng, W.REPORTERS))} measured the {attr} of {subj} at {value}."
-    return f"{cap(subj)} {attr} {value}"
+    return fill(rng, QUANTITY_FORMS[rng.randrange(5)], subj, attr=attr, Attr=cap(attr), value=value)
 
 
 # --- times, days, places

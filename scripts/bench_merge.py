@@ -14,7 +14,9 @@ classify runs start with a judge that has nothing in memory, as in a new
 process: they read those kept analyses and analyse the peer's texts, judging
 on every core. Then a second peer's memories are pulled the same way
 ("second_peer_pull"). Targets (for the first pull): total <= 10 s, classify
->= 5x faster than brute force.
+>= 5x faster than brute force. The pulls use the learned judge (`--judge
+rules`: the rule judge); both judges plan the same exact candidates in the same
+run, each cold ("judges_on_exact_candidates": seconds and relations).
 
     python scripts/bench_merge.py                     # 100k local, 10k remote
     python scripts/bench_merge.py --n-local 20000 --n-remote 2000
@@ -40,7 +42,9 @@ from collective.exchange import pull as pull_module
 from collective.judge import cache as analyses
 from collective.agent import Agent, MemoryInput
 from collective.runtime.gc_pause import gc_paused
-from collective.judge import RuleJudge
+from collective.judge import LearnedJudge, RuleJudge
+
+JUDGES = {"learned": LearnedJudge, "rules": RuleJudge}  # the default judge, and the rule judge before it
 from collective.model import Memory, utcnow
 
 MODEL_VERSION = "bench-clustered-v1"
@@ -175,6 +179,7 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--clusters", type=int, default=0, help="topic clusters (default: n_local / 50)")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--dir", help="work folder (default: a temporary one, removed afterwards)")
+    parser.add_argument("--judge", choices=sorted(JUDGES), default="learned", help="the judge the pulls use (default: learned)")
     parser.add_argument("--profile", help="write a cProfile of the pull to this file and print its top lines")
     args = parser.parse_args(argv)
 
@@ -205,7 +210,7 @@ def main(argv: list[str] | None = None) -> dict:
         receiver.index()  # built, with the judge's analyses, before the sync, as an agent that recalls keeps it
         index_s = time.perf_counter() - clock
         receiver.close()
-        receiver = Agent.open("earth-1", home=root / "home", embedder=embedder, judge=RuleJudge())
+        receiver = Agent.open("earth-1", home=root / "home", embedder=embedder, judge=JUDGES[args.judge]())
         store(sender, remote_vectors, remote_texts)
         sender.push()
         setup_s = time.perf_counter() - setup
@@ -214,9 +219,12 @@ def main(argv: list[str] | None = None) -> dict:
         incoming = [Memory.from_row(r) for r in sender.repo.select("memories", {"origin_agent": "mars-1"})]
         with gc_paused():  # as in a pull
             classify = Classify(receiver, incoming)
-            judge_floor, phase_floor = RuleJudge().candidate_floor, receiver.settings.similarity_threshold
+            judge_floor, phase_floor = JUDGES[args.judge]().candidate_floor, receiver.settings.similarity_threshold
             brute_search_s, exact = classify.brute_force(judge_floor)
-            brute_plan_s, brute_plan = classify.plan(exact, merge.JudgeComparator(RuleJudge()))  # a cold judge
+            # every judge plans the same exact candidates, each cold: the pull's judge first
+            judged = {name: classify.plan(exact, merge.JudgeComparator(JUDGES[name]()))
+                      for name in sorted(JUDGES, key=lambda n: n != args.judge)}
+            brute_plan_s, brute_plan = judged[args.judge]
             ann_search_s, approx = classify.ann(judge_floor)
             phase = merge.PhaseComparator(phase_floor)
             above = lambda found: {k: [(m, s) for m, s in v if s >= phase_floor] for k, v in found.items()}
@@ -239,7 +247,7 @@ def main(argv: list[str] | None = None) -> dict:
         if profiler:
             profiler.enable()
         try:
-            result = receiver.pull("origin")  # the agent's own comparator: the rule judge, cache cold
+            result = receiver.pull("origin")  # the agent's own comparator: the chosen judge, cache cold
         finally:
             if profiler:
                 profiler.disable()
@@ -264,6 +272,11 @@ def main(argv: list[str] | None = None) -> dict:
             "phase_rule_classify_s": {"ann": round(ann_phase_s, 3), "bruteforce": round(brute_phase_s, 3),
                                       "speedup": round(brute_phase_s / ann_phase_s, 2)},
             "pair_recall_vs_exact": round(len(exact_pairs & ann_pairs) / len(exact_pairs), 4) if exact_pairs else 1.0,
+            "judge": args.judge,
+            "judges_on_exact_candidates": {
+                name: {"plan_s": round(secs, 3), "pairs": len(plan.pairs),
+                       "relations": {r: plan.counts[r] for r in ("constructive", "partial", "destructive", "independent")}}
+                for name, (secs, plan) in judged.items()},
             "summary": {k: report["summary"][k] for k in ("new", "constructive", "partial", "destructive",
                                                            "independent", "links")},
             "cases": len(report["summary"]["cases"]),
@@ -279,7 +292,7 @@ def main(argv: list[str] | None = None) -> dict:
         second.push()
         second.close()
         receiver.close()
-        receiver = Agent.open("earth-1", home=root / "home", embedder=embedder, judge=RuleJudge())
+        receiver = Agent.open("earth-1", home=root / "home", embedder=embedder, judge=JUDGES[args.judge]())
         clock = time.perf_counter()
         receiver.index()  # the first pull's memories join the index (the next recall would do it)
         index_update_s = time.perf_counter() - clock

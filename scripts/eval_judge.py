@@ -6,17 +6,21 @@ Usage: scripts/eval_judge.py FILE.jsonl [--json]
 Each line is {"a": ..., "b": ..., "label": ..., "kind": ...}; "label" is one
 of constructive, destructive, partial, independent; "kind" (a sub-kind) is
 optional. Both texts are embedded with the default embedder, the cosine is
-computed, and two judges are scored in the same run:
+computed, and three judges are scored in the same run:
 
-- judge:    collective.judge.RuleJudge
+- judge:    collective.judge.LearnedJudge (the default judge)
+- rules:    collective.judge.RuleJudge (the rule judge alone, the judge before it)
 - baseline: "cosine >= 0.6 plus negation cues": cosine < 0.6 -> independent;
             else exactly one text has a negation cue -> destructive;
             else constructive.
 
-Printed: four-way accuracy, per-relation recall and precision, a 4x4
-confusion matrix (rows = label, columns = prediction), per-sub-kind
-accuracy, and the judge's speed (analyse texts/s, load kept analyses/s,
-judge pairs/s on already-analysed texts). ``--json`` prints one JSON object instead.
+Printed per judge: four-way accuracy, per-relation recall and precision, a
+4x4 confusion matrix (rows = label, columns = prediction) and how often each
+relation is wrongly called constructive (absorbed); then per sub-kind the
+accuracy and the share called destructive (contradiction recall for the
+destructive kinds, false alarms for the others); and the speed of both built-in
+judges (analyse texts/s, load kept analyses/s, judge pairs/s on
+already-analysed texts). ``--json`` prints one JSON object instead.
 
 Exit 2 with a one-line message for a missing or malformed file; exit 1 if
 the embedder cannot be loaded.
@@ -32,7 +36,7 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-from collective.judge import RELATIONS, RuleJudge
+from collective.judge import RELATIONS, LearnedJudge, RuleJudge
 
 BASELINE_COSINE = 0.6
 _NEG_CUE = re.compile(r"\b(?:not|no|never|none|nothing|nobody|neither|nor|without|cannot)\b|n't\b|n’t\b", re.I)
@@ -97,44 +101,48 @@ def score(labels: list[str], preds: list[str], kinds: list[str]) -> dict:
             "recall": tp / support if support else None,
             "precision": tp / predicted if predicted else None,
         }
-    by_kind: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    by_kind: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
     for t, p, k in zip(labels, preds, kinds):
         key = f"{t}/{k}"
         by_kind[key][0] += t == p
-        by_kind[key][1] += 1
+        by_kind[key][1] += p == "destructive"
+        by_kind[key][2] += 1
+    wrongly = {t: (confusion[t]["constructive"] / sum(confusion[t].values()) if sum(confusion[t].values()) else None)
+               for t in RELATIONS if t != "constructive"}
     return {
         "n": n,
         "accuracy": sum(t == p for t, p in zip(labels, preds)) / n,
         "per_relation": per_relation,
         "confusion": confusion,
-        "per_kind": {k: {"accuracy": c / m, "n": m} for k, (c, m) in sorted(by_kind.items())},
+        "wrongly_constructive": wrongly,
+        "per_kind": {k: {"accuracy": c / m, "called_destructive": d / m, "n": m} for k, (c, d, m) in sorted(by_kind.items())},
     }
 
 
-def measure_speed(pairs: list[dict], sims: list[float]) -> dict:
+def measure_speed(pairs: list[dict], sims: list[float], judge_class=LearnedJudge) -> dict:
     texts = [p["a"] for p in pairs] + [p["b"] for p in pairs]
     unique = list(dict.fromkeys(texts))
-    fresh = RuleJudge()
-    t0 = time.perf_counter()
+    fresh = judge_class()
+    t0 = time.process_time()
     for t in unique:
         fresh.analyse(t)
-    analyse_s = time.perf_counter() - t0
+    analyse_s = time.process_time() - t0
     kept = [(t, fresh.analysis_bytes(t)) for t in unique]  # as local_analyses keeps them
-    loader = RuleJudge()
-    t0 = time.perf_counter()
+    loader = judge_class()
+    t0 = time.process_time()
     for t, blob in kept:
         loader.remember(t, blob)
-    load_s = time.perf_counter() - t0
+    load_s = time.process_time() - t0
     reps = max(1, 20000 // len(pairs))
-    t0 = time.perf_counter()
+    t0 = time.process_time()  # CPU time of this process: one core, whatever else the machine runs
     for _ in range(reps):
         for p, s in zip(pairs, sims):
             fresh.judge(p["a"], p["b"], s)
-    judge_s = time.perf_counter() - t0
+    judge_s = time.process_time() - t0
     return {
-        "analyse_texts_per_s": round(len(unique) / analyse_s),
-        "load_kept_analyses_per_s": round(len(unique) / load_s),
-        "judge_pairs_per_s": round(reps * len(pairs) / judge_s),
+        "analyse_texts_per_s": round(len(unique) / max(analyse_s, 1e-9)),
+        "load_kept_analyses_per_s": round(len(unique) / max(load_s, 1e-9)),
+        "judge_pairs_per_s": round(reps * len(pairs) / max(judge_s, 1e-9)),
     }
 
 
@@ -142,9 +150,12 @@ def _fmt(x) -> str:
     return "  n/a" if x is None else f"{100 * x:5.1f}"
 
 
+JUDGES = ("judge", "rules", "baseline")
+
+
 def print_report(path: str, result: dict) -> None:
     print(f"{path}: {result['n']} pairs")
-    for name in ("judge", "baseline"):
+    for name in JUDGES:
         r = result[name]
         print(f"\n== {name}: accuracy {100 * r['accuracy']:.1f}%")
         print(f"{'relation':14s} {'recall':>7s} {'precision':>9s} {'n':>5s}")
@@ -155,17 +166,21 @@ def print_report(path: str, result: dict) -> None:
         print(" " * 14 + "".join(f"{c[:6]:>8s}" for c in RELATIONS))
         for t in RELATIONS:
             print(f"{t:14s}" + "".join(f"{r['confusion'][t][p]:8d}" for p in RELATIONS))
-    print("\nper sub-kind accuracy:  judge  baseline   n")
+        print("wrongly called constructive: " + ", ".join(f"{t} {_fmt(v).strip()}%" for t, v in r["wrongly_constructive"].items()))
+    print("\nper sub-kind: accuracy (judge, rules, baseline), called destructive (judge, rules, baseline), n")
     for k, v in result["judge"]["per_kind"].items():
-        b = result["baseline"]["per_kind"][k]
-        print(f"  {k:36s} {100 * v['accuracy']:5.1f}  {100 * b['accuracy']:6.1f}  {v['n']:4d}")
-    sp = result["speed"]
-    print(f"\nspeed: analyse {sp['analyse_texts_per_s']} texts/s, load {sp['load_kept_analyses_per_s']} kept analyses/s, "
-          f"judge {sp['judge_pairs_per_s']} pairs/s (analysed texts)")
+        rows = [result[name]["per_kind"][k] for name in JUDGES]
+        acc = " ".join(f"{100 * x['accuracy']:5.1f}" for x in rows)
+        des = " ".join(f"{100 * x['called_destructive']:5.1f}" for x in rows)
+        print(f"  {k:34s} {acc}   {des}  {v['n']:4d}")
+    for name in ("judge", "rules"):
+        sp = result["speed"][name]
+        print(f"\nspeed ({name}): analyse {sp['analyse_texts_per_s']} texts/s, load {sp['load_kept_analyses_per_s']} kept analyses/s, "
+              f"judge {sp['judge_pairs_per_s']} pairs/s (analysed texts, CPU time)")
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description="Score the pairwise judge and a cosine+negation baseline on a labelled JSONL file.")
+    ap = argparse.ArgumentParser(description="Score the default judge, the rule judge and a cosine+negation baseline on a labelled JSONL file.")
     ap.add_argument("file")
     ap.add_argument("--json", action="store_true", help="print one JSON object")
     ap.add_argument("--errors", action="store_true", help="also list the pairs the judge gets wrong")
@@ -185,7 +200,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: embedder unavailable: {e}", file=sys.stderr)
         return 1
     sims = [float(x) for x in (va * vb).sum(axis=1)]
-    judge = RuleJudge()
+    judge, rules = LearnedJudge(), RuleJudge()
     verdicts = [judge.judge(p["a"], p["b"], s) for p, s in zip(pairs, sims)]
     labels = [p["label"] for p in pairs]
     kinds = [p["kind"] for p in pairs]
@@ -193,8 +208,9 @@ def main(argv: list[str] | None = None) -> int:
         "file": args.file,
         "n": len(pairs),
         "judge": score(labels, [v.relation for v in verdicts], kinds),
+        "rules": score(labels, [rules.judge(p["a"], p["b"], s).relation for p, s in zip(pairs, sims)], kinds),
         "baseline": score(labels, [baseline(p["a"], p["b"], s) for p, s in zip(pairs, sims)], kinds),
-        "speed": measure_speed(pairs, sims),
+        "speed": {"judge": measure_speed(pairs, sims, LearnedJudge), "rules": measure_speed(pairs, sims, RuleJudge)},
     }
     if args.errors:
         result["errors"] = [

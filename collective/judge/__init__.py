@@ -5,16 +5,19 @@ numbers, other days or other people. The judge reads the two texts and says
 which of four relations holds; the merge turns the verdict into a phase
 difference (0, pi, pi/2) on top of the writers' stances.
 
-The built-in `RuleJudge` is pure and offline: it reads each text into slots
-(`reader.analyse_text`, one reader per slot in `readers/`) and compares two
-readings by an ordered list of rules (`rules.py`, where the rules are
-explained). Any other judge (an NLI model, an LLM callback) can replace it
+The built-in judges are pure and offline. `RuleJudge` reads each text into
+slots (`reader.analyse_text`, one reader per slot in `readers/`) and compares
+two readings by an ordered list of rules (`rules.py`, where the rules are
+explained). `LearnedJudge`, the default, turns the same evidence, a word
+alignment (`align`) and the rules' verdict into features (`features`) and
+weighs them with a small trained model (`learned`; scripts/train_judge.py).
+Any other judge (an NLI model, an LLM callback) can replace it
 through `CallbackJudge`; the merge only sees the `Judge` protocol
 (`protocol.py`).
 
 Modules: protocol (Judge, Verdict, CallbackJudge), analysis (Analysis and
 keeping it as bytes), text (normalising and tokens), readers/ and reader,
-rules, rule_judge (RuleJudge), lexicon (every word table and threshold),
+rules, rule_judge (RuleJudge), align, features, learned (LearnedJudge), lexicon (every word table and threshold),
 cache (kept analyses), stance (the stance estimator).
 
 The names below are loaded on first use, so importing `collective.judge.stance`
@@ -31,7 +34,8 @@ if TYPE_CHECKING:
     from .lexicon import CANDIDATE_FLOOR
     from .protocol import RELATIONS, CallbackJudge, Judge, JudgeOutputError, Verdict
     from .reader import analyse_text
-    from .rule_judge import RuleJudge, compare_texts, default_judge, judge_texts
+    from .learned import LearnedJudge, default_judge
+    from .rule_judge import RuleJudge, compare_texts, judge_texts
 
 _EXPORTS = {
     "Judge": "protocol",
@@ -47,7 +51,8 @@ _EXPORTS = {
     "analysis_version": "analysis",
     "analyse_text": "reader",
     "RuleJudge": "rule_judge",
-    "default_judge": "rule_judge",
+    "LearnedJudge": "learned",
+    "default_judge": "learned",
     "judge_texts": "rule_judge",
     "compare_texts": "rule_judge",
 }

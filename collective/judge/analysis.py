@@ -54,6 +54,7 @@ class Analysis:
     qualified: bool
     retracts: bool
     personal: bool  # the claim is a condition of the person named (cold, asleep, weight)
+    words: tuple = ()  # the text's words as written (lower case, no stopwords), for alignment
 
 
 _ANALYSIS_FIELDS = tuple(f.name for f in fields(Analysis))

@@ -60,4 +60,5 @@ def _analysis(s: Scan) -> Analysis:
         qualified=s.qualified,
         retracts=s.retracts,
         personal=personal,
+        words=content.text_words(s),
     )

@@ -7,7 +7,7 @@ from .. import judge as judge_package
 from .analysis import Analysis, analysis_version, dump_analysis, load_analysis
 from .lexicon import CANDIDATE_FLOOR
 from .protocol import Judge, Verdict
-from .rules import RULES, Findings
+from .rules import Findings, decide
 
 
 class RuleJudge:
@@ -68,27 +68,11 @@ class RuleJudge:
 
     def compare(self, A: Analysis, B: Analysis, sim: float) -> Verdict:
         """The verdict of the first rule that answers (the last always does)."""
-        found = Findings(A, B, self.floor)
-        for rule in RULES:
-            verdict = rule(A, B, sim, found)
-            if verdict is not None:
-                return verdict
-        raise AssertionError("the last rule always answers")
-
-
-_DEFAULT_JUDGE: RuleJudge | None = None
-
-
-def default_judge() -> RuleJudge:
-    """The process-wide RuleJudge (its analysis cache is shared)."""
-    global _DEFAULT_JUDGE
-    if _DEFAULT_JUDGE is None:
-        _DEFAULT_JUDGE = RuleJudge()
-    return _DEFAULT_JUDGE
+        return decide(A, B, sim, Findings(A, B, self.floor))[0]
 
 
 def judge_texts(a: str, b: str, *, embedder=None, judge: Judge | None = None) -> Verdict:
-    """Embed both texts, take their cosine and judge the pair (default: RuleJudge + MiniLM)."""
+    """Embed both texts, take their cosine and judge the pair (default: the default judge + MiniLM)."""
     return _judged(a, b, embedder, judge)[0]
 
 
@@ -108,4 +92,4 @@ def _judged(a: str, b: str, embedder, judge: Judge | None) -> tuple[Verdict, flo
         embedder = default_embedder()
     vecs = embedder.embed([a, b])
     sim = float((vecs[0] * vecs[1]).sum())
-    return (judge or default_judge()).judge(a, b, sim), sim
+    return (judge or judge_package.default_judge()).judge(a, b, sim), sim

@@ -283,19 +283,12 @@ def nothing_in_common(a: Analysis, b: Analysis, sim: float, found: Findings) -> 
     return _verdict("independent", 0.5, f"Nothing asserted in common (cosine {sim:.2f}).", found.matched, found.clashed)
 
 
-# The order is the judge's logic: the first rule that answers decides.
-RULES = (
-    different_objects,
-    different_topics,
-    retraction,
-    quantities,
-    times,
-    days,
-    places,
-    people,
-    roles,
-    states,
-    negation,
+# The order is the judge's logic: the first rule that answers decides. The gates
+# come first; the slot rules record matches and clashes (only `people` may answer);
+# the decisions weigh what was recorded.
+GATES = (different_objects, different_topics, retraction)
+SLOT_RULES = (quantities, times, days, places, people, roles, states, negation)
+DECISIONS = (
     hedge,
     clash_of_other_subjects,
     contradiction,
@@ -306,6 +299,32 @@ RULES = (
     same_object_otherwise,
     nothing_in_common,
 )
+RULES = GATES + SLOT_RULES + DECISIONS
+
+
+def decide(a: Analysis, b: Analysis, sim: float, found: Findings) -> tuple[Verdict, bool]:
+    """The verdict of the first rule that answers, with every slot compared into `found`
+    even when a gate answers first (the learned judge reads them all), and whether two
+    people share a personal condition. A verdict keeps the matches and clashes recorded
+    when it was made."""
+    verdict = None
+    for rule in GATES:
+        verdict = rule(a, b, sim, found)
+        if verdict is not None:
+            break
+    personal_other = False
+    for rule in SLOT_RULES:
+        answer = rule(a, b, sim, found)
+        if answer is not None:  # only `people`: two people, one kind of condition
+            personal_other = True
+            verdict = verdict or answer
+    if verdict is None:
+        for rule in DECISIONS:
+            verdict = rule(a, b, sim, found)
+            if verdict is not None:
+                break
+    assert verdict is not None, "the last decision always answers"
+    return verdict, personal_other
 
 
 # --- verdicts and their reasons

@@ -50,3 +50,13 @@ def content_words(s: Scan) -> tuple[set, set, set, set, set, set]:
         elif i >= verb_at:
             positive.add(st)
     return content, subject, predicate, attributes, positive, negated
+
+
+def text_words(s: Scan) -> tuple[str, ...]:
+    """Every word of the text (not only the main clause), lower case, without the words
+    that carry no content; joined phrases split again ("shut_down" -> "shut", "down")."""
+    out: list[str] = []
+    for w, k in zip(s.low, s.kind):
+        if k == "w" and w not in _NOT_CONTENT and not w.startswith("__"):
+            out.extend(p for p in w.split("_") if p and p not in L.STOPWORDS)
+    return tuple(out)

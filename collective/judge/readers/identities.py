@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import re
+
 from .. import lexicon as L
 from ..text import LOWER_BOUND_TOKENS, STATE_INDEX, UPPER_BOUND_TOKENS, is_verb
 from .numbers import unit_at
@@ -39,7 +41,23 @@ def read_identities(s: Scan) -> None:
         if ident is not None:
             id_pos.append((i, _id_head(w), ident))
             used[i] = used[j] = True
+    id_pos.extend(_code_identities(s))
     s.id_pos = id_pos
+
+
+def _code_identities(s: Scan) -> list[tuple[int, str, str]]:
+    """Tags of letters and digits name one object whatever noun goes with them ("pump P-101",
+    "the P-101 feed pump", "host db-01", "valve R2-1"): read under the one head "tag"."""
+    found = []
+    for i, w in enumerate(s.low):
+        if s.kind[i] == "w" and not s.used[i] and _CODE.fullmatch(w) and w not in L.UNITS and w not in L.ATTRIBUTE_NOUNS:
+            found.append((i, "tag", w))
+            s.used[i] = True
+    return found
+
+
+# letters and digits, both present, 3+ characters: p-101, r2-1, web-01, ct-6, s12 (not o2, co2: units)
+_CODE = re.compile(r"(?=[a-z0-9-]*[a-z])(?=[a-z0-9-]*[0-9])[a-z][a-z0-9]*(?:-[a-z0-9]+)+|[a-z]{1,3}[0-9]{2,}|[a-z]+[0-9]+[a-z]")
 
 
 def _ends_phrase(s: Scan, j: int) -> bool:

@@ -21,6 +21,7 @@ from collective.judge import (
     CallbackJudge,
     Judge,
     JudgeOutputError,
+    LearnedJudge,
     RuleJudge,
     Verdict,
     judge_texts,
@@ -377,9 +378,9 @@ def cosines(embedder):
     return get
 
 
-def _metrics(name: str, sims: list[float]) -> dict:
+def _metrics(name: str, sims: list[float], judge_class=RuleJudge) -> dict:
     rows = _load(name)
-    judge = RuleJudge()
+    judge = judge_class()
     preds = [judge.judge(r["a"], r["b"], s).relation for r, s in zip(rows, sims)]
     labels = [r["label"] for r in rows]
     tp = sum(p == t == "destructive" for p, t in zip(preds, labels))
@@ -400,18 +401,29 @@ def test_dev_set_is_well_formed():
     assert len(held) >= 120
     dev_texts = {r["a"] for r in rows} | {r["b"] for r in rows}
     assert not dev_texts & ({r["a"] for r in held} | {r["b"] for r in held})
+    generated = _load("judge_dev_gen.jsonl")
+    assert len(generated) >= 1500 and all(r["topic"] for r in generated)
+    assert {(r["label"], r["kind"]) for r in generated} == kinds
+    # the blind set is checked for form only: it is scored once, by scripts/eval_judge.py
+    blind = _load("judge_blind.jsonl")
+    assert len(blind) >= 300 and {(r["label"], r["kind"]) for r in blind} == kinds
+    blind_texts = {r["a"].lower() for r in blind} | {r["b"].lower() for r in blind}
+    seen = dev_texts | {r["a"] for r in held} | {r["b"] for r in held} | {r["a"] for r in generated} | {r["b"] for r in generated}
+    assert not blind_texts & {t.lower() for t in seen}
 
 
-def test_dev_set_targets(cosines):
-    m = _metrics("judge_dev.jsonl", cosines("judge_dev.jsonl"))
+@pytest.mark.parametrize("judge_class", [RuleJudge, LearnedJudge])
+def test_dev_set_targets(cosines, judge_class):
+    m = _metrics("judge_dev.jsonl", cosines("judge_dev.jsonl"), judge_class)
     assert m["accuracy"] >= 0.90, m
     assert m["destructive_recall"] >= 0.90, m
     assert m["destructive_precision"] >= 0.90, m
 
 
-def test_holdout_does_not_regress(cosines):
+@pytest.mark.parametrize("judge_class", [RuleJudge, LearnedJudge])
+def test_holdout_does_not_regress(cosines, judge_class):
     # A guard only: never tune the judge on this file (tests/data/README.md).
-    m = _metrics("judge_holdout.jsonl", cosines("judge_holdout.jsonl"))
+    m = _metrics("judge_holdout.jsonl", cosines("judge_holdout.jsonl"), judge_class)
     assert m["accuracy"] >= 0.85, m
     assert m["destructive_recall"] >= 0.85, m
     assert m["destructive_precision"] >= 0.85, m
@@ -458,11 +470,13 @@ def test_eval_script_json(tmp_path, embedder):
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
     assert out["n"] == 3
-    for name in ("judge", "baseline"):
+    for name in ("judge", "rules", "baseline"):
         res = out[name]
         assert set(res["per_relation"]) == set(RELATIONS)
         assert set(res["confusion"]) == set(RELATIONS)
         assert "independent/something new" in res["per_kind"]
         assert "constructive/(none)" in res["per_kind"]
     assert out["judge"]["accuracy"] == 1.0
-    assert out["speed"]["judge_pairs_per_s"] > 0
+    assert out["judge"]["wrongly_constructive"]["destructive"] == 0.0
+    for name in ("judge", "rules"):
+        assert out["speed"][name]["judge_pairs_per_s"] > 0

@@ -1,0 +1,102 @@
+"""The learned judge: its combiner file is rebuilt exactly, it never absorbs different objects
+or an unsure pair, and it is the default judge."""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from collective.judge import RELATIONS, LearnedJudge, RuleJudge, default_judge
+from collective.judge.features import FEATURES, judge_features
+from collective.judge.learned import DESTRUCTIVE_UNSEEN_MIN, decide, shipped_combiner
+
+ROOT = Path(__file__).resolve().parents[3]
+SHIPPED = ROOT / "collective" / "judge" / "judge_data" / "combiner.json"
+HIGH = 0.95  # a cosine above every gate
+
+
+@pytest.fixture(scope="module")
+def judge() -> LearnedJudge:
+    return LearnedJudge()
+
+
+def test_default_judge_is_learned_and_fork_safe():
+    assert isinstance(default_judge(), LearnedJudge)
+    assert LearnedJudge.fork_safe is True
+    assert shipped_combiner().coef.flags.writeable is False
+
+
+def test_combiner_matches_the_features():
+    spec = shipped_combiner()
+    assert spec.coef.shape == (len(RELATIONS), len(FEATURES))
+    assert SHIPPED.stat().st_size < 32_000  # small
+
+
+@pytest.mark.parametrize("a, b", [
+    ("Pump P-101 is offline for maintenance.", "Pump P-102 is offline for maintenance."),
+    ("Valve R2-1 is not open.", "Valve R1-1 is not open."),
+    ("Deck 1 hatch is sealed.", "Deck 2 hatch is sealed."),
+    ("The P-101 feed pump was serviced by Ana.", "Ana serviced the P-102 feed pump."),
+    ("Server web-01 is at 95% CPU.", "Server web-02 is at 95% CPU."),
+])
+def test_different_objects_are_never_constructive(judge, a, b):
+    for x, y in ((a, b), (b, a)):
+        v = judge.judge(x, y, HIGH)
+        assert v.relation != "constructive", v
+    assert judge.analyse(a).ids and judge.analyse(a).ids != judge.analyse(b).ids
+
+
+def test_same_tag_under_another_noun_is_the_same_object(judge):
+    v = judge.judge("Host db-01 is down.", "The db-01 server is down.", HIGH)
+    assert v.relation == "constructive"
+
+
+def test_unsure_is_never_constructive():
+    x = [0.0] * len(FEATURES)
+    c, d = RELATIONS.index("constructive"), RELATIONS.index("destructive")
+    assert decide([0.5, 0.1, 0.3, 0.1], x, 0.55) != c  # below the threshold: the next best
+    assert decide([0.5, 0.1, 0.3, 0.1], x, 0.55) == RELATIONS.index("partial")
+    assert decide([0.6, 0.1, 0.2, 0.1], x, 0.55) == c
+    different = list(x)
+    different[FEATURES.index("different_objects")] = 1.0
+    assert decide([0.97, 0.01, 0.01, 0.01], different, 0.55) != c
+    # a contradiction with no sign of one needs a sure model
+    assert decide([0.1, DESTRUCTIVE_UNSEEN_MIN - 0.05, 0.3, 0.05], x, 0.55) != d
+    clash = list(x)
+    clash[FEATURES.index("any_clash")] = 1.0
+    assert decide([0.1, DESTRUCTIVE_UNSEEN_MIN - 0.05, 0.3, 0.05], clash, 0.55) == d
+
+
+def test_features_are_finite_and_named(judge):
+    rule, x = judge_features(judge.analyse("The reactor is safe."), judge.analyse("The reactor is not safe."), 0.97, 0.3)
+    assert len(x) == len(FEATURES) and all(v == v for v in x)
+    assert rule == RuleJudge().judge("The reactor is safe.", "The reactor is not safe.", 0.97)
+
+
+def test_verdict_keeps_the_rules_evidence(judge):
+    v = judge.judge("The EVA starts at 14:00.", "The EVA starts at 09:00.", HIGH)
+    assert v.relation == "destructive" and any(c.startswith("time:") for c in v.clashed)
+    v = judge.judge("The hull is breached, evacuate now.", "The hull is intact.", 0.8)
+    assert v.relation != "constructive"
+
+
+def test_dev_set_generator_is_deterministic(tmp_path):
+    out = tmp_path / "gen.jsonl"
+    subprocess.run([sys.executable, str(ROOT / "scripts" / "make_judge_dev.py"), "--out", str(out)], check=True,
+                   capture_output=True)
+    assert out.read_bytes() == (ROOT / "tests" / "data" / "judge_dev_gen.jsonl").read_bytes()
+
+
+@pytest.mark.skipif(importlib.util.find_spec("sklearn") is None, reason="scikit-learn (the test extra) is not installed")
+def test_training_rebuilds_the_shipped_combiner_exactly(tmp_path):
+    out = tmp_path / "combiner.json"
+    done = subprocess.run([sys.executable, str(ROOT / "scripts" / "train_judge.py"), "--no-cv", "--out", str(out)],
+                          capture_output=True, text=True)
+    if done.returncode != 0 and "embedder" in done.stderr.lower():
+        pytest.skip("the default embedder is unavailable")
+    assert done.returncode == 0, done.stderr
+    assert out.read_bytes() == SHIPPED.read_bytes()

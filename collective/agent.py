@@ -161,7 +161,7 @@ class Agent:
     def status(self) -> dict:
         """Agent, engine, branch, head, counts, index state and remotes."""
         return status.describe(self.repo, self.tables, self.keeper, self.location, self.home, agent_id=self.agent_id,
-                               branch=self.branch)
+                               branch=self.branch, settings=self.settings)
 
     def resolve_as_of(self, ref: str) -> str:
         return self.recaller.resolve_as_of(ref)

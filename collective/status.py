@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import numpy as np
+
+from .core import scoring
 from .errors import BadInput
 from .index.keeper import IndexKeeper
+from .model import utcnow
 from .model.enums import CaseStatus
 from .store.port import Commit, Repository
 from .store.tables import Tables
@@ -16,7 +20,7 @@ def log(repo: Repository, branch: str, n: int | None) -> list[Commit]:
 
 
 def describe(repo: Repository, tables: Tables, keeper: IndexKeeper, location, home, *, agent_id: str,
-             branch: str) -> dict:
+             branch: str, settings=None) -> dict:
     head = repo.head(branch)
     memories = tables.memories
     counts = {
@@ -28,6 +32,23 @@ def describe(repo: Repository, tables: Tables, keeper: IndexKeeper, location, ho
         "peers": tables.agents.count() - 1,
         "open_cases": tables.cases.count(status=[CaseStatus.PENDING, CaseStatus.ESCALATED]),
     }
+    figures = {} if settings is None else {"stability": round(stability(tables, settings), 6)}
     return {"agent": agent_id, "home": str(home.root), **location.describe(), "branch": branch, "head": head,
-            "schema_version": repo.schema_version(), "counts": counts, "index": keeper.state(head),
+            "schema_version": repo.schema_version(), "counts": counts, **figures, "index": keeper.state(head),
             "remotes": repo.remotes()}
+
+
+def recall_strengths(rows, trust_scores, settings, now: float) -> np.ndarray:
+    """amplitude * trust * recency of memory rows (their scoring.SCORE_COLUMNS) at `now`."""
+    origins = sorted({r["origin_agent"] for r in rows})
+    table = scoring.score_table(rows, {o: code for code, o in enumerate(origins)}.__getitem__)
+    return scoring.strengths(table, origins, trust_scores, now, settings.half_lives)
+
+
+def stability(tables: Tables, settings, *, now: float | None = None) -> float:
+    """The field stability of the memories recall can return (core.scoring.field_stability)."""
+    rows = [r for r in tables.memories.rows(columns=(*scoring.SCORE_COLUMNS, "retracted", "absorbed_into"))
+            if not r["retracted"] and r["absorbed_into"] is None]
+    strengths = recall_strengths(rows, tables.agents.trust_scores(), settings,
+                                 utcnow().timestamp() if now is None else now)
+    return scoring.field_stability(strengths, faded_below=settings.fade_threshold)

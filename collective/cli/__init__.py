@@ -4,7 +4,7 @@ Bad input exits 2 with one line naming the field; operational failures exit
 1; neither writes anything. Every command takes --json.
 
 The commands live by topic: memory (one agent's own), exchange (remotes, push,
-pull, peers), quarantine and judge; common holds what they share.
+pull, peers), quarantine, judge and dream; common holds what they share.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Any
 
 import click
 
-from . import exchange, judge, memory, quarantine
+from . import dream, exchange, judge, memory, quarantine
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -24,7 +24,7 @@ def cli() -> None:
     """Versioned collective memory for AI agents, on Dolt."""
 
 
-for _topic in (memory, exchange, quarantine, judge):
+for _topic in (memory, exchange, quarantine, judge, dream):
     for _command in _topic.COMMANDS:
         cli.add_command(_command)
 del _topic, _command

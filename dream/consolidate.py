@@ -59,6 +59,7 @@ class Context:
     amplitude_cap: float
     fade_threshold: float
     cross_cluster: bool
+    changed: frozenset[str] | None  # an incremental run looks again only at pairs touching these
     synthesiser: hallucinate.Synthesiser
     known: Callable[[list[Memory]], set[str]]  # ids of syntheses that exist already
 
@@ -67,9 +68,10 @@ def run(field: Field, ctx: Context, settings: DreamSettings, *, jobs: int, now: 
         progress: Progress | None = None) -> Outcome:
     out = Outcome(field)
     with out.timed("detect", progress):
+        touching = None if ctx.changed is None else np.array([i in ctx.changed for i in field.ids], dtype=bool)
         near = detect.neighbour_pairs(field, ctx.index, neighbours=settings.neighbours,
-                                      floor=ctx.comparator.candidate_floor)
-        out.pairs = detect.classify(field, near, ctx.comparator, ctx.repo)
+                                      floor=ctx.comparator.candidate_floor, touching=touching)
+        out.pairs = detect.classify(field, near, ctx.comparator, ctx.repo, on_every_core=jobs > 1)
     with out.timed("strengthen", progress):
         out.folded = strengthen.strengthen(field, ctx.coaccess, cap=settings.coaccess_cap, ceiling=ctx.amplitude_cap)
     with out.timed("cluster", progress):

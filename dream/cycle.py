@@ -45,8 +45,9 @@ def dream(agent: Agent, *, full: bool = False, jobs: int = 1, review: bool = Fal
     previous = runs.runs.of_agent(agent.agent_id, status=[DONE, ACCEPTED])
     since = _watermark(repo, previous) if not full else None
     coaccess = CoAccessCounts(repo).all()
-    index = agent.index()
-    clock = consolidate.Outcome(None)  # the select stage's time, before there is a field
+    clock = consolidate.Outcome(None)  # the times before there is a field
+    with clock.timed("index", progress):  # brought to the head (what changed since it last was)
+        index = agent.index()
     with clock.timed("select", progress):
         selection, rows = _select(agent, index, since, base, coaccess, settings)
         field = load(rows, agent_id=agent.agent_id, dim=agent.dim, trust_scores=agent.trust_scores(),
@@ -59,12 +60,14 @@ def dream(agent: Agent, *, full: bool = False, jobs: int = 1, review: bool = Fal
         agent_id=agent.agent_id, model_version=agent.embedder_version, amplitude_cap=agent.settings.amplitude_cap,
         fade_threshold=agent.settings.fade_threshold,
         cross_cluster=(len(previous) + 1) % max(settings.cross_cluster_every, 1) == 0, synthesiser=synthesiser,
+        changed=None if selection.full else selection.changed_ids,
         known=lambda made: set(tables.memories.by_id([m.id for m in made])))
     try:
         outcome = consolidate.run(field, ctx, settings, jobs=jobs, now=now.timestamp(), at=at, progress=progress)
         outcome.seconds = {**clock.seconds, **outcome.seconds}
         run_id = branch.rsplit("/", 1)[-1]
-        stability = report.stability_before_after(agent, outcome, now.timestamp())
+        with outcome.timed("stability", progress):
+            stability = report.stability_before_after(agent, outcome, now.timestamp())
         doc = report.build(run_id, branch, base, selection, outcome, stability, jobs=jobs, review=review)
         with outcome.timed("write", progress):
             doc["head"] = _write(agent, branch, base, run_id, outcome, doc, at, review=review)
@@ -76,6 +79,8 @@ def dream(agent: Agent, *, full: bool = False, jobs: int = 1, review: bool = Fal
     if not review:
         with outcome.timed("merge", progress):
             merge_into_working(agent, branch, outcome.folded)
+        with outcome.timed("reindex", progress):  # the index follows what the dream changed
+            agent.index()
     doc["seconds"] = outcome.seconds
     return doc
 
@@ -170,8 +175,10 @@ def accept(agent: Agent, run: str) -> dict:
         row = None
     if row is None:
         raise NotFound("run", f"no dream run {run!r}")
-    if row["status"] != REVIEW:
-        raise NotFound("run", f"dream run {run!r} is {row['status']}, not waiting for review")
+    merged = runs.get(row["id"])
+    if row["status"] != REVIEW or (merged is not None and merged["status"] == ACCEPTED):
+        status = merged["status"] if merged is not None and merged["status"] == ACCEPTED else row["status"]
+        raise BadInput("run", f"dream run {run!r} is {status}, not waiting for review")
     folded = {k: tuple(v) for k, v in row["stats"].get("coaccess_folded", {}).items()}
     merge_into_working(agent, branch, folded)
     with agent.repo.transaction():

@@ -9,6 +9,7 @@ from typing import Callable, Sequence, TypeVar
 import numpy as np
 
 T = TypeVar("T")
+PARALLEL_TASKS = 1000  # below this many clusters, starting workers costs more than it saves
 R = TypeVar("R")
 
 
@@ -41,8 +42,9 @@ def clusters(n: int, edges: Sequence[tuple[int, int, float]], *, max_size: int) 
 
 
 def run(fn: Callable[[T], R], tasks: Sequence[T], *, jobs: int) -> list[R]:
-    """fn over tasks, in order; jobs > 1 runs batches of tasks in joblib (loky) workers."""
-    if jobs <= 1 or len(tasks) < 2:
+    """fn over tasks, in order; jobs > 1 runs batches of tasks in joblib (loky) workers
+    (when there are PARALLEL_TASKS or more: the results are the same either way)."""
+    if jobs <= 1 or len(tasks) < PARALLEL_TASKS:
         return [fn(t) for t in tasks]
     from joblib import Parallel, delayed
 

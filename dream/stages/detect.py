@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from collective.core import wave
+from collective.exchange import judging
 from collective.judge import cache as analyses
 from collective.model import Memory
 
@@ -37,45 +38,48 @@ class DetectedPair:
                 "confidence": round(self.confidence, 4), "reason": self.reason}
 
 
-def neighbour_pairs(field: Field, index, *, neighbours: int, floor: float) -> list[tuple[int, int, float]]:
+def neighbour_pairs(field: Field, index, *, neighbours: int, floor: float,
+                    touching: np.ndarray | None = None) -> list[tuple[int, int, float]]:
     """(i, j, cosine) for each unordered pair of selected memories that are ANN neighbours
-    with cosine >= floor, i < j, in a fixed order."""
+    with cosine >= floor, i < j, in a fixed order; with `touching` (a mask over the field),
+    only pairs with at least one end in it (what an incremental run has to look at again)."""
     if not len(field):
         return []
-    hits = index.search_many(field.vectors, neighbours + 1, ef=max(2 * neighbours, 16))
-    found: set[tuple[int, int]] = set()
-    for i, row in enumerate(hits):
-        for other, _ in row:
-            j = field.position.get(other)
-            if j is not None and j != i:
-                found.add((min(i, j), max(i, j)))
-    ordered = sorted(found)
-    if not ordered:
-        return []
-    pairs = np.array(ordered)
-    sims = np.einsum("ij,ij->i", field.vectors[pairs[:, 0]], field.vectors[pairs[:, 1]])
-    return [(int(i), int(j), float(s)) for (i, j), s in zip(ordered, sims) if s >= floor]
+    asking = np.arange(len(field)) if touching is None else np.flatnonzero(touching)
+    labels, _ = index.search_many_labels(field.vectors[asking], neighbours + 1, ef=max(2 * neighbours, 16))
+    position = np.full(max(index.label_count, 1), -1, dtype=np.int64)
+    known = index.labels_of(field.ids)
+    position[known[known >= 0]] = np.flatnonzero(known >= 0)
+    i = np.repeat(asking, labels.shape[1])
+    j = position[labels.reshape(-1)]
+    keep = (j >= 0) & (j != i)
+    a, b = np.minimum(i[keep], j[keep]), np.maximum(i[keep], j[keep])
+    codes = np.unique(a * len(field) + b)  # sorted: the fixed order
+    a, b = codes // len(field), codes % len(field)
+    sims = np.einsum("ij,ij->i", field.vectors[a], field.vectors[b])
+    chosen = sims >= floor
+    return list(zip(a[chosen].tolist(), b[chosen].tolist(), sims[chosen].astype(float).tolist()))
 
 
-def classify(field: Field, pairs: list[tuple[int, int, float]], comparator, repo=None) -> list[DetectedPair]:
-    """The comparator's verdict on each pair; independent ones are left out."""
+def classify(field: Field, pairs: list[tuple[int, int, float]], comparator, repo=None, *,
+             on_every_core: bool = False) -> list[DetectedPair]:
+    """The comparator's verdict on each pair (judged on every core when asked, as a pull
+    judges: the verdicts are the same); independent ones are left out."""
     if repo is not None:  # the judge's kept analyses of these texts, as a pull uses them
         texts = {field.rows[k]["content"] for i, j, _ in pairs for k in (i, j)}
         analyses.recall(repo, getattr(comparator, "judge", None), texts)
-    memories: dict[int, Memory] = {}
-
-    def memory(k: int) -> Memory:
-        if k not in memories:
-            memories[k] = Memory.from_row(field.rows[k])
-        return memories[k]
-
-    out = []
-    for i, j, similarity in pairs:
-        verdict = comparator.relate(memory(j), memory(i), similarity)
-        if verdict.relation != wave.INDEPENDENT:
-            out.append(DetectedPair(field.rows[i]["id"], field.rows[j]["id"], verdict.relation, similarity,
-                                    verdict.dphi, verdict.confidence, verdict.reason))
-    return out
+    memories = {k: Memory.from_row(field.rows[k]) for k in sorted({k for i, j, _ in pairs for k in (i, j)})}
+    met = [(memories[j], memories[i], similarity) for i, j, similarity in pairs]
+    if on_every_core:
+        with judging.judging(comparator, met, unread=set()) as (verdicts, pending):
+            for more in pending:
+                verdicts.update(more)
+        decided = [verdicts[(local.id, remote.id)] for local, remote, _ in met]
+    else:
+        decided = [comparator.relate(local, remote, similarity) for local, remote, similarity in met]
+    return [DetectedPair(remote.id, local.id, verdict.relation, similarity, verdict.dphi, verdict.confidence,
+                         verdict.reason)
+            for (local, remote, similarity), verdict in zip(met, decided) if verdict.relation != wave.INDEPENDENT]
 
 
 def detect(agent, *, neighbours: int = NEIGHBOURS, comparator=None) -> list[DetectedPair]:

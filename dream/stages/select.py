@@ -17,6 +17,7 @@ class Selection:
     changed: int
     neighbours: int
     full: bool
+    changed_ids: frozenset[str] = frozenset()  # in an incremental run: what changed (the rest are neighbours)
 
 
 def everything(memory_ids: list[str]) -> Selection:
@@ -36,4 +37,4 @@ def with_neighbours(changed_rows: list[dict], index, *, neighbours: int, dim: in
         vectors = np.stack([blob_to_vector(r["vector"]) for r in rows])
         for found in index.search_many(vectors, neighbours + 1, ef=max(2 * neighbours, 16)):
             chosen.update(mid for mid, _ in found)
-    return Selection(sorted(chosen), len(rows), len(chosen) - len(rows), False)
+    return Selection(sorted(chosen), len(rows), len(chosen) - len(rows), False, frozenset(r["id"] for r in rows))

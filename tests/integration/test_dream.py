@@ -5,13 +5,15 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 
+import joblib
 import pytest
 
 import dream
 from collective.model import iso
 from collective.model.enums import LinkType
 from collective.store.dream_tables import CoAccessCounts, DreamTables
-from dream import report
+from collective.exchange import judging
+from dream import partition, report
 from dream.stages import transfer
 from tests.integration.conftest import plant_foreign
 from tests.integration.dream_helpers import store_topics
@@ -53,10 +55,17 @@ def _hash(agent, table: str, ref: str) -> str:
     return agent.repo.scalar("SELECT dolt_hashof_table(?, ?)", (table, ref))
 
 
-def test_one_job_and_two_jobs_give_identical_databases(agent):
+def test_one_job_and_two_jobs_give_identical_databases(agent, monkeypatch):
+    monkeypatch.setattr(partition, "PARALLEL_TASKS", 2)  # workers even for a few clusters
+    monkeypatch.setattr(judging, "PARALLEL_PAIRS", 2)  # and the judge on every core
+    workers = []
+    real = joblib.Parallel.__call__
+    monkeypatch.setattr(joblib.Parallel, "__call__", lambda self, tasks: workers.append(self.n_jobs) or real(self, tasks))
     store_topics(agent, topics=12, per=5)
     one = dream.dream(agent, jobs=1, review=True, now=NOW)
+    assert workers == []
     two = dream.dream(agent, jobs=2, review=True, now=NOW)
+    assert workers == [2]
     assert one["branch"] != two["branch"] and one["counts"]["clusters"] >= 10
     for table in ("memories", "skip_links"):
         assert _hash(agent, table, one["branch"]) == _hash(agent, table, two["branch"])

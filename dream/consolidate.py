@@ -12,6 +12,7 @@ import numpy as np
 
 from collective.core import wave
 from collective.model import Memory
+from collective.runtime.gc_pause import gc_paused
 from collective.runtime.progress import Progress
 
 from . import partition
@@ -66,6 +67,12 @@ class Context:
 
 def run(field: Field, ctx: Context, settings: DreamSettings, *, jobs: int, now: float, at: str,
         progress: Progress | None = None) -> Outcome:
+    with gc_paused():  # 10^5 rows, memories and verdicts, none cyclic: the collector would walk them again and again
+        return _stages(field, ctx, settings, jobs=jobs, now=now, at=at, progress=progress)
+
+
+def _stages(field: Field, ctx: Context, settings: DreamSettings, *, jobs: int, now: float, at: str,
+            progress: Progress | None) -> Outcome:
     out = Outcome(field)
     with out.timed("detect", progress):
         touching = None if ctx.changed is None else np.array([i in ctx.changed for i in field.ids], dtype=bool)
@@ -91,7 +98,7 @@ def run(field: Field, ctx: Context, settings: DreamSettings, *, jobs: int, now: 
     with out.timed("wire", progress):
         out.links = [link for result in out.clusters for link in result.links]
         if ctx.cross_cluster:
-            cluster_of = {field.rows[k]["id"]: r.cluster_id for r in out.clusters for k in r.members.tolist()}
+            cluster_of = {field.rows[k]["id"]: c for c, members in enumerate(groups) for k in members}
             crossing = wire.across([(p.a, p.b, p.relation, p.similarity) for p in out.pairs], cluster_of)
             out.links += crossing
             out.cross_links = len(crossing)

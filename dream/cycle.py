@@ -38,13 +38,12 @@ def dream(agent: Agent, *, full: bool = False, jobs: int = 1, review: bool = Fal
         raise BadInput("jobs", f"must be a positive whole number, got {jobs!r}")
     now = now or utcnow()
     settings = DreamSettings.from_mapping(agent.home.config)
-    repo, tables, runs = agent.repo, agent.tables, DreamTables(agent.repo)
     agent.flush_access()
-    base = repo.head(agent.branch)
-    branch = _free_branch(repo, dream_branch(agent.agent_id, now.strftime("%Y%m%d-%H%M%S")))
-    previous = runs.runs.of_agent(agent.agent_id, status=[DONE, ACCEPTED])
-    since = _watermark(repo, previous) if not full else None
-    coaccess = CoAccessCounts(repo).all()
+    base = agent.repo.head(agent.branch)
+    branch = _free_branch(agent.repo, dream_branch(agent.agent_id, now.strftime("%Y%m%d-%H%M%S")))
+    previous = DreamTables(agent.repo).runs.of_agent(agent.agent_id, status=[DONE, ACCEPTED])
+    since = _watermark(agent.repo, previous) if not full else None
+    coaccess = CoAccessCounts(agent.repo).all()
     clock = consolidate.Outcome(None)  # the times before there is a field
     with clock.timed("index", progress):  # brought to the head (what changed since it last was)
         index = agent.index()
@@ -53,36 +52,47 @@ def dream(agent: Agent, *, full: bool = False, jobs: int = 1, review: bool = Fal
         field = load(rows, agent_id=agent.agent_id, dim=agent.dim, trust_scores=agent.trust_scores(),
                      half_lives=agent.settings.half_lives, now=now.timestamp())
     at = iso(now)
-    ctx = consolidate.Context(
-        index=index, comparator=agent.comparator(), repo=repo, coaccess=coaccess,
-        parents_of_live=lambda: prune.with_live_descendants(
-            tables.memories.rows(columns=("id", "parents", "retracted", "absorbed_into"))),
-        agent_id=agent.agent_id, model_version=agent.embedder_version, amplitude_cap=agent.settings.amplitude_cap,
-        fade_threshold=agent.settings.fade_threshold,
-        cross_cluster=(len(previous) + 1) % max(settings.cross_cluster_every, 1) == 0, synthesiser=synthesiser,
-        changed=None if selection.full else selection.changed_ids,
-        known=lambda made: set(tables.memories.by_id([m.id for m in made])))
+    ctx = _context(agent, index, coaccess, selection, synthesiser,
+                   cross_cluster=(len(previous) + 1) % max(settings.cross_cluster_every, 1) == 0)
     try:
         outcome = consolidate.run(field, ctx, settings, jobs=jobs, now=now.timestamp(), at=at, progress=progress)
         outcome.seconds = {**clock.seconds, **outcome.seconds}
         run_id = branch.rsplit("/", 1)[-1]
         with outcome.timed("stability", progress):
-            stability = report.stability_before_after(agent, outcome, now.timestamp())
+            stability = report.stability_before_after(agent, index, outcome, now.timestamp())
         doc = report.build(run_id, branch, base, selection, outcome, stability, jobs=jobs, review=review)
         with outcome.timed("write", progress):
             doc["head"] = _write(agent, branch, base, run_id, outcome, doc, at, review=review)
     except CollectiveError as e:
         raise DreamFailed(f"dream failed, working branch unchanged: {e}") from e
+    doc["shared"] = {"pushed": False, "reason": "not asked"}
     if share:
         with outcome.timed("share", progress):
             doc["shared"] = artifacts.share(agent, branch)
     if not review:
         with outcome.timed("merge", progress):
-            merge_into_working(agent, branch, outcome.folded)
+            untouched = agent.repo.head(agent.branch) == base  # nothing was stored meanwhile
+            clean = merge_into_working(agent, branch, outcome.folded)
         with outcome.timed("reindex", progress):  # the index follows what the dream changed
-            agent.index()
+            if untouched and clean:
+                _advance_index(index, agent.repo.head(agent.branch), outcome)
+            else:
+                agent.index()
     doc["seconds"] = outcome.seconds
     return doc
+
+
+def _context(agent: Agent, index, coaccess, selection: select.Selection, synthesiser: hallucinate.Synthesiser, *,
+             cross_cluster: bool) -> consolidate.Context:
+    memories = agent.tables.memories
+    return consolidate.Context(
+        index=index, comparator=agent.comparator(), repo=agent.repo, coaccess=coaccess,
+        parents_of_live=lambda: prune.with_live_descendants(
+            memories.rows(columns=("id", "parents", "retracted", "absorbed_into"))),
+        agent_id=agent.agent_id, model_version=agent.embedder_version, amplitude_cap=agent.settings.amplitude_cap,
+        fade_threshold=agent.settings.fade_threshold, cross_cluster=cross_cluster, synthesiser=synthesiser,
+        changed=None if selection.full else selection.changed_ids,
+        known=lambda made: set(memories.by_id([m.id for m in made])))
 
 
 def _free_branch(repo, name: str) -> str:
@@ -142,9 +152,18 @@ def _signed(agent: Agent, memory):
     return memory
 
 
-def merge_into_working(agent: Agent, branch: str, folded: dict[str, tuple[int, float]]) -> None:
+def _advance_index(index, head: str, outcome: consolidate.Outcome) -> None:
+    """The index told what the dream changed (amplitudes of rows whose vectors and texts
+    stayed, and the syntheses), instead of reading it back as a diff."""
+    field = outcome.field
+    rescored = [{"id": r["id"], "amplitude": float(field.amplitude[k]), "origin_agent": r["origin_agent"],
+                 "created_at": r["created_at"], "category": r["category"]} for k, r in enumerate(field.rows)]
+    index.advance(head, rescored=rescored, added=[m.to_row() for m in outcome.synthesised])
+
+
+def merge_into_working(agent: Agent, branch: str, folded: dict[str, tuple[int, float]]) -> bool:
     """Merge the dream branch into working (working's own changes win a clash), then take
-    the co-access counts the run folded out of the counter."""
+    the co-access counts the run folded out of the counter. False when there was a clash."""
     repo = agent.repo
     with repo.transaction():
         conflicts = repo.merge(branch, message=f"merge {branch}", author=agent.agent_id)
@@ -153,6 +172,7 @@ def merge_into_working(agent: Agent, branch: str, folded: dict[str, tuple[int, f
                 repo.resolve_conflicts(table, "ours")
             repo.commit(f"merge {branch} (working's changes kept where both changed)", author=agent.agent_id)
     give_back(CoAccessCounts(repo), folded)
+    return not conflicts
 
 
 def give_back(counter: CoAccessCounts, folded: dict[str, tuple[int, float]]) -> None:

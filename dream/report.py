@@ -12,7 +12,7 @@ from collective import status
 from collective.core import scoring, wave
 
 from .consolidate import Outcome, relation_counts
-from .field import current_strength, live
+from .field import current_strength
 from .stages.select import Selection
 
 if TYPE_CHECKING:
@@ -21,23 +21,23 @@ if TYPE_CHECKING:
 SHOWN = 10  # examples of each kind the report lists
 
 
-def stability_before_after(agent: Agent, outcome: Outcome, now: float) -> dict:
-    """Field stability of every live memory, before the run and as the run leaves it."""
-    field = outcome.field
-    rows = [r for r in agent.tables.memories.rows(
-        columns=("id", *scoring.SCORE_COLUMNS, "retracted", "absorbed_into")) if live(r)]
-    before = status.recall_strengths(rows, agent.trust_scores(), agent.settings, now)
-    ratio = np.ones(len(rows))
-    for k, row in enumerate(rows):
-        at = field.position.get(row["id"])
-        if at is not None and field.start_amplitude[at] > 0:
-            ratio[k] = field.amplitude[at] / field.start_amplitude[at]
+def stability_before_after(agent: Agent, index, outcome: Outcome, now: float) -> dict:
+    """Field stability of every memory recall can return, before the run and as the run
+    leaves it; the index keeps each one's amplitude, origin, age and category."""
+    field, trust = outcome.field, agent.trust_scores()
+    labels = index.live_labels()
+    before = index.strengths_at(labels, trust, now, agent.settings.half_lives)
+    ratio = np.ones(index.label_count)
+    at = index.labels_of(field.ids)
+    known = (at >= 0) & (field.start_amplitude > 0)
+    ratio[at[known]] = field.amplitude[known] / field.start_amplitude[known]
     made = [{"id": m.id, "amplitude": m.amplitude, "origin_agent": m.origin_agent, "created_at": m.created_at,
              "category": m.category} for m in outcome.synthesised]
-    extra = status.recall_strengths(made, agent.trust_scores(), agent.settings, now) if made else np.zeros(0)
+    extra = status.recall_strengths(made, trust, agent.settings, now) if made else np.zeros(0)
     floor = agent.settings.fade_threshold
     return {"before": round(scoring.field_stability(before, faded_below=floor), 6),
-            "after": round(scoring.field_stability(np.concatenate([before * ratio, extra]), faded_below=floor), 6)}
+            "after": round(scoring.field_stability(np.concatenate([before * ratio[labels], extra]),
+                                                   faded_below=floor), 6)}
 
 
 def cluster_rows(run_id: str, outcome: Outcome) -> list[dict]:

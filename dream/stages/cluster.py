@@ -56,7 +56,8 @@ def consolidate(task: ClusterTask) -> ClusterResult:
 def tasks(groups: list[list[int]], ids: list[str], phase: np.ndarray, amplitude: np.ndarray,
           parent_ok: np.ndarray, pairs: list[tuple[int, int, str, float]],
           settings: DreamSettings) -> list[ClusterTask]:
-    """One task per cluster with its own pairs (global positions i < j, relation, similarity)."""
+    """One task per cluster of two or more, with its own pairs (global positions i < j,
+    relation, similarity)."""
     cluster_of = np.empty(len(ids), dtype=np.int64)
     local = np.empty(len(ids), dtype=np.int64)
     for c, members in enumerate(groups):
@@ -68,6 +69,8 @@ def tasks(groups: list[list[int]], ids: list[str], phase: np.ndarray, amplitude:
             inside[cluster_of[i]].append((int(local[i]), int(local[j]), relation, sim))
     out = []
     for c, members in enumerate(groups):
+        if len(members) < 2:
+            continue  # alone: nothing to couple, link or synthesise
         at = np.asarray(members, dtype=np.int64)
         out.append(ClusterTask(c, at, [ids[k] for k in members], phase[at], amplitude[at], parent_ok[at],
                                inside[c], settings))

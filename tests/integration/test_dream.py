@@ -34,6 +34,9 @@ def test_recall_counts_coaccess_and_the_dream_folds_it_by_the_seeds_formula(agen
     assert report["counts"]["strengthened"] == 3
     assert {i: agent.get(i).amplitude for i in ids} == {i: pytest.approx(0.5 * 1.04 ** 2) for i in ids}
     assert CoAccessCounts(agent.repo).all() == {}  # folded once, not twice
+    assert agent.status()["index"]["current"]  # told what the dream changed, it reads no diff
+    assert agent.index().amplitudes(ids) == [pytest.approx(0.5 * 1.04 ** 2)] * 3
+    assert len(agent.index()) == 4  # the synthesis too
     assert agent.status()["stability"] == pytest.approx(report["stability"]["after"], abs=1e-6)
 
 

@@ -17,9 +17,11 @@ from collective.exchange import judging
 from collective.judge import cache as analyses
 from collective.model import Memory
 
+from .. import partition
 from ..field import Field
 
 NEIGHBOURS = 8
+BLOCK_TEXTS = 32768  # texts whose analyses are in the judge's memory at once (RuleJudge keeps 65536)
 
 
 @dataclass(frozen=True)
@@ -64,22 +66,54 @@ def neighbour_pairs(field: Field, index, *, neighbours: int, floor: float,
 def classify(field: Field, pairs: list[tuple[int, int, float]], comparator, repo=None, *,
              on_every_core: bool = False) -> list[DetectedPair]:
     """The comparator's verdict on each pair (judged on every core when asked, as a pull
-    judges: the verdicts are the same); independent ones are left out."""
-    if repo is not None:  # the judge's kept analyses of these texts, as a pull uses them
-        texts = {field.rows[k]["content"] for i, j, _ in pairs for k in (i, j)}
-        analyses.recall(repo, getattr(comparator, "judge", None), texts)
+    judges: the verdicts are the same); independent ones are left out, the rest in order.
+
+    The judge keeps a bounded number of analyses in memory, so pairs are judged in blocks
+    of neighbouring memories, each after the judge is handed its texts' kept analyses."""
+    decided: dict[int, object] = {}
+    for block in _blocks(len(field), pairs):
+        if repo is not None:
+            analyses.recall(repo, getattr(comparator, "judge", None),
+                            {field.rows[k]["content"] for p in block for k in pairs[p][:2]})
+        decided.update(zip(block, _judge(field, [pairs[p] for p in block], comparator, on_every_core)))
+    out = []
+    for p, (i, j, similarity) in enumerate(pairs):
+        verdict = decided[p]
+        if verdict.relation != wave.INDEPENDENT:
+            out.append(DetectedPair(field.rows[i]["id"], field.rows[j]["id"], verdict.relation, similarity,
+                                    verdict.dphi, verdict.confidence, verdict.reason))
+    return out
+
+
+def _blocks(n: int, pairs: list[tuple[int, int, float]]) -> list[list[int]]:
+    """Pair numbers grouped so that each group's texts fit the judge's memory: pairs of one
+    neighbourhood (a bounded cluster of the pair graph) stay together."""
+    groups = partition.clusters(n, pairs, max_size=BLOCK_TEXTS // 2)
+    group_of = np.empty(n, dtype=np.int64)
+    for g, members in enumerate(groups):
+        group_of[members] = g
+    order = sorted(range(len(pairs)), key=lambda p: (group_of[pairs[p][0]], group_of[pairs[p][1]], p))
+    blocks: list[list[int]] = [[]]
+    texts: set[int] = set()
+    for p in order:
+        i, j, _ = pairs[p]
+        if len(texts) + (i not in texts) + (j not in texts) > BLOCK_TEXTS:
+            blocks.append([])
+            texts = set()
+        blocks[-1].append(p)
+        texts.update((i, j))
+    return [b for b in blocks if b]
+
+
+def _judge(field: Field, pairs: list[tuple[int, int, float]], comparator, on_every_core: bool) -> list:
     memories = {k: Memory.from_row(field.rows[k]) for k in sorted({k for i, j, _ in pairs for k in (i, j)})}
     met = [(memories[j], memories[i], similarity) for i, j, similarity in pairs]
-    if on_every_core:
-        with judging.judging(comparator, met, unread=set()) as (verdicts, pending):
-            for more in pending:
-                verdicts.update(more)
-        decided = [verdicts[(local.id, remote.id)] for local, remote, _ in met]
-    else:
-        decided = [comparator.relate(local, remote, similarity) for local, remote, similarity in met]
-    return [DetectedPair(remote.id, local.id, verdict.relation, similarity, verdict.dphi, verdict.confidence,
-                         verdict.reason)
-            for (local, remote, similarity), verdict in zip(met, decided) if verdict.relation != wave.INDEPENDENT]
+    if not on_every_core:
+        return [comparator.relate(local, remote, similarity) for local, remote, similarity in met]
+    with judging.judging(comparator, met, unread=set()) as (verdicts, pending):
+        for more in pending:
+            verdicts.update(more)
+    return [verdicts[(local.id, remote.id)] for local, remote, _ in met]
 
 
 def detect(agent, *, neighbours: int = NEIGHBOURS, comparator=None) -> list[DetectedPair]:

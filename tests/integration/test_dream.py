@@ -14,7 +14,7 @@ from collective.model.enums import LinkType
 from collective.store.dream_tables import CoAccessCounts, DreamTables
 from collective.exchange import judging
 from dream import partition, report
-from dream.stages import transfer
+from dream.stages import detect, transfer
 from tests.integration.conftest import plant_foreign
 from tests.integration.dream_helpers import store_topics
 
@@ -75,6 +75,14 @@ def test_one_job_and_two_jobs_give_identical_databases(agent, monkeypatch):
     clusters = DreamTables(agent.repo).clusters
     assert ([c["memory_ids"] for c in clusters.of_run(one["run"], as_of=one["branch"])]
             == [c["memory_ids"] for c in clusters.of_run(two["run"], as_of=two["branch"])])
+
+
+def test_judging_in_small_blocks_gives_the_same_pairs(agent, monkeypatch):
+    store_topics(agent, topics=6, per=5)
+    whole = detect.detect(agent)
+    monkeypatch.setattr(detect, "BLOCK_TEXTS", 6)
+    assert len(detect._blocks(30, [(i, j, 1.0) for i in range(30) for j in range(i + 1, 30, 7)])) > 5
+    assert detect.detect(agent) == whole and len(whole) >= 20
 
 
 def test_a_synthesis_has_parents_lineage_links_and_less_amplitude(agent):

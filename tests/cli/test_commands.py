@@ -17,6 +17,7 @@ TREE = {
     "init": None, "store": None, "recall": None, "show": None, "forget": None, "log": None, "index": None,
     "status": None, "remote": {"add", "list"}, "push": None, "pull": None, "serve-commons": None,
     "agents": None, "trust": None, "quarantine": {"list", "show", "resolve"}, "judge": None,
+    "dream": {"accept"},  # a group that also runs on its own: `cmem dream [--full] ...`
 }
 
 
@@ -45,7 +46,8 @@ def test_every_command_listed_in_help_takes_json():
     lacking = [path for path, command in leaves
                if not any(isinstance(p, click.Option) and "--json" in p.opts for p in command.params)]
     assert lacking == []
-    assert len(leaves) == 19
+    assert len(leaves) == 20
+    assert any("--json" in p.opts for p in cli.commands["dream"].params if isinstance(p, click.Option))
 
 
 def test_help_imports_neither_the_agent_nor_the_numeric_stack():

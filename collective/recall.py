@@ -178,10 +178,8 @@ class Recall:
             return []
         ids = list(rows)
         sims = np.stack([blob_to_vector(rows[i]["vector"]) for i in ids]) @ query_vector
-        origins = sorted({r["origin_agent"] for r in rows.values()})
-        table = scoring.score_table([rows[i] for i in ids], {o: code for code, o in enumerate(origins)}.__getitem__)
-        strength = scoring.strengths(table, origins, self.trust_scores(as_of=commit), now.timestamp(),
-                                     self.settings.half_lives)
+        strength = scoring.row_strengths([rows[i] for i in ids], self.trust_scores(as_of=commit), now.timestamp(),
+                                         self.settings.half_lives)
         return self._hits(self._score(ids, sims, strength, include_faded)[:k], rows=rows)
 
     def _score(self, ids: Sequence[str], sims: np.ndarray, strengths: np.ndarray, include_faded: bool

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import numpy as np
-
 from .core import scoring
 from .errors import BadInput
 from .index.keeper import IndexKeeper
@@ -38,17 +36,10 @@ def describe(repo: Repository, tables: Tables, keeper: IndexKeeper, location, ho
             "remotes": repo.remotes()}
 
 
-def recall_strengths(rows, trust_scores, settings, now: float) -> np.ndarray:
-    """amplitude * trust * recency of memory rows (their scoring.SCORE_COLUMNS) at `now`."""
-    origins = sorted({r["origin_agent"] for r in rows})
-    table = scoring.score_table(rows, {o: code for code, o in enumerate(origins)}.__getitem__)
-    return scoring.strengths(table, origins, trust_scores, now, settings.half_lives)
-
-
 def stability(tables: Tables, settings, *, now: float | None = None) -> float:
     """The field stability of the memories recall can return (core.scoring.field_stability)."""
     rows = [r for r in tables.memories.rows(columns=(*scoring.SCORE_COLUMNS, "retracted", "absorbed_into"))
             if not r["retracted"] and r["absorbed_into"] is None]
-    strengths = recall_strengths(rows, tables.agents.trust_scores(), settings,
-                                 utcnow().timestamp() if now is None else now)
+    strengths = scoring.row_strengths(rows, tables.agents.trust_scores(), utcnow().timestamp() if now is None else now,
+                                      settings.half_lives)
     return scoring.field_stability(strengths, faded_below=settings.fade_threshold)

@@ -42,13 +42,11 @@ def load(rows: Sequence[dict], *, agent_id: str, dim: int, trust_scores: Mapping
          half_lives: Mapping[str, float], now: float) -> Field:
     rows = sorted((r for r in rows if live(r) and r["dim"] == dim), key=lambda r: r["id"])
     vectors = np.stack([blob_to_vector(r["vector"]) for r in rows]) if rows else np.zeros((0, dim), np.float32)
-    origins = sorted({r["origin_agent"] for r in rows})
-    table = scoring.score_table(rows, {o: code for code, o in enumerate(origins)}.__getitem__)
     amplitude = np.array([r["amplitude"] for r in rows], dtype=np.float64)
     return Field(rows=rows, vectors=vectors, amplitude=amplitude, start_amplitude=amplitude.copy(),
                  phase=np.array([r["phase"] for r in rows], dtype=np.float64),
                  layer=np.array([r["layer"] for r in rows], dtype=np.int64),
-                 strength=scoring.strengths(table, origins, trust_scores, now, half_lives),
+                 strength=scoring.row_strengths(rows, trust_scores, now, half_lives),
                  own=np.array([r["origin_agent"] == agent_id for r in rows], dtype=bool),
                  position={r["id"]: i for i, r in enumerate(rows)})
 

@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from collective import status
 from collective.core import scoring, wave
 
 from .consolidate import Outcome, relation_counts
@@ -33,7 +32,7 @@ def stability_before_after(agent: Agent, index, outcome: Outcome, now: float) ->
     ratio[at[known]] = field.amplitude[known] / field.start_amplitude[known]
     made = [{"id": m.id, "amplitude": m.amplitude, "origin_agent": m.origin_agent, "created_at": m.created_at,
              "category": m.category} for m in outcome.synthesised]
-    extra = status.recall_strengths(made, trust, agent.settings, now) if made else np.zeros(0)
+    extra = scoring.row_strengths(made, trust, now, agent.settings.half_lives) if made else np.zeros(0)
     floor = agent.settings.fade_threshold
     return {"before": round(scoring.field_stability(before, faded_below=floor), 6),
             "after": round(scoring.field_stability(np.concatenate([before * ratio[labels], extra]),

@@ -51,6 +51,14 @@ def strengths(table: np.ndarray, origins: Sequence[str], trust_scores: Mapping[s
 
 
 
+def row_strengths(rows: Sequence[dict], trust_scores: Mapping[str, float], now: float,
+                  half_lives: Mapping[str, float]) -> np.ndarray:
+    """`strengths` of memory rows (their SCORE_COLUMNS) at `now` (epoch s)."""
+    origins = sorted({r["origin_agent"] for r in rows})
+    table = score_table(rows, {o: code for code, o in enumerate(origins)}.__getitem__)
+    return strengths(table, origins, trust_scores, now, half_lives)
+
+
 # --- co-access and field stability (the resonance-field seed) -------------------------------
 
 COACCESS_STEP = 0.02

@@ -167,11 +167,11 @@ class Agent:
     def status(self) -> dict:
         """Agent, engine, branch, head, counts, index state and remotes."""
         return status.describe(self.repo, self.tables, self.keeper, self.location, self.home, agent_id=self.agent_id,
-                               branch=self.branch)
+                               branch=self.branch, settings=self.settings)
 
     def stability(self, *, now=None) -> dict:
-        """The field stability of this agent's memory (for now the mean decayed strength)."""
-        return status.stability(self.tables, self.peers_view.trust_scores(), now or utcnow(), self.settings.half_lives)
+        """The field stability of this agent's memory: {"stability", "memories"}."""
+        return status.stability(self.tables, self.peers_view.trust_scores(), now or utcnow(), self.settings)
 
     def compare(self, a: str, b: str) -> dict:
         """How two texts relate as this agent's judge sees them: relation, confidence, reason, cosine."""

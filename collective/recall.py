@@ -20,6 +20,7 @@ from .errors import BadInput, NotFound
 from .index.hnsw import EF_SEARCH
 from .index.keeper import IndexKeeper
 from .model import Memory, blob_to_vector, iso, parse_time, utcnow, validate_count
+from .store.dream_tables import CoAccessCounts
 from .store.tables import AccessCounts, Tables
 
 MAX_K = 10_000  # more than a person or a prompt reads; hnswlib allocates k slots per query
@@ -53,13 +54,18 @@ class RecallHit:
 class AccessCounter:
     """Hebbian counters, buffered: a recall waits for no fsync, and the counts are
     written in one transaction every ACCESS_FLUSH_SECONDS and on close (a crash loses
-    at most those seconds of counts). Other processes' counts are re-read as often."""
+    at most those seconds of counts). Other processes' counts are re-read as often.
+
+    It also counts co-access: each memory a recall returns with k - 1 others earns the
+    bonus 1 + 0.02 (k - 1), multiplied up in local_coaccess for the next dream to fold."""
 
     def __init__(self, repo: Repository, table: AccessCounts, *, clock: Callable[[], float] = time.monotonic):
         self.repo = repo
         self.table = table
+        self.coaccess = CoAccessCounts(repo)
         self.clock = clock
         self.pending: dict[str, int] = {}
+        self.pending_coaccess: dict[str, tuple[int, float]] = {}
         self._stamp = ""
         self._flushed = clock()
         self._known: dict[str, int] | None = None  # local_access as last read
@@ -83,6 +89,11 @@ class AccessCounter:
     def record(self, ids: Sequence[str], now: datetime) -> None:
         for memory_id in ids:
             self.pending[memory_id] = self.pending.get(memory_id, 0) + 1
+        if len(ids) > 1:
+            bonus = scoring.coaccess_bonus(len(ids))
+            for memory_id in ids:
+                n, factor = self.pending_coaccess.get(memory_id, (0, 1.0))
+                self.pending_coaccess[memory_id] = (n + 1, factor * bonus)
         self._stamp = iso(now)
         if self.clock() - self._flushed >= ACCESS_FLUSH_SECONDS:
             self.flush()
@@ -90,6 +101,7 @@ class AccessCounter:
     def flush(self) -> None:
         """Write the buffered counts (added to what other processes wrote meanwhile)."""
         pending, self.pending = self.pending, {}
+        together, self.pending_coaccess = self.pending_coaccess, {}
         self._flushed = self.clock()
         if not pending:
             return
@@ -97,6 +109,9 @@ class AccessCounter:
             existing = self.table.of(list(pending))
             written = {i: existing.get(i, 0) + n for i, n in pending.items()}
             self.table.write(written, at=self._stamp)
+            known = self.coaccess.of(list(together))
+            self.coaccess.write({i: (known.get(i, (0, 1.0))[0] + n, known.get(i, (0, 1.0))[1] * f)
+                                 for i, (n, f) in together.items()}, at=self._stamp)
         if self._known is not None:
             self._known.update(written)
 

@@ -7,7 +7,7 @@ from typing import Mapping
 
 from .core import scoring
 from .index.keeper import IndexKeeper
-from .model import validate_count
+from .model import utcnow, validate_count
 from .model.enums import CaseStatus, KeyDecision
 from .store.port import Commit, Repository
 from .store.tables import Tables
@@ -20,7 +20,7 @@ def log(repo: Repository, branch: str, n: int | None) -> list[Commit]:
 
 
 def describe(repo: Repository, tables: Tables, keeper: IndexKeeper, location, home, *, agent_id: str,
-             branch: str) -> dict:
+             branch: str, settings=None) -> dict:
     head = repo.head(branch)
     memories = tables.memories
     counts = {
@@ -35,15 +35,17 @@ def describe(repo: Repository, tables: Tables, keeper: IndexKeeper, location, ho
         "awaiting_reviewer": tables.cases.count(status=[CaseStatus.RESOLVED]) - len(tables.applied_verdicts.case_ids()),
         "key_changes": sum(c["status"] != KeyDecision.ACCEPTED for c in tables.key_changes.all().values()),
     }
+    figures = {} if settings is None else {
+        "stability": stability(tables, tables.agents.trust_scores(), utcnow(), settings)["stability"]}
     return {"agent": agent_id, "home": str(home.root), **location.describe(), "branch": branch, "head": head,
-            "schema_version": repo.schema_version(), "counts": counts, "index": keeper.state(head),
+            "schema_version": repo.schema_version(), "counts": counts, **figures, "index": keeper.state(head),
             "remotes": repo.remotes(), "events": tables.outbox.describe()}
 
 
-def stability(tables: Tables, trust_scores: Mapping[str, float], now: datetime, half_lives: Mapping[str, float]
-              ) -> dict:
-    """The field stability over the recallable memories (core.scoring.stability says how)."""
+def stability(tables: Tables, trust_scores: Mapping[str, float], now: datetime, settings) -> dict:
+    """The field stability of the memories recall can return (core.scoring.field_stability
+    says how; faded ones count as 0)."""
     rows = tables.memories.recallable_rows(columns=scoring.SCORE_COLUMNS)
-    strength = scoring.row_strengths(rows, trust_scores, now.timestamp(), half_lives)
-    return {"stability": round(scoring.stability(strength), 6), "memories": len(rows),
-            "measure": "mean decayed strength"}
+    strengths = scoring.row_strengths(rows, trust_scores, now.timestamp(), settings.half_lives)
+    figure = scoring.field_stability(strengths, faded_below=settings.fade_threshold)
+    return {"stability": round(figure, 6), "memories": len(rows)}

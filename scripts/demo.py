@@ -200,9 +200,43 @@ def main() -> None:
 
     heading("7. Events: earth-1 tells its site what it learned; mars-1 decides to pull")
     show_events(root, agents["earth-1"], agents["mars-1"])
+
+    dream_demo(agents["earth-1"])
     for agent in agents.values():
         agent.close()
     say(f"\nDone. Inspect with: CMEM_HOME={home} cmem status --agent earth-1")
+
+
+GREENHOUSE = [
+    "The greenhouse lights run twelve hours a day.",
+    "Greenhouse lights run for twelve hours each day, says the crop log.",
+    "The greenhouse lights run twelve hours a day to keep the lettuce growing.",
+    "The greenhouse lights do not run twelve hours a day.",
+]
+
+
+def dream_demo(agent: Agent) -> None:
+    """earth-1 learns more about the greenhouse, recalls it, and dreams on its own branch."""
+    from dream import dream
+
+    heading("8. earth-1 dreams: consolidation on a dream branch, merged back")
+    for content in GREENHOUSE:
+        agent.store(content, category="knowledge", importance=0.6)
+    for _ in range(3):  # recalled together: co-access the dream folds into amplitude
+        agent.recall("how long do the greenhouse lights run?", k=3)
+    report = dream(agent, full=True)
+    c = report["counts"]
+    say(f"  dream {report['run']} on {report['branch']} ({report['mode']}, {report['status']}): "
+        f"{c['selected']} memories, {c['constructive']} agreeing, {c['partial']} partly agreeing and "
+        f"{c['destructive']} contradicting pairs; {c['clusters']} clusters, coherence {report['coherence']:.2f}; "
+        f"field stability {report['stability']['before']:.3f} -> {report['stability']['after']:.3f}.")
+    for item in report["strengthened"]:
+        print(f"    strengthened  {agent.get(item['id']).summary}  (amplitude {item['amplitude']:.3f})")
+    print(f"    linked        {c['linked']} links between related memories")
+    for pair in report["disputed"]:
+        print(f"    disputed      {agent.get(pair['a']).summary}  <->  {agent.get(pair['b']).summary}")
+    for made in report["synthesised"]:
+        print(f"    synthesised   {made['summary']}  ({len(made['parents'])} parents)")
 
 
 if __name__ == "__main__":

@@ -101,6 +101,10 @@ def _render_pull(r: dict) -> str:
         lines.append(f"collective/quarantine: REFUSED {len(ids)} case(s) ({reason}): {', '.join(ids)}")
     if not r["peers"]:
         lines.append("no peers on the remote yet")
+    for run in r.get("dreams", {}).get("runs", []):
+        lines.append(f"dream {run['run']}: " + (f"imported {run['syntheses']} syntheses, {run['links']} links, "
+                                                f"{run['clusters']} clusters, {run['prune_hints']} prune hints"
+                                                if run["imported"] else f"not imported ({run['reason']})"))
     return "\n".join(lines)
 
 
@@ -121,11 +125,15 @@ def pull(remote_name, peers, dry_run, allow_refused, home, agent_id, as_json):
     \b
     JSON: {"remote", "dry_run", "peers": [{"peer", "head", "status", "commit",
            "summary", "refused", "pairs", "seconds", "key"}], "cases_taken",
-           "refused": {"PEER" or "collective/quarantine": {reason: ...}}, "quarantine"}
+           "refused": {"PEER" or "collective/quarantine": {reason: ...}}, "quarantine",
+           "dreams": {"remote", "runs": [{"peer", "run", "imported", ...}]}}
     """
     with cli_errors():
         with open_agent(home, agent_id) as agent, progress_bars(as_json=as_json) as progress:
             result = agent.pull(remote_name, peers=list(peers), dry_run=dry_run, progress=progress)
+            if not dry_run:
+                from dream.artifacts import import_from_peers  # peers' dream artifacts, by trust
+                result["dreams"] = import_from_peers(agent, remote_name)
     emit(result, as_json=as_json, text=_render_pull)
     if result["refused"] and not allow_refused:
         raise click.ClickException("refused data from " + ", ".join(

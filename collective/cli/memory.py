@@ -170,6 +170,7 @@ def _render_status(s: dict) -> str:
         f"memories  {c['memories']} ({c['own']} own, {c['retracted']} retracted, "
         f"{c['disputed']} disputed, {c['absorbed']} absorbed)",
         f"peers     {c['peers']}, open cases {c['open_cases']}",
+        f"stability {s['stability']:.3f}",
         f"index     {index_line}",
         f"events    {s['events']['outbox']} in the outbox, last publish {s['events']['last_publish'] or 'never'}",
     ] + ([f"verdicts  {c['awaiting_reviewer']} awaiting an authorised reviewer (cmem reviewers add)"]
@@ -181,11 +182,11 @@ def _render_status(s: dict) -> str:
 @agent_options
 @json_option
 def status(home, agent_id, as_json):
-    """Agent, engine, branch, head, counts and index state.
+    """Agent, engine, branch, head, counts, field stability and index state.
 
     \b
     JSON: {"agent", "home", "engine", "database", "branch", "head",
-           "schema_version", "counts": {...}, "index": {...}, "remotes": {...},
+           "schema_version", "counts": {...}, "stability", "index": {...}, "remotes": {...},
            "events": {"outbox", "last_publish"}}
     """
     with cli_errors():

@@ -58,8 +58,37 @@ def row_strengths(rows: Sequence[dict], trust_scores: Mapping[str, float], now: 
     return strengths(table, origins, trust_scores, now, half_lives)
 
 
-def stability(strength: np.ndarray) -> float:
-    """The agent's field stability, for now the mean decayed strength of its recallable
-    memories (0 for none). DESIGN.md's full figure, 0.6 * mean + 0.4 * max(0, 1 - stddev/mean),
-    replaces it here when the dream's co-access strengthening lands."""
-    return float(strength.mean()) if len(strength) else 0.0
+# --- co-access and field stability (the resonance-field seed) -------------------------------
+
+COACCESS_STEP = 0.02
+COACCESS_CAP = 1.5  # a dream's co-access folding raises an amplitude by at most this factor
+STABILITY_MEAN_WEIGHT, STABILITY_SPREAD_WEIGHT = 0.6, 0.4
+
+
+def coaccess_bonus(k: int) -> float:
+    """The factor one recall of k memories together earns each of them: 1 + 0.02 (k - 1)."""
+    return 1.0 + COACCESS_STEP * max(k - 1, 0)
+
+
+def fold_coaccess(amplitude: np.ndarray, factor: np.ndarray, *, cap: float = COACCESS_CAP,
+                  ceiling: float = float("inf")) -> np.ndarray:
+    """S_new = min(S * prod(1 + 0.02 (k - 1)), S * cap), never above `ceiling` (nor below S)."""
+    amplitude = np.asarray(amplitude, dtype=np.float64)
+    raised = np.minimum(amplitude * np.asarray(factor, dtype=np.float64), amplitude * cap)
+    return np.maximum(np.minimum(raised, ceiling), np.minimum(amplitude, ceiling))
+
+
+def field_stability(strengths: np.ndarray, *, faded_below: float = 0.0) -> float:
+    """0.6 * mean decayed strength + 0.4 * max(0, 1 - stddev / mean): how settled a memory is.
+
+    A faded memory (strength below `faded_below`) counts as 0, so an empty or fully faded
+    memory has stability 0."""
+    values = np.asarray(strengths, dtype=np.float64)
+    if values.size == 0:
+        return 0.0
+    values = np.where(values < faded_below, 0.0, values)
+    mean = float(values.mean())
+    if mean <= 0.0:
+        return 0.0
+    spread = max(0.0, 1.0 - float(values.std()) / mean)
+    return STABILITY_MEAN_WEIGHT * mean + STABILITY_SPREAD_WEIGHT * spread

@@ -156,12 +156,17 @@ class VectorIndex:
             self.rebuild(repo, head, on_indexed=on_indexed, progress=progress)
             return "rebuilt"
         upserts: list[dict] = []
+        rescored: list[dict] = []
         for change in changes:
             row = change.new
             if row is not None and indexable(row, self.model_version, self.dim):
-                upserts.append(row)
+                # a dream or a merge changes amplitudes far more often than vectors or texts
+                same = (change.old is not None and row["id"] in self._labels and row["vector"] == change.old["vector"]
+                        and row["content"] == change.old["content"])
+                (rescored if same else upserts).append(row)
             else:
                 self.remove([(change.new or change.old)["id"]])
+        self.rescore(rescored)
         self.add_in_parts(upserts, progress)
         if on_indexed is not None and upserts:
             on_indexed(upserts)
@@ -212,6 +217,27 @@ class VectorIndex:
         self._scores = np.concatenate([self._scores[:start], score_table(rows, self._code)])
         self._max_amplitude = None
         self._dirty = True
+
+    def advance(self, head: str, *, rescored: Sequence[dict], added: Sequence[dict]) -> None:
+        """Move to `head` when the caller knows everything that changed since the current
+        head: rows whose vector and text stayed (`rescored`) and new rows (`added`)."""
+        self.rescore([r for r in rescored if r["id"] in self._labels])
+        self.add([r for r in added if indexable(r, self.model_version, self.dim)])
+        self.head = head
+        self._dirty = True
+        self.save()
+
+    def live_labels(self) -> np.ndarray:
+        """The label of every memory indexed (removed ones left out)."""
+        return np.fromiter(self._labels.values(), dtype=np.int64, count=len(self._labels))
+
+    def rescore(self, rows: Sequence[dict]) -> None:
+        """New score columns (amplitude, origin, age, category) for rows indexed already."""
+        if rows:
+            labels = np.array([self._labels[r["id"]] for r in rows])
+            self._scores[labels] = score_table(rows, self._code)
+            self._max_amplitude = None
+            self._dirty = True
 
     def _code(self, origin: str) -> int:
         code = self._origin_code.get(origin)
@@ -273,10 +299,19 @@ class VectorIndex:
 
     def search_many(self, vectors: np.ndarray, k: int, *, ef: int = EF_SEARCH) -> list[list[tuple[str, float]]]:
         """`ef` trades recall for speed; a merge, which only wants near neighbours, passes less."""
+        labels, sims = self.search_many_labels(vectors, k, ef=ef)
+        return [[(self._ids[l], float(s)) for l, s in zip(row_l, row_s)]
+                for row_l, row_s in zip(labels.tolist(), sims.tolist())]
+
+    def search_many_labels(self, vectors: np.ndarray, k: int, *, ef: int = EF_SEARCH) -> tuple[np.ndarray, np.ndarray]:
+        """`search_many` as arrays (labels, cosines), one row per vector, for callers that look at many."""
         k = min(k, len(self._labels))
-        if k <= 0:
-            return [[] for _ in range(len(vectors))]
+        if k <= 0 or not len(vectors):
+            return np.zeros((len(vectors), 0), dtype=np.int64), np.zeros((len(vectors), 0), dtype=np.float32)
         self._index.set_ef(max(ef, k))
         labels, distances = self._index.knn_query(np.asarray(vectors, dtype=np.float32), k=k)
-        return [[(self._ids[int(l)], 1.0 - float(d)) for l, d in zip(row_l, row_d)]
-                for row_l, row_d in zip(labels, distances)]
+        return labels.astype(np.int64), 1.0 - distances
+
+    def labels_of(self, ids: Sequence[str]) -> np.ndarray:
+        """Each memory's label, -1 for one not indexed."""
+        return np.array([self._labels.get(mid, -1) for mid in ids], dtype=np.int64)

@@ -142,11 +142,12 @@ class MemoryTools:
         return self._call(lambda agent: {"cases": agent.cases(status)})
 
     def stability(self) -> Result:
-        """How settled the agent's memory is, from 0 (empty or faded) upwards. For now
-        the mean decayed strength (amplitude * trust * recency) of its recallable
-        memories; the dream cycle's field stability will replace it.
+        """How settled the agent's memory is: the field stability, 0.6 * mean decayed
+        strength (amplitude * trust * recency) + 0.4 * max(0, 1 - stddev / mean) over the
+        memories recall can return; 0 when empty or fully faded. Dreams raise it as
+        memories recalled together are strengthened.
 
-        Returns {"stability", "memories" (how many it was taken over), "measure"}.
+        Returns {"stability", "memories" (how many it was taken over)}.
         """
         return self._call(lambda agent: agent.stability())
 

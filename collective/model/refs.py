@@ -25,3 +25,16 @@ def tracking(remote: str, branch: str) -> str:
 def peer_working(remote: str, peer: str) -> str:
     """A peer's working branch as fetched from `remote`."""
     return tracking(remote, working_branch(peer))
+
+
+_DREAM = "/dream/"
+
+
+def dream_branch(agent_id: str, stamp: str) -> str:
+    """One dream cycle's branch: `<agent>/dream/<YYYYmmdd-HHMMSS>`."""
+    return f"{agent_id}{_DREAM}{stamp}"
+
+
+def agent_of_dream(branch: str) -> str | None:
+    """The agent whose dream branch this is, or None for any other branch."""
+    return branch.split(_DREAM, 1)[0] if _DREAM in branch else None

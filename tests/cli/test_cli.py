@@ -192,7 +192,8 @@ def test_recall_show_forget_status_json(stored):
 
     status = cmem_json("status", "--home", h)
     assert set(status) - {"server"} == {"agent", "home", "engine", "database", "branch", "head", "schema_version",
-                           "counts", "index", "remotes", "events"}
+                           "counts", "stability", "index", "remotes", "events"}
+    assert 0 < status["stability"] <= 1
     assert status["head"] == before[0] and status["counts"]["memories"] == 2
     assert status["events"] == {"outbox": 2, "last_publish": None}  # two stores, nothing published
     assert status["index"] == {"built": True, "head": before[0], "count": 2, "current": True}

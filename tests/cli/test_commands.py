@@ -19,6 +19,7 @@ TREE = {
     "agents": {"accept-key", "reject-key"}, "trust": None, "quarantine": {"list", "show", "resolve"},
     "reviewer": {"init"}, "reviewers": {"add", "list", "remove"}, "key": {"rotate"}, "judge": None, "mcp": None,
     "events": {"tail", "flush"}, "listen": None,
+    "dream": {"accept"},  # a group that also runs on its own: `cmem dream [--full] ...`
 }
 SPEAKS_A_PROTOCOL = {"mcp"}  # its standard output is MCP's JSON-RPC, not a result to print
 
@@ -49,6 +50,7 @@ def test_every_command_listed_in_help_takes_json():
                and not any(isinstance(p, click.Option) and "--json" in p.opts for p in command.params)]
     assert lacking == []
     assert len(leaves) == sum(len(subs) if subs else 1 for subs in TREE.values())
+    assert any("--json" in p.opts for p in cli.commands["dream"].params if isinstance(p, click.Option))
 
 
 def test_help_imports_neither_the_agent_nor_the_numeric_stack():

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 
-import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -37,11 +36,12 @@ def test_row_strengths_are_amplitude_trust_and_recency(memories, scores):
 
 
 @given(rows, trusts)
-def test_stability_is_the_mean_strength(memories, scores):
+def test_field_stability_weighs_mean_strength_and_spread(memories, scores):
     strength = scoring.row_strengths(memories, scores, NOW.timestamp(), trust.DEFAULT_HALF_LIVES_DAYS)
-    stability = scoring.stability(strength)
-    if not memories:
+    stability = scoring.field_stability(strength)
+    if not memories or strength.mean() <= 0:
         assert stability == 0.0
     else:
-        assert strength.min() - 1e-9 <= stability <= strength.max() + 1e-9
-        assert stability == pytest.approx(float(np.mean(strength)))
+        assert 0.0 <= stability <= 0.6 * strength.max() + 0.4 + 1e-9
+        spread = max(0.0, 1 - float(strength.std()) / float(strength.mean()))
+        assert stability == pytest.approx(0.6 * float(strength.mean()) + 0.4 * spread)

@@ -13,7 +13,7 @@ from collective.core import wave
 from collective.agent import Agent
 from collective.judge import CANDIDATE_FLOOR, CallbackJudge, RuleJudge
 from collective.model import Memory
-from dream.detect import detect
+from dream.stages.detect import detect
 
 
 def memory(content: str, *, phase: float = 0.0, stance: str | None = None) -> Memory:

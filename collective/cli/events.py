@@ -43,19 +43,26 @@ def _setup(agent, servers, collective):
     return NatsOptions.from_home(agent.home, servers=tuple(servers), collective=collective)
 
 
+STOP_GRACE = 2.0  # seconds a command asked to stop (--for) may take to finish what it is doing
+
+
 async def _within(seconds: float | None, stop, work) -> None:
-    """Await `work`, setting `stop` after `seconds` (--for) so that it ends."""
+    """Await `work`, setting `stop` after `seconds` (--for) so that it ends; if it is still
+    busy (say, waiting for NATS to come back) STOP_GRACE later, it is cancelled."""
     import asyncio
 
-    async def timer() -> None:
-        if seconds is not None:
-            await asyncio.sleep(seconds)
+    task = asyncio.ensure_future(work)
+    if seconds is not None:
+        done, _ = await asyncio.wait({task}, timeout=seconds)
+        if not done:
             stop.set()
-    running = asyncio.ensure_future(timer())
-    try:
-        await work
-    finally:
-        running.cancel()
+            done, _ = await asyncio.wait({task}, timeout=STOP_GRACE)
+        if not done:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+            return
+    await task
 
 
 def _run(main) -> None:

@@ -94,6 +94,8 @@ def invocation(draw, path: tuple[str, ...], command: click.Command, ids: list[st
                 args += [param.opts[0], draw(values(param.name, ids))]
     if draw(st.integers(0, 7)) == 0:  # now and then something the command does not take
         args.insert(draw(st.integers(len(path), len(args))), draw(st.sampled_from(["--bogus", "-z", "extra"])))
+    if any("--for" in p.opts for p in command.params if isinstance(p, click.Option)):
+        args += ["--for", "0.1"]  # a listener runs until stopped: the last --for given wins
     return args
 
 
@@ -149,6 +151,7 @@ def check(result, args: list[str], before: dict, home: Path) -> None:
 def test_fuzzed_arguments_never_crash_and_failures_write_nothing(world, path, command, monkeypatch, tmp_path):
     home, ids = world
     monkeypatch.chdir(tmp_path)  # a relative path in an argument lands here, not in the tree
+    monkeypatch.setenv("CMEM_NATS_URL", "nats://127.0.0.1:9")  # no NATS: the event commands meet an outage
 
     @settings(max_examples=EXAMPLES)
     @given(args=invocation(path, command, ids))

@@ -9,7 +9,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from collective.errors import BadInput, CollectiveError, NotFound
-from collective.model import iso, utcnow
+from collective.model import events, iso, parse_time, utcnow
 from collective.model.refs import dream_branch
 from collective.runtime.progress import Progress
 from collective.store.dream_tables import CoAccessCounts, DreamTables
@@ -72,7 +72,9 @@ def dream(agent: Agent, *, full: bool = False, jobs: int = 1, review: bool = Fal
     if not review:
         with outcome.timed("merge", progress):
             untouched = agent.repo.head(agent.branch) == base  # nothing was stored meanwhile
-            clean = merge_into_working(agent, branch, outcome.folded)
+            told = events.dreamed(doc, outcome.synthesised, status="merged", started_at=at,
+                                  seconds=sum(outcome.seconds.values()))
+            clean = merge_into_working(agent, branch, outcome.folded, told)
         with outcome.timed("reindex", progress):  # the index follows what the dream changed
             if untouched and clean:
                 _advance_index(index, agent.repo.head(agent.branch), outcome)
@@ -161,11 +163,15 @@ def _advance_index(index, head: str, outcome: consolidate.Outcome) -> None:
     index.advance(head, rescored=rescored, added=[m.to_row() for m in outcome.synthesised])
 
 
-def merge_into_working(agent: Agent, branch: str, folded: dict[str, tuple[int, float]]) -> bool:
-    """Merge the dream branch into working (working's own changes win a clash), then take
-    the co-access counts the run folded out of the counter. False when there was a clash."""
+def merge_into_working(agent: Agent, branch: str, folded: dict[str, tuple[int, float]],
+                       told: list[events.Draft]) -> bool:
+    """Merge the dream branch into working (working's own changes win a clash) with the
+    run's events (the outbox lives in working's working set: a run that fails, or waits
+    for review, has told no one), then take the co-access counts the run folded out of
+    the counter. False when there was a clash."""
     repo = agent.repo
     with repo.transaction():
+        agent.tables.outbox.add(told)  # first: a Dolt merge or commit persists on its own, so it comes last
         conflicts = repo.merge(branch, message=f"merge {branch}", author=agent.agent_id)
         if conflicts:
             for table in sorted({c.table for c in conflicts}):
@@ -200,7 +206,11 @@ def accept(agent: Agent, run: str) -> dict:
         status = merged["status"] if merged is not None and merged["status"] == ACCEPTED else row["status"]
         raise BadInput("run", f"dream run {run!r} is {status}, not waiting for review")
     folded = {k: tuple(v) for k, v in row["stats"].get("coaccess_folded", {}).items()}
-    merge_into_working(agent, branch, folded)
+    made = agent.tables.memories.by_id([m["id"] for m in row["stats"]["synthesised"]], as_of=branch)
+    seconds = (parse_time(row["finished_at"]) - parse_time(row["started_at"])).total_seconds()
+    told = events.dreamed(row["stats"], made.values(), status=ACCEPTED, started_at=row["started_at"],
+                          seconds=seconds)
+    merge_into_working(agent, branch, folded, told)
     with agent.repo.transaction():
         runs.write({**row, "status": ACCEPTED, "finished_at": iso(utcnow())})
         head = agent.repo.commit(f"dream {row['id']} accepted", author=agent.agent_id)

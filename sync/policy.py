@@ -9,12 +9,20 @@ For a memory event (`memory.stored`, `memory.boosted`):
 - queue for the next sync window when amplitude x trust >= `queue`;
 - else skip.
 
+A peer's synthesis (`dream.hallucination`) is weighed the same way with its
+amplitude times `hallucination_share` (0.5: what importing it would give it), but
+never pulled now: syntheses travel with the dream artifacts, which `cmem pull`
+imports, so one that is in focus or weighs at least `queue` waits for the sync
+window. A finished dream (`dream.completed`) of a trusted sender queues the pull
+of its artifacts for the window as well.
+
 Retractions, disputes and verdicts of trusted senders are queued for the sync
 window; a peer's push pulls now when memories it announced are still waited for.
-The rest (status, plans, requests) is noted and skipped.
+The rest (status, plans, requests, dream.started) is noted and skipped.
 
 Defaults, set in cmem.toml under [listen]: min_trust 0.3, pull_now 0.4 (amplitude
-0.8 at the starting trust 0.5), queue 0.15, focus_similarity 0.5, no focus.
+0.8 at the starting trust 0.5), queue 0.15, focus_similarity 0.5, no focus,
+hallucination_share 0.5.
 """
 
 from __future__ import annotations
@@ -26,7 +34,10 @@ from collective.errors import BadInput
 
 NOW, QUEUE, SKIP = "now", "queue", "skip"
 MEMORY_TYPES = ("memory.stored", "memory.boosted")
-WINDOW_TYPES = ("memory.pruned", "memory.disputed", "merge.conflict", "quarantine.escalated", "quarantine.resolved")
+SYNTHESIS = "dream.hallucination"
+HELD_TYPES = (*MEMORY_TYPES, SYNTHESIS)  # about one memory: done when the receiver holds it
+WINDOW_TYPES = ("memory.pruned", "memory.disputed", "merge.conflict", "quarantine.escalated", "quarantine.resolved",
+                "dream.completed")
 
 FocusMatch = Callable[[str], tuple[str, float] | None]  # summary -> (best focus phrase, cosine)
 
@@ -45,6 +56,7 @@ class PolicySettings:
     focus_similarity: float = 0.5
     focus_tags: tuple[str, ...] = ()
     focus: tuple[str, ...] = ()
+    hallucination_share: float = 0.5
 
     @classmethod
     def from_mapping(cls, raw: Mapping[str, Any]) -> "PolicySettings":
@@ -78,14 +90,21 @@ def decide(event_type: str, payload: Mapping[str, Any], *, trust: float, setting
         return Decision(SKIP, "the sender pushed; nothing waits for it")
     if event_type in WINDOW_TYPES:
         return Decision(QUEUE, f"{event_type} from a trusted sender: next sync window")
+    if event_type == SYNTHESIS:
+        decision = _memory(payload, trust, settings, focus, share=settings.hallucination_share)
+        if decision.action == NOW:  # the dream artifacts come with `cmem pull`, in the window
+            return Decision(QUEUE, f"a synthesis: {decision.reason}: next sync window")
+        return decision
     if event_type not in MEMORY_TYPES:
         return Decision(SKIP, f"{event_type} is for information")
     return _memory(payload, trust, settings, focus)
 
 
-def _memory(payload: Mapping[str, Any], trust: float, settings: PolicySettings, focus: FocusMatch | None) -> Decision:
-    score = float(payload["amplitude"]) * trust
-    weighed = f"amplitude {float(payload['amplitude']):.2f} x trust {trust:.2f} = {score:.2f}"
+def _memory(payload: Mapping[str, Any], trust: float, settings: PolicySettings, focus: FocusMatch | None, *,
+            share: float = 1.0) -> Decision:
+    amplitude = float(payload["amplitude"]) * share
+    score = amplitude * trust
+    weighed = f"amplitude {amplitude:.2f} x trust {trust:.2f} = {score:.2f}"
     if score >= settings.pull_now:
         return Decision(NOW, f"{weighed} >= {settings.pull_now:.2f}")
     tags = sorted(set(payload.get("tags", ())) & set(settings.focus_tags))

@@ -41,13 +41,19 @@ class Schema:
 
 _MEMORY = {"origin": _STR, "category": _STR, "amplitude": _NUM, "tags": _LIST}
 _CASE = {"agent_a": _STR, "agent_b": _STR, "dispute_count": _INT}
+_RUN = {"run": _STR, "branch": _STR, "mode": _STR, "jobs": _INT}
 
-# One schema per type (DESIGN, Events). The dream.* types arrive with the dream cycle.
+# One schema per type (DESIGN, Events).
 SCHEMAS: dict[str, Schema] = {
     "memory.stored": Schema(_MEMORY, {"summary": _STR, "stance": _STR}),
     "memory.boosted": Schema(_MEMORY, {"summary": _STR}),
     "memory.pruned": Schema({"origin": _STR, "reason": _STR}, {"category": _STR}),
     "memory.disputed": Schema({"case_id": _STR, "peer": _STR, "similarity": _NUM}),
+    "dream.started": Schema({**_RUN, "selected": _INT}, {"started_at": _STR}),
+    "dream.completed": Schema({**_RUN, "status": _STR, "counts": _MAP, "stability_before": _NUM,
+                               "stability_after": _NUM}, {"seconds": _NUM}),
+    "dream.hallucination": Schema({"origin": _STR, "category": _STR, "amplitude": _NUM, "parent_count": _INT,
+                                   "run": _STR, "tags": _LIST}, {"summary": _STR}),
     "merge.conflict": Schema({**_CASE, "memory_id_a": _STR, "memory_id_b": _STR, "similarity": _NUM,
                               "phase_diff": _NUM}),
     "merge.proposed": Schema({"peer": _STR, "head": _STR, "counts": _MAP}),
@@ -235,6 +241,26 @@ def merged(peer: str, head: str, counts: Mapping[str, int], cases: Iterable[Mapp
         if case["status"] == "escalated" and (old is None or old["status"] != "escalated"):
             drafts.append(Draft("quarantine.escalated", case["id"], _case_fields(case)))
     return drafts
+
+
+def dreamed(run: Mapping[str, Any], synthesised: Iterable[Memory], *, status: str,
+            started_at: str | None = None, seconds: float | None = None) -> list[Draft]:
+    """A dream run's events, written with its merge into working: started, one per synthesis,
+    completed. `run` is the run's report (dream/report.py): identity, mode, counts, stability."""
+    ids = {"run": run["run"], "branch": run["branch"], "mode": run["mode"], "jobs": int(run["jobs"])}
+    started = {**ids, "selected": int(run["counts"]["selected"])}
+    if started_at:
+        started["started_at"] = started_at
+    completed = {**ids, "status": status, "counts": {k: int(v) for k, v in run["counts"].items()},
+                 "stability_before": round(float(run["stability"]["before"]), 6),
+                 "stability_after": round(float(run["stability"]["after"]), 6)}
+    if seconds is not None:
+        completed["seconds"] = round(max(float(seconds), 0.0), 3)
+    made = [Draft("dream.hallucination", m.id, {
+        "origin": m.origin_agent, "category": str(m.category), "amplitude": round(float(m.amplitude), 4),
+        "parent_count": len(m.parents), "run": run["run"], "tags": list(m.tags), "summary": m.summary})
+        for m in synthesised]
+    return [Draft("dream.started", run["branch"], started), *made, Draft("dream.completed", run["branch"], completed)]
 
 
 def pushed(branch: str, head: str, remote: str) -> list[Draft]:

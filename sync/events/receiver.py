@@ -162,8 +162,8 @@ class Receiver:
         decisions = self.agent.tables.decisions
         pending = decisions.open(sender=sender)
         held = self.agent.tables.memories.by_id([d["entity_id"] for d in pending if d["event_type"] in
-                                                 policy.MEMORY_TYPES])
-        done = [d["event_id"] for d in pending if d["entity_id"] in held or d["event_type"] not in policy.MEMORY_TYPES]
+                                                 policy.HELD_TYPES])
+        done = [d["event_id"] for d in pending if d["entity_id"] in held or d["event_type"] not in policy.HELD_TYPES]
         with self.agent.repo.transaction():
             decisions.done(done)
 

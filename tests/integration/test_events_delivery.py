@@ -1,6 +1,7 @@
 """Events between two agents on one NATS server: a store reaches a peer's tail within a
-second, `listen` pulls what is relevant and not what is not, bad messages are dropped
-with one log line and counted, and a spy on cmem.> sees metadata only."""
+second, `listen` pulls what is relevant and not what is not, a dream is told and its
+synthesis waits for the sync window, bad messages are dropped with one log line and
+counted, and a spy on cmem.> sees metadata only."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import json
 import logging
 import time
 
+import dream
 from collective.identity import Identity
 from collective.model import events
 from events_support import handled, listening, options_for, spying, until
@@ -16,6 +18,7 @@ from events_support import two_agents  # noqa: F401  (the `two` fixture)
 from sync.events.service import flush, tail
 from sync.events.signing import sign
 from sync.policy import PolicySettings
+from tests.integration.dream_helpers import store_topics
 
 PUMP = "The coolant pump in module C is leaking. Isolate it before the next shift."
 DUST = "Dust settled on the east window. Nobody needs to act on it."
@@ -92,6 +95,35 @@ def test_focus_pulls_a_weak_memory_on_the_agents_topic(two, nats_server):
     weak, outcome = asyncio.run(scenario())
     assert outcome.decision.action == "now" and "pump" in outcome.decision.reason
     assert mars.tables.memories.get(weak.memory.id) is not None
+
+
+def test_a_dream_is_told_as_metadata_and_its_synthesis_waits_for_the_window(two, nats_server):
+    earth, mars = two["earth-1"], two["mars-1"]
+    options = options_for(mars, [nats_server.url])
+    store_topics(earth, topics=2, per=4, importance=0.9)
+    stored = earth.tables.outbox.unsent(100)
+    with earth.repo.transaction():  # the stores are not this scenario's subject
+        earth.tables.outbox.mark_sent([r["event_id"] for r in stored], at="2026-01-01T00:00:00.000000Z")
+
+    def synthesiser(texts):  # a summary, then text the spy must never see on the wire
+        return "The pumps agree. " + " ".join(texts)
+
+    async def scenario():
+        async with spying([nats_server.url], list(two.values())):
+            async with listening(mars, options, PolicySettings(focus_tags=("dream",))) as (_, outcomes):
+                run = dream.dream(earth, synthesiser=synthesiser)
+                await flush(earth, options)
+                await until(lambda: handled(outcomes, "dream.completed"))
+                return run, outcomes
+
+    run, outcomes = asyncio.run(scenario())
+    assert len(run["synthesised"]) == 2 and earth.get(run["synthesised"][0]["id"]).content.startswith("The pumps")
+    decided = {(o.envelope["event_type"], o.envelope["entity_id"]): o.decision.action for o, _ in outcomes
+               if o.status == "handled"}
+    assert decided == {("dream.started", run["branch"]): "skip", ("dream.completed", run["branch"]): "queue",
+                       **{("dream.hallucination", m["id"]): "queue" for m in run["synthesised"]}}
+    recorded = {d["entity_id"]: d for d in mars.tables.decisions.all() if d["event_type"] == "dream.hallucination"}
+    assert all("dream in focus" in d["reason"] and d["done_at"] is None for d in recorded.values())
 
 
 def _raw(envelope: dict) -> bytes:

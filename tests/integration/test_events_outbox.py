@@ -1,6 +1,6 @@
 """Every change that emits an event writes it to the outbox in the same transaction, on
 both engines: a store, a reinforcement, a pull's plan and conflict, a push, a verdict,
-a retraction; a change that fails leaves no event."""
+a retraction, a dream's merge or acceptance; a change that fails leaves no event."""
 
 from __future__ import annotations
 
@@ -8,12 +8,16 @@ import json
 
 import pytest
 
+import dream
 from collective import reviewer_keys
 from collective.agent import Agent
 from collective.config import Home
 from collective.errors import StorageError
 from collective.quarantine import cases as quarantine
+from dream import report as dream_report
+from dream.stages import transfer
 from events_support import met
+from tests.integration.dream_helpers import store_topics
 
 PUMP = "The coolant pump in module B is safe to operate"
 NOT_PUMP = "The coolant pump in module B is not safe to operate"
@@ -92,3 +96,56 @@ def test_summaries_can_be_switched_off_per_agent_and_old_events_pruned(two, home
         with earth.repo.transaction():
             assert earth.tables.outbox.prune(sent_before="2026-01-01T00:00:00.000001Z") >= 1
         assert earth.tables.outbox.count() == 0
+
+
+def _run_events(run: dict) -> list[tuple[str, str]]:
+    return [("dream.started", run["branch"]), *[("dream.hallucination", m["id"]) for m in run["synthesised"]],
+            ("dream.completed", run["branch"])]
+
+
+def test_a_dream_emits_its_run_and_each_synthesis_when_it_reaches_working(two):
+    earth = two["earth-1"]
+    store_topics(earth, topics=2, per=4)
+    drain(earth)
+    run = dream.dream(earth, share=False)
+    told = drain(earth)
+    assert len(run["synthesised"]) == 2
+    assert [(e["event_type"], e["entity_id"]) for e in told] == _run_events(run)
+    started, made, completed = told[0]["payload"], told[1]["payload"], told[-1]["payload"]
+    assert (started["run"], started["mode"], started["selected"]) == (run["run"], "full", 8)
+    synthesis = earth.get(told[1]["entity_id"])
+    assert made == {"origin": "earth-1", "category": str(synthesis.category), "run": run["run"], "tags": ["dream"],
+                    "amplitude": round(synthesis.amplitude, 4), "parent_count": 3, "summary": synthesis.summary}
+    assert completed["counts"] == run["counts"] and completed["status"] == "merged" and completed["seconds"] > 0
+    assert (completed["stability_before"], completed["stability_after"]) == (run["stability"]["before"],
+                                                                              run["stability"]["after"])
+    reviewed = dream.dream(earth, full=True, review=True, share=False)
+    assert drain(earth) == []  # waiting for review: nothing reached working, no one is told
+    dream.accept(earth, reviewed["run"])
+    told = drain(earth)
+    assert [(e["event_type"], e["entity_id"]) for e in told] == _run_events(reviewed)
+    assert told[-1]["payload"]["status"] == "accepted"
+
+
+@pytest.mark.parametrize("where", ["stage", "write", "merge"])
+def test_a_dream_that_fails_leaves_no_event(two, monkeypatch, where):
+    earth = two["earth-1"]
+    store_topics(earth, topics=2, per=4)
+    drain(earth)
+    head = earth.repo.head(earth.branch)
+
+    def boom(*args, **kwargs):
+        raise RuntimeError("injected")
+
+    if where == "stage":
+        monkeypatch.setattr(transfer, "transfer", boom)
+    elif where == "write":
+        monkeypatch.setattr(dream_report, "cluster_rows", boom)  # after the memories and links
+    else:
+        monkeypatch.setattr(earth.repo, "merge", boom)  # the events are in the outbox's transaction by then
+    with pytest.raises(RuntimeError, match="injected"):
+        dream.dream(earth, share=False)
+    monkeypatch.undo()
+    assert earth.tables.outbox.depth() == 0 and earth.repo.head(earth.branch) == head
+    run = dream.dream(earth, share=False)  # the same run, not failing, tells
+    assert [(e["event_type"], e["entity_id"]) for e in drain(earth)] == _run_events(run)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -12,7 +13,7 @@ from hypothesis import strategies as st
 from collective.config import Settings
 from collective.errors import BadInput
 from collective.identity import Identity
-from collective.model import events
+from collective.model import Memory, events
 from sync import policy
 from sync.events.signing import sign, verify
 
@@ -95,6 +96,30 @@ def test_each_change_type_has_a_schema_its_builder_meets():
     assert events.pushed("earth-1/working", "h", "origin")[0].payload["remote"] == "origin"
 
 
+def test_a_dream_run_tells_its_start_each_synthesis_and_its_end_as_metadata():
+    synthesis = Memory(id="s1", content="Pumps 1 and 2 run; logs A and B agree at length", summary="Pumps 1 and 2 run",
+                       vector=np.ones(4, np.float32), dim=4, model_version="m", content_hash="h", amplitude=0.3,
+                       phase=0.0, category="knowledge", origin_agent="earth-1", created_at="t", updated_at="t",
+                       tags=["dream"], hallucinated=True, parents=["p1", "p2", "p3"])
+    run = {"run": "20261201-141100", "branch": "earth-1/dream/20261201-141100", "mode": "full", "jobs": 2,
+           "counts": {"selected": 8, "hallucinated": 1}, "stability": {"before": 0.41, "after": 0.43},
+           "synthesised": [{"id": synthesis.id}], "coaccess_folded": {"p1": [2, 1.02]}}
+    drafts = events.dreamed(run, [synthesis], status="merged", started_at="2026-12-01T14:11:00Z", seconds=1.5)
+    assert [(d.event_type, d.entity_id) for d in drafts] == [
+        ("dream.started", run["branch"]), ("dream.hallucination", synthesis.id), ("dream.completed", run["branch"])]
+    assert drafts[1].payload == {"origin": "earth-1", "category": "knowledge", "amplitude": 0.3, "parent_count": 3,
+                                 "run": run["run"], "tags": ["dream"], "summary": synthesis.summary}
+    assert drafts[2].payload["counts"] == run["counts"] and drafts[2].payload["stability_after"] == 0.43
+    quiet = events.Sender("earth-1", summary=False)
+    assert "summary" not in quiet.stamp(drafts[1])["payload"]
+    for draft in drafts:
+        stamped = {**events.Sender("earth-1").stamp(draft), "signature": "s"}
+        assert events.check_envelope(json.loads(events.encode(stamped))) == stamped
+    with pytest.raises(events.EventRefused) as refused:
+        events.Draft("dream.hallucination", synthesis.id, {**drafts[1].payload, "content": synthesis.content})
+    assert refused.value.reason == "content"
+
+
 # --- the pull decision ----------------------------------------------------------------
 
 def _decide(amplitude=0.5, trust=0.5, tags=(), event_type="memory.stored", **kwargs):
@@ -116,6 +141,18 @@ def test_decisions_and_their_reasons():
     assert _decide(event_type="sync.pushed").action == "skip"
     assert _decide(event_type="quarantine.resolved").action == "queue"
     assert _decide(event_type="agent.status").action == "skip"
+
+
+def test_a_peers_synthesis_weighs_half_and_waits_for_the_window_with_its_dream():
+    assert _decide(0.9, 0.5, event_type="dream.hallucination").action == "queue"  # 0.45 x 0.5 share: queue
+    assert _decide(0.5, 0.5, event_type="dream.hallucination").action == "skip"   # 0.125 < 0.15, stored: queue
+    assert _decide(0.5, 0.5).action == "queue"
+    focused = policy.PolicySettings(focus_tags=("pump",))
+    in_focus = _decide(0.2, 0.5, tags=["pump"], event_type="dream.hallucination", settings=focused)
+    assert in_focus.action == "queue" and "pump" in in_focus.reason and "window" in in_focus.reason
+    assert _decide(0.9, 0.2, event_type="dream.hallucination").action == "skip"
+    assert _decide(event_type="dream.completed").action == "queue"
+    assert _decide(event_type="dream.started").action == "skip"
 
 
 @given(st.floats(0, 2), st.floats(0.1, 1), st.floats(0.1, 1))

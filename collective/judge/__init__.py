@@ -8,9 +8,10 @@ difference (0, pi, pi/2) on top of the writers' stances.
 The built-in judges are pure and offline. `RuleJudge` reads each text into
 slots (`reader.analyse_text`, one reader per slot in `readers/`) and compares
 two readings by an ordered list of rules (`rules.py`, where the rules are
-explained). `LearnedJudge`, the default, turns the same evidence, a word
+explained); it is the default. `LearnedJudge` turns the same evidence, a word
 alignment (`align`) and the rules' verdict into features (`features`) and
-weighs them with a small trained model (`learned`; scripts/train_judge.py).
+weighs them with a small trained model (`learned`; scripts/train_judge.py); it
+absorbs fewer contradictions but misses paraphrases, so it is offered, not the default.
 Any other judge (an NLI model, an LLM callback) can replace it
 through `CallbackJudge`; the merge only sees the `Judge` protocol
 (`protocol.py`).
@@ -34,8 +35,8 @@ if TYPE_CHECKING:
     from .lexicon import CANDIDATE_FLOOR
     from .protocol import RELATIONS, CallbackJudge, Judge, JudgeOutputError, Verdict
     from .reader import analyse_text
-    from .learned import LearnedJudge, default_judge
-    from .rule_judge import RuleJudge, compare_texts, judge_texts
+    from .learned import LearnedJudge
+    from .rule_judge import RuleJudge, compare_texts, default_judge, judge_texts
 
 _EXPORTS = {
     "Judge": "protocol",
@@ -52,7 +53,7 @@ _EXPORTS = {
     "analyse_text": "reader",
     "RuleJudge": "rule_judge",
     "LearnedJudge": "learned",
-    "default_judge": "learned",
+    "default_judge": "rule_judge",
     "judge_texts": "rule_judge",
     "compare_texts": "rule_judge",
 }

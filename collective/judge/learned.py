@@ -122,14 +122,3 @@ class LearnedJudge(RuleJudge):
         top = [FEATURES[i] for i in np.argsort(-push, kind="stable")[:3] if push[i] > 0 and not FEATURES[i].startswith("rule_")]
         why = ", ".join(name.replace("_", " ") for name in top) or "the evidence as a whole"
         return f"{relation.capitalize()}, weighing {why}; the rules alone said: {rule.reason}"
-
-
-_DEFAULT: LearnedJudge | None = None
-
-
-def default_judge() -> LearnedJudge:
-    """The process-wide judge (its analysis cache is shared)."""
-    global _DEFAULT
-    if _DEFAULT is None:
-        _DEFAULT = LearnedJudge()
-    return _DEFAULT

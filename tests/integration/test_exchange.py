@@ -110,7 +110,7 @@ def test_agreement_contradiction_partial_and_resolution(trio, cmem, ana):
     # a contradiction lands in quarantine; a half-sure report is linked as a partial agreement
     result = e1.pull(peers=["mars-1"])
     report = peer_report(result, "mars-1")
-    assert report["summary"]["destructive"] == 1 and report["summary"]["partial"] == 1
+    assert report["summary"]["destructive"] == 1 and report["summary"]["partial"] == 1, report["summary"]
     case_id = quarantine.case_id(pump.id, not_pump.id)
     assert report["summary"]["cases"] == [case_id]
     assert result["quarantine"]["pushed"] is True

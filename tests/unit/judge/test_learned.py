@@ -24,8 +24,8 @@ def judge() -> LearnedJudge:
     return LearnedJudge()
 
 
-def test_default_judge_is_learned_and_fork_safe():
-    assert isinstance(default_judge(), LearnedJudge)
+def test_the_rule_judge_stays_the_default_and_the_learned_one_is_fork_safe():
+    assert isinstance(default_judge(), RuleJudge)
     assert LearnedJudge.fork_safe is True
     assert shipped_combiner().coef.flags.writeable is False
 

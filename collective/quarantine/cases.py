@@ -54,7 +54,8 @@ def merge_cases(ours: dict | None, theirs: dict | None) -> dict:
     out["status"] = max(CaseStatus(ours["status"]), CaseStatus(theirs["status"]), key=lambda s: s.rank)
     verdicts = [c for c in (ours, theirs) if c["status"] == CaseStatus.RESOLVED]
     if verdicts:
-        first = min(verdicts, key=lambda c: (c["resolved_at"], c["resolution"] or ""))
+        # the signature last: two verdicts alike but for their signature still pick one, whatever the order
+        first = min(verdicts, key=lambda c: (c["resolved_at"], c["resolution"] or "", c.get("verdict_signature") or ""))
         out["resolution"], out["resolved_at"] = first["resolution"], first["resolved_at"]
         _copy(out, first, ("verdict_signature",))
     else:

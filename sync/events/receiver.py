@@ -154,21 +154,22 @@ class Receiver:
         except CollectiveError as e:
             log.warning("pull of %s after %s failed: %s", sender, outcome.envelope["event_type"], e)
             return {"peer": sender, "pulled": False, "error": str(e)}
-        self._close_satisfied(sender)
+        close_satisfied(self.agent, sender)
         return {"peer": sender, "pulled": True, "summary": result["peers"][0]["summary"] if result["peers"] else {}}
-
-    def _close_satisfied(self, sender: str) -> None:
-        """Open decisions whose memory is now held, and non-memory ones a pull covers, are done."""
-        decisions = self.agent.tables.decisions
-        pending = decisions.open(sender=sender)
-        held = self.agent.tables.memories.by_id([d["entity_id"] for d in pending if d["event_type"] in
-                                                 policy.HELD_TYPES])
-        done = [d["event_id"] for d in pending if d["entity_id"] in held or d["event_type"] not in policy.HELD_TYPES]
-        with self.agent.repo.transaction():
-            decisions.done(done)
 
     def counts(self) -> dict[str, Any]:
         return {"handled": self.handled, "duplicates": self.duplicates, "dropped": dict(self.drops)}
+
+
+def close_satisfied(agent: Agent, sender: str) -> None:
+    """After a pull of `sender`: its open decisions whose memory is now held, and the
+    non-memory ones a pull covers, are done."""
+    decisions = agent.tables.decisions
+    pending = decisions.open(sender=sender)
+    held = agent.tables.memories.by_id([d["entity_id"] for d in pending if d["event_type"] in policy.HELD_TYPES])
+    done = [d["event_id"] for d in pending if d["entity_id"] in held or d["event_type"] not in policy.HELD_TYPES]
+    with agent.repo.transaction():
+        decisions.done(done)
 
 
 def _unit(vectors: np.ndarray) -> np.ndarray:

@@ -1,0 +1,239 @@
+"""Sync windows: `cmem sync plan|once|run` for one agent, `cmem sync relay` between two sites."""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Iterator
+
+import click
+
+from .common import agent_options, cli_errors, emit, json_option, open_agent
+from .events import STOP_GRACE, for_option, nats_errors, nats_options
+
+
+def schedule_options(func):
+    """--window, --daily and --interval: when sync may cross (over [sync] in cmem.toml)."""
+    func = click.option("--interval", type=float, default=None,
+                        help="Minutes between normal pushes and pulls inside a window (default: [sync] or 15).")(func)
+    func = click.option("--daily", multiple=True, metavar="HH:MM-HH:MM",
+                        help="A daily UTC window, repeatable (instead of [sync] daily).")(func)
+    return click.option("--window", "windows", multiple=True, metavar="START/END",
+                        help="A UTC window such as 2026-12-01T10:00Z/2026-12-01T10:30Z, repeatable "
+                             "(instead of [sync] windows).")(func)
+
+
+def _settings(home_config: dict, **given):
+    from sync.schedule import SyncSettings
+    return SyncSettings.from_mapping(home_config.get("sync", {})).merged(**given)
+
+
+def _scheduler(agent, remote, windows, daily, interval, **kwargs):
+    from sync.clock import RealClock
+    from sync.windows import Scheduler
+    settings = _settings(agent.home.config, windows=windows, daily=daily, interval=interval)
+    return Scheduler(agent, settings, kwargs.pop("clock", None) or RealClock(), remote=remote, **kwargs)
+
+
+def _render_plan(p: dict) -> str:
+    state = f"open until {p['window']['end'] or 'further notice'}" if p["open"] else "closed"
+    nxt = p["next_window"]["start"] if p["next_window"] else "none scheduled"
+    lines = [f"window {state}; next window {nxt}; every {p['interval_minutes']:g} min to {p['remote']}"]
+    lines += [f"  {w['priority']} {w['kind']}: {w['reason']}" for w in p["queue"]] or ["  nothing queued"]
+    return "\n".join(lines)
+
+
+def _render_done(d: dict) -> str:
+    return f"{d['at']}  {d['kind']}: {d['reason']}"
+
+
+@click.group("sync")
+def sync_group():
+    """Scheduled sync: windows, priorities, and the relay between two sites' commons."""
+
+
+@sync_group.command("plan")
+@click.option("--remote", default=None, help="Remote to sync with (default: cmem.toml or origin).")
+@schedule_options
+@agent_options
+@json_option
+def plan(remote, windows, daily, interval, home, agent_id, as_json):
+    """The sync queue (highest priority first) and the next window.
+
+    \b
+    JSON: {"now", "remote", "open", "window": {"start", "end"}, "next_window", "interval_minutes",
+           "last_normal", "queue": [{"kind", "priority", "reason", ...}]}
+    """
+    with cli_errors():
+        with open_agent(home, agent_id) as agent:
+            result = _scheduler(agent, remote, windows, daily, interval).plan()
+    emit(result, as_json=as_json, text=_render_plan)
+
+
+@sync_group.command("once")
+@click.option("--remote", default=None, help="Remote to sync with (default: cmem.toml or origin).")
+@schedule_options
+@agent_options
+@json_option
+def once(remote, windows, daily, interval, home, agent_id, as_json):
+    """One window's work now, for cron: cases, burst, priority, queued pulls, then a push and
+    a pull of every peer. Outside a window nothing is done.
+
+    \b
+    JSON: {"open", "done": [{"kind", "priority", "reason", "at", "result"}]}
+    """
+    with cli_errors():
+        with open_agent(home, agent_id) as agent:
+            scheduler = _scheduler(agent, remote, windows, daily, interval)
+            done = scheduler.step(whole_window=True)
+            result = {"open": scheduler.plan()["open"], "done": done}
+    emit(result, as_json=as_json, text=_render_once)
+
+
+def _render_once(r: dict) -> str:
+    if not r["open"]:
+        return "window closed: nothing done"
+    return "\n".join(map(_render_done, r["done"])) or "nothing to do"
+
+
+@contextlib.contextmanager
+def _stopping(seconds: float | None) -> Iterator:
+    """An event set by SIGTERM, SIGINT or after `seconds` (--for)."""
+    import signal
+    import threading
+
+    stop = threading.Event()
+    previous = {s: signal.signal(s, lambda *_: stop.set()) for s in (signal.SIGTERM, signal.SIGINT)}
+    timer = threading.Timer(seconds, stop.set) if seconds is not None else None
+    if timer is not None:
+        timer.daemon = True
+        timer.start()
+    try:
+        yield stop
+    finally:
+        if timer is not None:
+            timer.cancel()
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+
+
+@sync_group.command("run")
+@click.option("--remote", default=None, help="Remote to sync with (default: cmem.toml or origin).")
+@click.option("--listen", "listening", is_flag=True,
+              help="Also listen to the collective's events over NATS (as `cmem listen`).")
+@schedule_options
+@for_option
+@nats_options
+@agent_options
+@json_option
+def run(remote, listening, windows, daily, interval, seconds, servers, collective, home, agent_id, as_json):
+    """Sync in windows until stopped (SIGTERM or SIGINT end it cleanly, after the work in hand).
+
+    \b
+    JSON (one line per piece of work): {"kind", "priority", "reason", "result"}
+    """
+    from sync.clock import RealClock
+
+    with cli_errors(), nats_errors():
+        with open_agent(home, agent_id) as agent, _stopping(seconds) as stop:
+            scheduler = _scheduler(agent, remote, windows, daily, interval, clock=RealClock(stop),
+                                   on_work=lambda w, r: emit({**w.to_dict(), "result": r}, as_json=as_json,
+                                                             text=lambda d: f"{d['kind']}: {d['reason']}"))
+            if listening:
+                _run_listening(agent, scheduler, stop, servers, collective, as_json)
+            else:
+                scheduler.run(stop.is_set)
+    click.echo("stopped", err=True)
+
+
+def _run_listening(agent, scheduler, stop, servers, collective, as_json) -> None:
+    """The scheduler beside a NATS listener, on the listener's database thread."""
+    import asyncio
+
+    from sync.events.service import Listener
+    from sync.policy import PolicySettings
+
+    from .events import _render_decision, _setup
+
+    def show(outcome, pulled) -> None:
+        if outcome.status in ("handled", "dropped"):
+            emit(outcome.to_dict() | {"pull": pulled}, as_json=as_json, text=_render_decision)
+
+    async def main():
+        listener = Listener(agent, _setup(agent, servers, collective),
+                            PolicySettings.from_mapping(agent.home.config.get("listen", {})), on_outcome=show)
+
+        async def windows():
+            while not stop.is_set():
+                await listener.in_db(scheduler.step)
+                await asyncio.sleep(min(await listener.in_db(scheduler.due_in), 0.5))
+            listener.stop.set()
+
+        async def scheduled():
+            await listener.ready.wait()
+            await windows()
+        task = asyncio.ensure_future(asyncio.gather(listener.run(), scheduled()))
+        while not task.done() and not stop.is_set():
+            await asyncio.wait({task}, timeout=0.1)
+        listener.stop.set()
+        with contextlib.suppress(asyncio.CancelledError):
+            await asyncio.wait_for(task, STOP_GRACE)
+    with contextlib.suppress(asyncio.TimeoutError):
+        asyncio.run(main())
+
+
+def _site(text: str, field: str):
+    from sync.link import Site
+    from ..errors import BadInput
+    name, sep, commons = text.partition("=")
+    if not sep:
+        raise BadInput(field, f"{text!r} is not NAME=COMMONS_URL, e.g. mars=file:///srv/mars/commons.db")
+    return Site(name, commons)
+
+
+@sync_group.command("relay")
+@click.argument("site_a", metavar="NAME=URL")
+@click.argument("site_b", metavar="NAME=URL")
+@click.option("--state", "folder", type=click.Path(file_okay=False), required=True,
+              help="The relay's folder: its mirrors and journals (resumes from there).")
+@click.option("--delay", type=float, default=None, help="One-way link delay in seconds (default: [sync] or 0).")
+@click.option("--capacity", type=int, default=None,
+              help="Branch copies leaving per window and direction, 0 for no limit (default: [sync] or 0).")
+@click.option("--poll", type=click.FloatRange(min=0.01), default=5.0, show_default=True,
+              help="Seconds between looks at the commons inside a window.")
+@click.option("--until-idle", is_flag=True, help="Stop once nothing is in flight and nothing moved.")
+@schedule_options
+@for_option
+@click.option("--home", type=click.Path(file_okay=False), envvar="CMEM_HOME",
+              help="Folder whose cmem.toml [sync] gives defaults (default: $CMEM_HOME or ~/.cmem).")
+@json_option
+def relay(site_a, site_b, folder, delay, capacity, poll, until_idle, windows, daily, interval, seconds, home,
+          as_json):
+    """Copy branches between two sites' commons, inside windows and one link delay late.
+
+    \b
+    JSON (one line per copy): {"event": "departed"|"landed"|"refused", "from", "to",
+          "branch", "head", "priority", "at"}
+    """
+    from collective.config import Home
+    from sync.clock import RealClock
+    from sync.link import Link
+    from sync.relay import Relay
+
+    with cli_errors():
+        settings = _settings(Home.at(home).config, windows=windows, daily=daily, interval=interval, delay=delay,
+                             capacity=capacity)
+        link = Link(_site(site_a, "site_a"), _site(site_b, "site_b"), settings.schedule, settings.delay,
+                    settings.capacity, settings.priority_amplitude)
+        with _stopping(seconds) as stop, Relay(link, folder, RealClock(stop),
+                                               report=lambda e: emit(e, as_json=as_json, text=_render_copy)) as r:
+            r.run(stop.is_set, poll=poll, until_idle=until_idle)
+    click.echo("stopped", err=True)
+
+
+def _render_copy(e: dict) -> str:
+    if e["event"] == "refused":
+        return f"{e['at']}  {e['from']} -> {e['to']}  {e['branch']} refused: {e['reason']}"
+    return f"{e['at']}  {e['from']} -> {e['to']}  {e['event']} {e['branch']} ({e['priority']}) {e['head'][:12]}"
+
+
+COMMANDS = (sync_group,)

@@ -1,0 +1,167 @@
+"""When sync may cross: a window schedule, and the [sync] section of cmem.toml.
+
+A schedule is a list of UTC intervals (`2026-12-01T10:00Z/2026-12-01T10:30Z`) or a daily
+pattern (`06:00-06:30`, UTC); no schedule means always open. An interval that ends before
+it starts, two that overlap, a negative delay or interval are refused (BadInput: one line,
+exit 2 at the CLI), whether they come from the command line or from cmem.toml.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime, time, timedelta, timezone
+from typing import Any, Mapping, Sequence
+
+from collective.errors import BadInput
+
+DAY = timedelta(days=1)
+Window = tuple[datetime, datetime]
+
+
+def _instant(text: str, field_: str) -> datetime:
+    try:
+        moment = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+    except ValueError:
+        raise BadInput(field_, f"{text!r} is not an ISO time such as 2026-12-01T10:00Z") from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    return moment.astimezone(timezone.utc)
+
+
+def _clock_time(text: str, field_: str) -> timedelta:
+    try:
+        parsed = time.fromisoformat(text.strip())
+    except ValueError:
+        raise BadInput(field_, f"{text!r} is not a time of day such as 06:30") from None
+    return timedelta(hours=parsed.hour, minutes=parsed.minute, seconds=parsed.second)
+
+
+def _checked(spans: list[tuple[Any, Any]], texts: list[str], field_: str) -> None:
+    for (start, end), text in zip(spans, texts):
+        if end <= start:
+            raise BadInput(field_, f"{text} ends before it starts (split a window that crosses midnight in two)"
+                           if field_ == "daily" else f"{text} ends before it starts")
+    order = sorted(range(len(spans)), key=lambda i: spans[i][0])
+    for first, second in zip(order, order[1:]):
+        if spans[second][0] < spans[first][1]:
+            raise BadInput(field_, f"{texts[first]} overlaps {texts[second]}")
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """Windows as absolute UTC intervals, or as offsets into every UTC day."""
+
+    intervals: tuple[Window, ...] = ()
+    daily: tuple[tuple[timedelta, timedelta], ...] = ()
+
+    @classmethod
+    def parse(cls, windows: Sequence[str] = (), daily: Sequence[str] = ()) -> "Schedule":
+        """From `START/END` intervals or `HH:MM-HH:MM` daily windows (one kind, not both)."""
+        if windows and daily:
+            raise BadInput("window", "give UTC intervals or a daily pattern, not both")
+        intervals = []
+        for text in windows:
+            if not isinstance(text, str) or text.count("/") != 1:
+                raise BadInput("window", f"{text!r} is not START/END, e.g. 2026-12-01T10:00Z/2026-12-01T10:30Z")
+            start, end = text.split("/")
+            intervals.append((_instant(start, "window"), _instant(end, "window")))
+        _checked(intervals, list(windows), "window")
+        days = []
+        for text in daily:
+            if not isinstance(text, str) or text.count("-") != 1:
+                raise BadInput("daily", f"{text!r} is not HH:MM-HH:MM, e.g. 06:00-06:30")
+            start, end = text.split("-")
+            days.append((_clock_time(start, "daily"), _clock_time(end, "daily")))
+        _checked(days, list(daily), "daily")
+        return cls(tuple(sorted(intervals)), tuple(sorted(days)))
+
+    @property
+    def always_open(self) -> bool:
+        return not self.intervals and not self.daily
+
+    def _around(self, moment: datetime) -> list[Window]:
+        if self.intervals:
+            return list(self.intervals)
+        midnight = moment.replace(hour=0, minute=0, second=0, microsecond=0)
+        return [(midnight + k * DAY + s, midnight + k * DAY + e) for k in (-1, 0, 1, 2) for s, e in self.daily]
+
+    def window_at(self, moment: datetime) -> Window | None:
+        """The window open at `moment` ([start, end)), or None."""
+        if self.always_open:
+            return (moment, datetime.max.replace(tzinfo=timezone.utc))
+        return next(((s, e) for s, e in self._around(moment) if s <= moment < e), None)
+
+    def next_window(self, moment: datetime) -> Window | None:
+        """The window open at `moment`, else the next one to open; None when none will."""
+        return self.window_at(moment) or next(((s, e) for s, e in self._around(moment) if s > moment), None)
+
+    def describe(self) -> list[str]:
+        if self.intervals:
+            return [f"{s.isoformat()}/{e.isoformat()}" for s, e in self.intervals]
+        return [f"{_hhmm(s)}-{_hhmm(e)} daily" for s, e in self.daily]
+
+
+def _hhmm(offset: timedelta) -> str:
+    seconds = int(offset.total_seconds())
+    return f"{seconds // 3600:02d}:{seconds % 3600 // 60:02d}"
+
+
+def non_negative(value: Any, field_: str, unit: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value or value < 0 \
+            or value == float("inf"):
+        raise BadInput(field_, f"must be zero or more {unit}, got {value!r}")
+    return float(value)
+
+
+@dataclass(frozen=True)
+class SyncSettings:
+    """[sync] in cmem.toml (defaults shown):
+
+    interval = 15             # minutes between normal pushes and pulls inside a window
+    windows = []              # UTC intervals "START/END", or
+    daily = []                # a daily pattern "HH:MM-HH:MM" (UTC); neither: always open
+    delay = 0                 # seconds a copy between sites takes (the relay's link delay)
+    capacity = 0              # branch copies per window on the link (0: no limit)
+    priority_amplitude = 0.9  # memories above this amplitude go first in the next window
+    """
+
+    interval: float = 15.0
+    schedule: Schedule = field(default_factory=Schedule)
+    delay: float = 0.0
+    capacity: int = 0
+    priority_amplitude: float = 0.9
+
+    @classmethod
+    def from_mapping(cls, raw: Mapping[str, Any]) -> "SyncSettings":
+        known = {"interval", "windows", "daily", "delay", "capacity", "priority_amplitude"}
+        unknown = sorted(set(raw) - known)
+        if unknown:
+            raise BadInput("cmem.toml", f"[sync] has unknown setting(s) {', '.join(unknown)}")
+        for key in ("windows", "daily"):
+            if not isinstance(raw.get(key, []), list):
+                raise BadInput("cmem.toml", f"[sync] {key} must be a list of strings")
+        return cls.build(interval=raw.get("interval", 15), windows=raw.get("windows", []),
+                         daily=raw.get("daily", []), delay=raw.get("delay", 0), capacity=raw.get("capacity", 0),
+                         priority_amplitude=raw.get("priority_amplitude", 0.9))
+
+    @classmethod
+    def build(cls, *, interval: Any = 15, windows: Sequence[str] = (), daily: Sequence[str] = (), delay: Any = 0,
+              capacity: Any = 0, priority_amplitude: Any = 0.9) -> "SyncSettings":
+        interval = non_negative(interval, "interval", "minutes")
+        if interval == 0:
+            raise BadInput("interval", "must be more than 0 minutes")
+        if isinstance(capacity, bool) or not isinstance(capacity, int) or capacity < 0:
+            raise BadInput("capacity", f"must be a whole number, 0 or more, got {capacity!r}")
+        return cls(interval, Schedule.parse(windows, daily), non_negative(delay, "delay", "seconds"), capacity,
+                   non_negative(priority_amplitude, "priority_amplitude", "units of amplitude"))
+
+    def merged(self, **given: Any) -> "SyncSettings":
+        """These settings with the command line's options (None: not given) on top."""
+        windows, daily = given.pop("windows", ()), given.pop("daily", ())
+        values = {"interval": self.interval, "delay": self.delay, "capacity": self.capacity,
+                  "priority_amplitude": self.priority_amplitude}
+        values.update({k: v for k, v in given.items() if v is not None})
+        if windows or daily:
+            return SyncSettings.build(windows=windows, daily=daily, **values)
+        built = SyncSettings.build(**values)
+        return SyncSettings(built.interval, self.schedule, built.delay, built.capacity, built.priority_amplitude)

@@ -132,9 +132,10 @@ class Leg:
             del self.journal["in_flight"][branch]
             if landed is not None:
                 self.journal["delivered"][branch] = landed
+            self.save()  # then say so: a line printed is a copy journalled
+            if landed is not None:
                 self.report({"event": "landed", "from": self.src.name, "to": self.dst.name, "branch": branch,
                              "head": landed, "priority": RANKS[kind], "at": iso(now)})
-            self.save()
         return len(due)
 
     def _dst_head(self, branch: str) -> str:

@@ -8,7 +8,7 @@ Inside a window (sync.schedule; always, without one) the work is taken in priori
 2. priority: own memories above `priority_amplitude` not yet pushed: flagged, pushed
    ahead of the rest in the next window;
 3. queued: the pulls `cmem listen` queued for the sync window (local_decisions);
-4. normal: every `interval` minutes, push and pull every peer.
+4. normal: every `interval` minutes, pull every peer, then push.
 
 Outside a window nothing crosses: the work waits for the next one. The scheduler runs on
 a Clock (sync.clock), so tests and the Mars demo drive it with a virtual one. What it
@@ -79,7 +79,7 @@ class Scheduler:
         if queued is not None:
             work.append(queued)
         if not due_only or self._normal_due():
-            work.append(Work(NORMAL, f"every {self.settings.interval:g} min: push and pull every peer"))
+            work.append(Work(NORMAL, f"every {self.settings.interval:g} min: pull every peer, then push"))
         return sorted(work, key=lambda w: w.rank)
 
     def _state(self, key: str) -> str | None:
@@ -145,6 +145,7 @@ class Scheduler:
         upcoming = self.settings.schedule.next_window(now)
         last = self._state(LAST_NORMAL)
         return {"now": iso(now), "remote": self.remote, "open": window is not None,
+                "schedule": self.settings.schedule.describe() or ["always open"],
                 "window": _span(window) if window else None,
                 "next_window": _span(upcoming) if upcoming else None,
                 "interval_minutes": self.settings.interval, "last_normal": last,
@@ -174,7 +175,8 @@ class Scheduler:
         if work.kind == QUEUED:
             return {"pull": self._pull(work.detail["peers"])}
         if work.kind == NORMAL:
-            result = {"push": self._push(), "pull": self._pull(None)}
+            pulled = self._pull(None)  # then the push carries what the pull merged
+            result = {"pull": pulled, "push": self._push()}
             self._remember(**{LAST_NORMAL: self.clock.now().isoformat()})
             return result
         return {"push": self._push()}

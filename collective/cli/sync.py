@@ -35,9 +35,12 @@ def _scheduler(agent, remote, windows, daily, interval, **kwargs):
 
 
 def _render_plan(p: dict) -> str:
-    state = f"open until {p['window']['end'] or 'further notice'}" if p["open"] else "closed"
-    nxt = p["next_window"]["start"] if p["next_window"] else "none scheduled"
-    lines = [f"window {state}; next window {nxt}; every {p['interval_minutes']:g} min to {p['remote']}"]
+    if p["schedule"] == ["always open"]:
+        state = "always open"
+    else:
+        state = f"open until {p['window']['end']}" if p["open"] else "closed"
+        state += f"; next window {p['next_window']['start'] if p['next_window'] else 'none scheduled'}"
+    lines = [f"window {state}; every {p['interval_minutes']:g} min with {p['remote']}"]
     lines += [f"  {w['priority']} {w['kind']}: {w['reason']}" for w in p["queue"]] or ["  nothing queued"]
     return "\n".join(lines)
 

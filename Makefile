@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup dolt demo test bench clean
+.PHONY: setup dolt demo demo-mars test bench clean
 
 setup: $(STAMP)
 
@@ -19,6 +19,10 @@ dolt:
 
 demo: setup
 	$(BIN)/python scripts/demo.py
+
+# Earth and Mars: two sites, a relay, windows and light time on a compressed clock.
+demo-mars: setup
+	$(BIN)/python scripts/mars_demo.py
 
 # First the import contracts (.importlinter: dependencies point one way), then the
 # suite, which includes tests/integration/test_wheel.py: the built wheel, installed

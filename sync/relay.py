@@ -30,7 +30,7 @@ from typing import Callable
 
 from collective.errors import CollectiveError, NoCommonsYet, NonFastForward, NotFound
 from collective.model import iso
-from collective.model.refs import QUARANTINE_BRANCH, tracking
+from collective.model.refs import QUARANTINE_BRANCH, agent_of_working, tracking
 from collective.quarantine import cases as rules
 from collective.store import open_repository
 from collective.store.tables import AgentTable, CaseTable, MemoryTable
@@ -107,13 +107,15 @@ class Leg:
         return len(moving[:room])
 
     def _flagged(self, branch: str, floor: float) -> bool:
-        """Whether the branch carries a memory above `floor` the destination lacks."""
+        """Whether the branch carries a memory of its own agent above `floor` that the
+        destination lacks (copies of other agents' memories travel on their own branches)."""
         ref, before = tracking("src", branch), self.journal["delivered"].get(branch)
         if before is not None:
             rows = [c.new for c in self.repo.diff(before, ref, "memories") if c.new is not None]
         else:
-            rows = self.repo.select("memories", columns=("amplitude", "retracted"), as_of=ref)
-        return any(float(r["amplitude"]) > floor and not r["retracted"] for r in rows)
+            rows = self.repo.select("memories", columns=("amplitude", "retracted", "origin_agent"), as_of=ref)
+        owner = agent_of_working(branch)
+        return any(float(r["amplitude"]) > floor and not r["retracted"] and r["origin_agent"] == owner for r in rows)
 
     # --- landing --------------------------------------------------------------------
     def land(self, now: datetime, delay: float) -> int:

@@ -18,7 +18,7 @@ TREE = {
     "status": None, "remote": {"add", "list"}, "push": None, "pull": None, "serve-commons": None, "credential": None,
     "agents": {"accept-key", "reject-key"}, "trust": None, "quarantine": {"list", "show", "resolve"},
     "reviewer": {"init"}, "reviewers": {"add", "list", "remove"}, "key": {"rotate"}, "judge": None, "mcp": None,
-    "events": {"tail", "flush"}, "listen": None,
+    "events": {"tail", "flush"}, "listen": None, "sync": {"plan", "once", "run", "relay"},
     "dream": {"accept"},  # a group that also runs on its own: `cmem dream [--full] ...`
 }
 SPEAKS_A_PROTOCOL = {"mcp"}  # its standard output is MCP's JSON-RPC, not a result to print

@@ -1,0 +1,154 @@
+"""Earth and Mars on a compressed clock: two sites, two commons, one relay.
+
+earth-1 and earth-2 share Earth's commons, mars-1 Mars's. Inside a site the agents
+sync every 5 minutes (`sync.windows.Scheduler`); between the planets only the commons
+meet, through a relay (`sync.relay.Relay`) that copies branches inside the link's
+windows and 12 minutes (the light time) late. While the link is closed the planets
+learn different things; in the first window a priority memory and a contradiction
+cross, the contradiction reaches quarantine on both planets, a person on Earth
+resolves it, and the resolution reaches Mars in the next window.
+
+Three hours pass on a virtual clock in seconds. Run with `make demo-mars`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import collective  # noqa: F401  (first: sqlite3 speaks Dolt)
+from collective import reviewer_keys
+from collective.agent import Agent
+from collective.config import Home
+from sync.clock import VirtualClock
+from sync.link import Link, Site
+from sync.relay import Relay
+from sync.schedule import Schedule, SyncSettings
+from sync.windows import Scheduler
+
+START = datetime(2026, 12, 1, 10, 0, tzinfo=timezone.utc)
+LINK_WINDOWS = ("2026-12-01T10:30Z/2026-12-01T11:00Z", "2026-12-01T12:30Z/2026-12-01T13:00Z")
+LIGHT_TIME = 12 * 60  # seconds, one way
+END = START + timedelta(hours=3)
+SITE_OF = {"earth-1": "earth", "earth-2": "earth", "mars-1": "mars"}
+LEARNED = {  # (minutes after 10:00, agent, text, importance)
+    (2, "earth-1", "The coolant pump in module C is safe to operate.", 0.7),
+    (4, "earth-2", "Solar array B produced 41 kWh yesterday.", 0.5),
+    (5, "mars-1", "The coolant pump in module C is not safe to operate.", 0.8),
+    (6, "mars-1", "Dust storm reaches the landing site within three days: EVA cancelled.", 1.0),
+    (8, "mars-1", "Sample 14 from the crater rim contains hematite.", 0.5),
+}
+VERDICT_AT = START + timedelta(minutes=75)
+
+
+class Demo:
+    def __init__(self, root: Path):
+        self.clock = VirtualClock(START)
+        self.lines: list[tuple[datetime, str, str]] = []
+        sites = {name: Site(name, f"file://{root / f'{name}-commons.db'}") for name in ("earth", "mars")}
+        self.agents: dict[str, Agent] = {}
+        self.schedulers: dict[str, Scheduler] = {}
+        for name, site in SITE_OF.items():
+            agent = Agent.init(name, home=root / site)
+            agent.add_remote("origin", sites[site].commons)
+            agent.push()
+            self.agents[name] = agent
+            self.schedulers[name] = Scheduler(agent, SyncSettings.build(interval=5), self.clock,
+                                              on_work=lambda w, r, n=name: self.work(n, w, r))
+        made = reviewer_keys.init(Home.at(root / "earth"), "ana")
+        for agent in self.agents.values():
+            agent.add_reviewer("ana", made["public_key"])
+        link = Link(sites["earth"], sites["mars"], Schedule.parse(LINK_WINDOWS), LIGHT_TIME)
+        self.relay = Relay(link, root / "relay", self.clock, report=self.copied)
+        self.cases: dict[str, dict[str, str]] = {name: {} for name in self.agents}
+        self.link_open = False
+
+    def say(self, who: str, text: str) -> None:
+        self.lines.append((self.clock.now(), who, text))
+
+    def copied(self, e: dict) -> None:
+        if e["event"] == "departed":
+            self.say("link", f"{e['from']} -> {e['to']}: {e['branch']} leaves ({e['priority']})")
+        elif e["event"] == "landed":
+            self.say("link", f"{e['from']} -> {e['to']}: {e['branch']} lands on {e['to']}'s commons")
+        else:
+            self.say("link", f"{e['from']} -> {e['to']}: {e['branch']} refused: {e['reason']}")
+
+    def work(self, name: str, work, result: dict) -> None:
+        pull = result.get("pull") or {}
+        if pull.get("new"):
+            self.say(name, f"pulled {', '.join(pull['peers'])}: {pull['new']} new memory(ies)")
+        if (pull.get("cases") or {}).get("pushed"):
+            self.say(name, f"case(s) pushed to {SITE_OF[name]}'s commons at once")
+        if work.kind == "priority":
+            self.say(name, f"priority push: {len(work.detail['flagged'])} memory(ies) above amplitude 0.9")
+
+    def tick(self) -> None:
+        now = self.clock.now()
+        for minute, name, text, importance in sorted(LEARNED):
+            if now == START + timedelta(minutes=minute):
+                self.agents[name].store(text, importance=importance)
+                self.say(name, f"learns {text!r}" + (" (priority)" if importance > 0.9 else ""))
+        is_open = Schedule.parse(LINK_WINDOWS).window_at(now) is not None
+        if is_open != self.link_open:
+            self.link_open = is_open
+            self.say("link", "window opens" if is_open else "window closes")
+        self.relay.step()
+        for scheduler in self.schedulers.values():
+            scheduler.step()
+        if now == VERDICT_AT:
+            self.resolve()
+        self.watch_cases()
+
+    def resolve(self) -> None:
+        earth = self.agents["earth-2"]
+        for case in earth.cases(status="pending"):
+            keep = "a" if case["agent_a"] == "mars-1" else "b"  # the inspection sided with Mars
+            earth.resolve_case(case["id"], keep=keep, note="inspection found a cracked impeller", by="ana")
+            self.say("ana", f"resolves case {case['id'][:8]} on Earth: keep mars-1's claim")
+
+    def watch_cases(self) -> None:
+        for name, agent in self.agents.items():
+            for case in agent.cases():
+                if self.cases[name].get(case["id"]) != case["status"]:
+                    self.cases[name][case["id"]] = case["status"]
+                    self.say(name, f"holds case {case['id'][:8]} ({case['agent_a']} vs {case['agent_b']}): "
+                                   f"{case['status']}")
+
+    def run(self) -> bool:
+        while self.clock.now() <= END:
+            self.tick()
+            self.clock.advance(60)
+        for (at, who, text) in self.lines:
+            print(f"{at:%H:%M}  {who:<8} {text}")
+        views = {name: sorted(cases.items()) for name, cases in self.cases.items()}
+        same = len({repr(v) for v in views.values()}) == 1 and views["mars-1"] and \
+            all(status == "resolved" for _, status in views["mars-1"])
+        print(f"\nevery agent on both planets holds the same resolved case(s): {'yes' if same else 'NO'}")
+        return bool(same)
+
+    def close(self) -> None:
+        self.relay.close()
+        for agent in self.agents.values():
+            agent.close()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--keep", type=Path, help="Build the sites here and keep them (default: a temporary folder).")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="cmem-mars-") as scratch:
+        root = args.keep or Path(scratch)
+        root.mkdir(parents=True, exist_ok=True)
+        demo = Demo(root)
+        try:
+            return 0 if demo.run() else 1
+        finally:
+            demo.close()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -47,6 +47,18 @@ def _checked(spans: list[tuple[Any, Any]], texts: list[str], field_: str) -> Non
             raise BadInput(field_, f"{texts[first]} overlaps {texts[second]}")
 
 
+def _spans(texts: Sequence[str], separator: str, read, field_: str, shape: str) -> list:
+    """Each text split at `separator` into a start and an end, read, then checked together."""
+    spans = []
+    for text in texts:
+        if not isinstance(text, str) or text.count(separator) != 1:
+            raise BadInput(field_, f"{text!r} is not {shape}")
+        start, end = text.split(separator)
+        spans.append((read(start, field_), read(end, field_)))
+    _checked(spans, list(texts), field_)
+    return spans
+
+
 @dataclass(frozen=True)
 class Schedule:
     """Windows as absolute UTC intervals, or as offsets into every UTC day."""
@@ -59,20 +71,8 @@ class Schedule:
         """From `START/END` intervals or `HH:MM-HH:MM` daily windows (one kind, not both)."""
         if windows and daily:
             raise BadInput("window", "give UTC intervals or a daily pattern, not both")
-        intervals = []
-        for text in windows:
-            if not isinstance(text, str) or text.count("/") != 1:
-                raise BadInput("window", f"{text!r} is not START/END, e.g. 2026-12-01T10:00Z/2026-12-01T10:30Z")
-            start, end = text.split("/")
-            intervals.append((_instant(start, "window"), _instant(end, "window")))
-        _checked(intervals, list(windows), "window")
-        days = []
-        for text in daily:
-            if not isinstance(text, str) or text.count("-") != 1:
-                raise BadInput("daily", f"{text!r} is not HH:MM-HH:MM, e.g. 06:00-06:30")
-            start, end = text.split("-")
-            days.append((_clock_time(start, "daily"), _clock_time(end, "daily")))
-        _checked(days, list(daily), "daily")
+        intervals = _spans(windows, "/", _instant, "window", "START/END, e.g. 2026-12-01T10:00Z/2026-12-01T10:30Z")
+        days = _spans(daily, "-", _clock_time, "daily", "HH:MM-HH:MM, e.g. 06:00-06:30")
         return cls(tuple(sorted(intervals)), tuple(sorted(days)))
 
     @property

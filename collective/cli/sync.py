@@ -11,10 +11,16 @@ from .common import agent_options, cli_errors, emit, json_option, open_agent
 from .events import STOP_GRACE, for_option, nats_errors, nats_options
 
 
+def agent_sync_options(func):
+    """--remote, the schedule options, --home, --agent and --json: what plan, once and run share."""
+    func = json_option(agent_options(schedule_options(func)))
+    return click.option("--remote", default=None, help="Remote to sync with (default: cmem.toml or origin).")(func)
+
+
 def schedule_options(func):
     """--window, --daily and --interval: when sync may cross (over [sync] in cmem.toml)."""
     func = click.option("--interval", type=float, default=None,
-                        help="Minutes between normal pushes and pulls inside a window (default: [sync] or 15).")(func)
+                        help="Minutes between normal pulls and pushes inside a window (default: [sync] or 15).")(func)
     func = click.option("--daily", multiple=True, metavar="HH:MM-HH:MM",
                         help="A daily UTC window, repeatable (instead of [sync] daily).")(func)
     return click.option("--window", "windows", multiple=True, metavar="START/END",
@@ -55,10 +61,7 @@ def sync_group():
 
 
 @sync_group.command("plan")
-@click.option("--remote", default=None, help="Remote to sync with (default: cmem.toml or origin).")
-@schedule_options
-@agent_options
-@json_option
+@agent_sync_options
 def plan(remote, windows, daily, interval, home, agent_id, as_json):
     """The sync queue (highest priority first) and the next window.
 
@@ -73,13 +76,10 @@ def plan(remote, windows, daily, interval, home, agent_id, as_json):
 
 
 @sync_group.command("once")
-@click.option("--remote", default=None, help="Remote to sync with (default: cmem.toml or origin).")
-@schedule_options
-@agent_options
-@json_option
+@agent_sync_options
 def once(remote, windows, daily, interval, home, agent_id, as_json):
-    """One window's work now, for cron: cases, burst, priority, queued pulls, then a push and
-    a pull of every peer. Outside a window nothing is done.
+    """One window's work now, for cron: cases, burst, priority, queued pulls, then a pull of
+    every peer and a push. Outside a window nothing is done.
 
     \b
     JSON: {"open", "done": [{"kind", "priority", "reason", "at", "result"}]}
@@ -120,14 +120,11 @@ def _stopping(seconds: float | None) -> Iterator:
 
 
 @sync_group.command("run")
-@click.option("--remote", default=None, help="Remote to sync with (default: cmem.toml or origin).")
+@agent_sync_options
 @click.option("--listen", "listening", is_flag=True,
               help="Also listen to the collective's events over NATS (as `cmem listen`).")
-@schedule_options
 @for_option
 @nats_options
-@agent_options
-@json_option
 def run(remote, listening, windows, daily, interval, seconds, servers, collective, home, agent_id, as_json):
     """Sync in windows until stopped (SIGTERM or SIGINT end it cleanly, after the work in hand).
 

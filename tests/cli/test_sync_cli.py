@@ -14,6 +14,7 @@ from click.testing import CliRunner
 
 from collective.agent import Agent
 from collective.cli import cli
+from events_support import two_agents  # noqa: F401  (the `two` fixture)
 
 BAD = [
     (["--window", "2026-12-01T11:00Z/2026-12-01T10:00Z"], "window: 2026-12-01T11:00Z/2026-12-01T10:00Z ends before it starts"),
@@ -89,3 +90,25 @@ def test_sync_run_stops_cleanly_on_sigterm(earth):
         daemon.send_signal(signal.SIGTERM)
         rest, err = daemon.communicate(timeout=60)
     assert daemon.returncode == 0 and rest == "" and err == "stopped\n"
+
+
+def test_sync_run_listens_and_runs_the_queued_pull_in_the_window(two, home, nats_server):
+    earth, mars = two["earth-1"], two["mars-1"]
+    mars.pull()
+    mars.push()
+    stored = earth.store("Sample 14 from the crater rim contains hematite", importance=0.4)  # 0.4 x 0.5: queue
+    earth.push()
+    earth.close()
+    mars.close()
+    assert invoke(home, "events", "flush", "--agent", "earth-1", "--nats", nats_server.url).exit_code == 0
+    ran = invoke(home, "sync", "run", "--listen", "--agent", "mars-1", "--nats", nats_server.url,
+                 "--interval", "600", "--for", "4", "--json")
+    assert ran.exit_code == 0, ran.output
+    lines = [json.loads(line) for line in ran.stdout.splitlines()]
+    decided = [d for d in lines if d.get("event_type") == "memory.stored"]
+    assert decided and decided[0]["decision"] == "queue"
+    kinds = [w["kind"] for w in lines if "kind" in w]
+    assert kinds[0] == "normal" and "queued" in kinds
+    with Agent.open("mars-1", home=home) as again:
+        assert again.tables.decisions.open() == []  # the queued pull ran in the window
+        assert again.repo.select("memories", {"id": stored.memory.id})

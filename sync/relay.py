@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import shutil
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Callable
@@ -202,10 +203,20 @@ class Relay:
     def __init__(self, link: Link, folder: str | os.PathLike, clock: Clock, *, report: Report | None = None):
         self.link, self.clock = link, clock
         self.folder = Path(folder)
-        self.folder.mkdir(parents=True, exist_ok=True)
         self.report = report or (lambda event: None)
-        self.legs = (Leg(self.folder, link.a, link.b, report=self.report),
-                     Leg(self.folder, link.b, link.a, report=self.report))
+        fresh = not self.folder.exists()
+        self.folder.mkdir(parents=True, exist_ok=True)
+        legs: list[Leg] = []
+        try:
+            for src, dst in ((link.a, link.b), (link.b, link.a)):
+                legs.append(Leg(self.folder, src, dst, report=self.report))
+        except CollectiveError:  # a commons this engine cannot use: leave nothing behind
+            for leg in legs:
+                leg.close()
+            if fresh:
+                shutil.rmtree(self.folder)
+            raise
+        self.legs = tuple(legs)
 
     def close(self) -> None:
         for leg in self.legs:

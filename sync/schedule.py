@@ -106,10 +106,14 @@ def _hhmm(offset: timedelta) -> str:
     return f"{seconds // 3600:02d}:{seconds % 3600 // 60:02d}"
 
 
+MOST = 366 * 24 * 3600  # a delay (seconds) or interval (minutes) of more than a year is a typo
+
+
 def non_negative(value: Any, field_: str, unit: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value or value < 0 \
-            or value == float("inf"):
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value or value < 0:
         raise BadInput(field_, f"must be zero or more {unit}, got {value!r}")
+    if value > MOST:
+        raise BadInput(field_, f"must be at most {MOST} {unit}, got {value!r}")
     return float(value)
 
 

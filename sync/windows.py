@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Callable
 
-from collective.errors import CollectiveError
+from collective.errors import CollectiveError, one_line
 from collective.model import iso
 from collective.model.refs import QUARANTINE_BRANCH, tracking
 from collective.quarantine import cases as rules
@@ -153,7 +153,8 @@ class Scheduler:
 
     def step(self, *, whole_window: bool = False) -> list[dict]:
         """Run what is due now, if a window is open; `whole_window`: the normal sync too,
-        whatever its interval (`cmem sync once`). What ran, in order."""
+        whatever its interval (`cmem sync once`). What ran, in order; a piece of work that
+        failed has an "error" in its result, and the rest still ran."""
         if self.settings.schedule.window_at(self.clock.now()) is None:
             return []
         done: list[dict] = []
@@ -162,9 +163,12 @@ class Scheduler:
             if work.kind in (CASES, BURST, PRIORITY) and pushed:
                 result = {"satisfied_by": "an earlier push in this window"}
             else:
-                result = self._do(work)
+                try:
+                    result = self._do(work)
+                except CollectiveError as e:  # the rest of the window's work still runs
+                    result = {"error": one_line(e)}
                 pushed = pushed or "push" in result
-            if work.kind == BURST:
+            if work.kind == BURST and "error" not in result:
                 self._remember(**{BURST_RUN: work.detail["run"]})
             done.append({**work.to_dict(), "at": iso(self.clock.now()), "result": result})
             if self.on_work is not None:
@@ -221,9 +225,11 @@ class Scheduler:
         window is logged and tried again at the next step."""
         while not should_stop():
             try:
-                self.step()
-            except CollectiveError as e:
-                log.warning("sync failed: %s", str(e).splitlines()[0])
+                for done in self.step():
+                    if "error" in done["result"]:
+                        log.warning("sync %s failed: %s", done["kind"], done["result"]["error"])
+            except CollectiveError as e:  # reading the queue itself failed: try again later
+                log.warning("sync failed: %s", one_line(e))
             if should_stop():
                 break
             self.clock.sleep(max(self.due_in(), 0.01))

@@ -52,7 +52,8 @@ def _render_plan(p: dict) -> str:
 
 
 def _render_done(d: dict) -> str:
-    return f"{d['at']}  {d['kind']}: {d['reason']}"
+    failed = f"  FAILED: {d['result']['error']}" if "error" in d["result"] else ""
+    return f"{d['at']}  {d['kind']}: {d['reason']}{failed}"
 
 
 @click.group("sync")
@@ -79,7 +80,8 @@ def plan(remote, windows, daily, interval, home, agent_id, as_json):
 @agent_sync_options
 def once(remote, windows, daily, interval, home, agent_id, as_json):
     """One window's work now, for cron: cases, burst, priority, queued pulls, then a pull of
-    every peer and a push. Outside a window nothing is done.
+    every peer and a push. Outside a window nothing is done. Exit 1 when a piece of work
+    failed (the rest was done; the report names it).
 
     \b
     JSON: {"open", "done": [{"kind", "priority", "reason", "at", "result"}]}
@@ -90,6 +92,10 @@ def once(remote, windows, daily, interval, home, agent_id, as_json):
             done = scheduler.step(whole_window=True)
             result = {"open": scheduler.plan()["open"], "done": done}
     emit(result, as_json=as_json, text=_render_once)
+    failed = [d for d in result["done"] if "error" in d["result"]]
+    if failed:
+        raise click.ClickException(f"{len(failed)} of {len(result['done'])} piece(s) of sync work failed, the rest "
+                                   f"was done: {failed[0]['kind']}: {failed[0]['result']['error']}")
 
 
 def _render_once(r: dict) -> str:

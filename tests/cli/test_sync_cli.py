@@ -112,3 +112,12 @@ def test_sync_run_listens_and_runs_the_queued_pull_in_the_window(two, home, nats
     with Agent.open("mars-1", home=home) as again:
         assert again.tables.decisions.open() == []  # the queued pull ran in the window
         assert again.repo.select("memories", {"id": stored.memory.id})
+
+
+def test_once_against_an_unreachable_commons_says_so_in_one_line(earth):
+    assert invoke(earth, "remote", "add", "dead", "http://127.0.0.1:1/commons.db").exit_code == 0
+    result = invoke(earth, "sync", "once", "--remote", "dead", "--json")
+    assert result.exit_code == 1 and result.stderr.count("\n") == 1
+    assert result.stderr.startswith("Error: 2 of 2 piece(s) of sync work failed, the rest was done: priority: ")
+    done = json.loads(result.stdout)["done"]
+    assert [d["kind"] for d in done] == ["priority", "normal"] and all("error" in d["result"] for d in done)

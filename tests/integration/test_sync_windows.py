@@ -21,9 +21,11 @@ WINDOWS = ["2026-12-01T10:10Z/2026-12-01T10:40Z", "2026-12-01T12:00Z/2026-12-01T
 
 
 @pytest.fixture
-def site(tmp_path, hash_embedder):
-    """earth-1 and earth-2 on one commons; earth-1 has pushed once."""
-    url = f"file://{tmp_path / 'commons.db'}"
+def site(tmp_path, hash_embedder, engine):
+    """earth-1 and earth-2 on one commons (a file for doltlite, a folder for Dolt), both pushed."""
+    if engine == "dolt":
+        (tmp_path / "commons").mkdir()
+    url = f"file://{tmp_path / 'commons'}" if engine == "dolt" else f"file://{tmp_path / 'commons.db'}"
     agents = {name: Agent.init(name, home=tmp_path / "home", embedder=hash_embedder) for name in ("earth-1", "earth-2")}
     for agent in agents.values():
         agent.add_remote("origin", url)

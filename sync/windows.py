@@ -43,6 +43,7 @@ ORDER = (CASES, BURST, PRIORITY, QUEUED, NORMAL)
 LAST_NORMAL, PUSHED_HEAD, BURST_RUN = "sync.last_normal", "sync.pushed_head", "sync.burst_run"
 DREAM_DONE = ("completed", "accepted")
 POLL = 30.0  # seconds between looks at the queue inside a window, between normal syncs
+RETRY = 30.0  # seconds before work that failed is tried again
 
 
 @dataclass
@@ -220,19 +221,28 @@ class Scheduler:
         normal = (datetime.fromisoformat(last) + self.interval - now).total_seconds() if last else 0.0
         return max(0.0, min(normal, POLL, (window[1] - now).total_seconds()))
 
+    def tick(self) -> float:
+        """One turn of the daemon: do what is due, logging what failed; then the seconds to
+        wait (after a failure at least RETRY, so an unreachable commons is not hammered)."""
+        failed = False
+        try:
+            for done in self.step():
+                if "error" in done["result"]:
+                    failed = True
+                    log.warning("sync %s failed: %s", done["kind"], done["result"]["error"])
+            wait = self.due_in()
+        except CollectiveError as e:  # reading the queue itself failed: try again later
+            failed, wait = True, RETRY
+            log.warning("sync failed: %s", one_line(e))
+        return max(wait, RETRY if failed else 0.01)
+
     def run(self, should_stop: Callable[[], bool]) -> None:
-        """Until `should_stop()`: do what is due, sleep until the next thing may be. A failing
-        window is logged and tried again at the next step."""
+        """Until `should_stop()`: do what is due, sleep until the next thing may be."""
         while not should_stop():
-            try:
-                for done in self.step():
-                    if "error" in done["result"]:
-                        log.warning("sync %s failed: %s", done["kind"], done["result"]["error"])
-            except CollectiveError as e:  # reading the queue itself failed: try again later
-                log.warning("sync failed: %s", one_line(e))
+            wait = self.tick()
             if should_stop():
                 break
-            self.clock.sleep(max(self.due_in(), 0.01))
+            self.clock.sleep(wait)
 
 
 def _span(window: tuple[datetime, datetime]) -> dict:

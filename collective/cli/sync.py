@@ -154,24 +154,32 @@ def run(remote, listening, windows, daily, interval, seconds, servers, collectiv
 def _run_listening(agent, scheduler, stop, servers, collective, as_json) -> None:
     """The scheduler beside a NATS listener, on the listener's database thread."""
     import asyncio
+    import threading
 
     from sync.events.service import Listener
     from sync.policy import PolicySettings
 
     from .events import _render_decision, _setup
 
+    queued = threading.Event()  # a decision to queue wakes the scheduler: the window may be open
+
     def show(outcome, pulled) -> None:
         if outcome.status in ("handled", "dropped"):
             emit(outcome.to_dict() | {"pull": pulled}, as_json=as_json, text=_render_decision)
+        if outcome.decision is not None and outcome.decision.action == "queue":
+            queued.set()
 
     async def main():
         listener = Listener(agent, _setup(agent, servers, collective),
                             PolicySettings.from_mapping(agent.home.config.get("listen", {})), on_outcome=show)
 
         async def windows():
+            loop = asyncio.get_running_loop()
             while not stop.is_set():
-                await listener.in_db(scheduler.step)
-                await asyncio.sleep(min(await listener.in_db(scheduler.due_in), 0.5))
+                until = loop.time() + await listener.in_db(scheduler.tick)
+                while not stop.is_set() and not queued.is_set() and loop.time() < until:
+                    await asyncio.sleep(min(0.2, until - loop.time()))
+                queued.clear()
             listener.stop.set()
 
         async def scheduled():

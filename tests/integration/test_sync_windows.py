@@ -14,7 +14,7 @@ from collective.model.refs import QUARANTINE_BRANCH
 from sync import policy
 from sync.clock import VirtualClock
 from sync.schedule import SyncSettings
-from sync.windows import Scheduler
+from sync.windows import RETRY, Scheduler
 
 START = datetime(2026, 12, 1, 10, 0, tzinfo=timezone.utc)
 WINDOWS = ["2026-12-01T10:10Z/2026-12-01T10:40Z", "2026-12-01T12:00Z/2026-12-01T12:30Z"]
@@ -133,3 +133,14 @@ def test_pulls_queued_by_the_listener_run_in_the_next_window(site):
     assert [d["kind"] for d in done] == ["queued"] and done[0]["result"]["pull"]["peers"] == ["earth-1"]
     assert e2.tables.decisions.open() == []
     assert e2.repo.select("memories", {"content": "Sample 14 from the ridge holds hematite"})
+
+
+def test_a_failing_window_is_tried_again_later_not_at_once(site):
+    e1 = site["earth-1"]
+    e1.add_remote("dead", "http://127.0.0.1:1/commons.db")
+    clock = VirtualClock(START + timedelta(minutes=10))
+    s = scheduler(e1, clock, remote="dead")
+    done = s.step()
+    assert [d["kind"] for d in done] == ["normal"] and "unreachable" in done[0]["result"]["error"]
+    assert s.tick() == RETRY  # the normal sync is still due: without the pause it would spin
+    assert [w.kind for w in s.queue()] == ["normal"]

@@ -1,1 +1,3 @@
-"""On top of collective: events between the agents of one site (events/, policy)."""
+"""On top of collective: events between the agents of one site (events/, policy), sync
+windows for one agent (clock, schedule, windows) and the link between two sites' commons
+(link, relay)."""

@@ -235,7 +235,7 @@ class Relay:
         window = self.link.schedule.window_at(now)
         departed = 0
         if window is not None:
-            start = iso(window[0]) if not self.link.schedule.always_open else "always"
+            start = iso(window[0])  # always open: every step is a window of its own
             for leg, other in (self.legs, self.legs[::-1]):
                 departed += leg.depart(now, start, capacity=self.link.capacity,
                                        floor=self.link.priority_amplitude, arrived=other.journal["delivered"])

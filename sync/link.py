@@ -43,7 +43,7 @@ class Link:
     b: Site
     schedule: Schedule = Schedule()
     delay: float = 0.0       # seconds, one way
-    capacity: int = 0        # branch copies leaving per window and direction; 0: no limit
+    capacity: int = 0        # branch copies leaving per window and direction (per step when always open); 0: no limit
     priority_amplitude: float = 0.9
 
     def __post_init__(self):

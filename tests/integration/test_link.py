@@ -98,7 +98,8 @@ def test_after_enough_windows_both_planets_hold_the_same_cases(planets):
     assert mars.case(case_id)["status"] != "resolved"  # Mars waits for the next window
     planets.relay_until(at(90))
     planets.sync_all()
-    resolved = {name: [(c["id"], c["status"], c["resolution"]) for c in a.cases()] for name, a in planets.agents.items()}
+    resolved = {name: [(c["id"], c["status"], c["resolution"]) for c in agent.cases()]
+                for name, agent in planets.agents.items()}
     assert resolved["mars-1"][0][1] == "resolved"
     assert resolved["earth-1"] == resolved["earth-2"] == resolved["mars-1"]
     kept = mars.repo.select("memories", {"origin_agent": "earth-1"})

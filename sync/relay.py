@@ -62,9 +62,10 @@ class Leg:
         self.journal = self._load()
 
     def _load(self) -> dict:
-        if self.journal_path.exists():
-            return json.loads(self.journal_path.read_text(encoding="utf-8"))
-        return {"in_flight": {}, "delivered": {}, "window": None, "sent": 0}
+        journal = json.loads(self.journal_path.read_text(encoding="utf-8")) if self.journal_path.exists() else {}
+        # sent_heads: the source head each branch last carried; landed: the head it made on the
+        # destination (the same, but for the cases, which are joined there)
+        return {"in_flight": {}, "sent_heads": {}, "landed": {}, "window": None, "sent": 0, **journal}
 
     def save(self) -> None:
         staging = self.journal_path.with_name(self.journal_path.name + ".tmp")
@@ -92,7 +93,7 @@ class Leg:
         for branch, head in heads.items():
             kind = rank(branch)
             if kind is None or branch in self.journal["in_flight"] or head in (
-                    self.journal["delivered"].get(branch), arrived.get(branch)):
+                    self.journal["sent_heads"].get(branch), arrived.get(branch)):
                 continue
             if kind == WORKING and self._flagged(branch, floor):
                 kind = FLAGGED
@@ -110,7 +111,7 @@ class Leg:
     def _flagged(self, branch: str, floor: float) -> bool:
         """Whether the branch carries a memory of its own agent above `floor` that the
         destination lacks (copies of other agents' memories travel on their own branches)."""
-        ref, before = tracking("src", branch), self.journal["delivered"].get(branch)
+        ref, before = tracking("src", branch), self.journal["sent_heads"].get(branch)
         if before is not None:
             rows = [c.new for c in self.repo.diff(before, ref, "memories") if c.new is not None]
         else:
@@ -134,7 +135,7 @@ class Leg:
                              "reason": str(refused).splitlines()[0], "at": iso(now)})
             del self.journal["in_flight"][branch]
             if landed is not None:
-                self.journal["delivered"][branch] = landed
+                self.journal["sent_heads"][branch], self.journal["landed"][branch] = flight["head"], landed
             self.save()  # then say so: a line printed is a copy journalled
             if landed is not None:
                 self.report({"event": "landed", "from": self.src.name, "to": self.dst.name, "branch": branch,
@@ -238,7 +239,7 @@ class Relay:
             start = iso(window[0])  # always open: every step is a window of its own
             for leg, other in (self.legs, self.legs[::-1]):
                 departed += leg.depart(now, start, capacity=self.link.capacity,
-                                       floor=self.link.priority_amplitude, arrived=other.journal["delivered"])
+                                       floor=self.link.priority_amplitude, arrived=other.journal["landed"])
         return {"landed": landed, "departed": departed, "open": window is not None,
                 "in_flight": sum(len(leg.journal["in_flight"]) for leg in self.legs)}
 

@@ -8,7 +8,9 @@ from datetime import timedelta
 
 import pytest
 
+from collective.agent import Agent
 from collective.model.refs import QUARANTINE_BRANCH
+from collective.store import open_repository
 
 from sites import START, Planets
 
@@ -104,3 +106,36 @@ def test_after_enough_windows_both_planets_hold_the_same_cases(planets):
     assert resolved["earth-1"] == resolved["earth-2"] == resolved["mars-1"]
     kept = mars.repo.select("memories", {"origin_agent": "earth-1"})
     assert len(kept) == 1 and not kept[0]["disputed"]  # the verdict took effect on Mars
+
+
+def test_cases_opened_on_both_planets_are_joined_once_and_not_sent_back(planets, hash_embedder):
+    e1, e2 = planets.agents["earth-1"], planets.agents["earth-2"]
+    e1.store("The coolant pump in module C is safe to operate")
+    e1.push()
+    e2.store("The coolant pump in module C is not safe to operate")
+    e2.pull()  # a case on Earth
+    with Agent.init("mars-2", home=planets.root / "mars", embedder=hash_embedder) as m2:
+        m2.add_remote("origin", planets.sites["mars"].commons)
+        planets.agents["mars-1"].store("The outer hatch of airlock 2 is sealed")
+        planets.agents["mars-1"].push()
+        m2.store("The outer hatch of airlock 2 is not sealed")
+        m2.pull()  # another case on Mars
+        m2.push()
+    planets.relay_until(at(89))  # two windows, nothing new after the first
+    moved = [(e["event"], e["from"]) for e in planets.timeline if e["branch"] == QUARANTINE_BRANCH]
+    assert sorted(moved) == [("departed", "earth"), ("departed", "mars"), ("landed", "earth"), ("landed", "mars")]
+    held = {}
+    for site in ("earth", "mars"):
+        repo = open_repository(planets.root / f"{site}-commons.db")
+        try:
+            held[site] = sorted(r["id"] for r in repo.select("quarantine", as_of=QUARANTINE_BRANCH))
+        finally:
+            repo.close()
+    assert len(held["earth"]) == 2 and held["earth"] == held["mars"]
+    e1.store("Rover 5 battery is charged")  # a third case, on Earth: it crosses once more, once
+    e1.push()
+    e2.store("Rover 5 battery is not charged")
+    e2.pull()
+    planets.relay_until(at(149))  # the third window: 12:10 to 12:30
+    moved = [e["event"] for e in planets.timeline if e["branch"] == QUARANTINE_BRANCH and e["from"] == "earth"]
+    assert moved == ["departed", "landed"] * 2

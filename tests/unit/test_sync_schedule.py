@@ -93,3 +93,17 @@ def test_the_virtual_clock_moves_only_when_slept_on():
     assert clock.now() == T + timedelta(seconds=90)
     with pytest.raises(ValueError):
         VirtualClock(datetime(2026, 1, 1))
+
+
+def test_a_link_joins_two_named_sites_and_says_which_branches_cross():
+    from collective.model.refs import QUARANTINE_BRANCH
+    from sync.link import CASES, DREAM, WORKING, Link, Site, rank
+
+    earth, mars = Site("earth", "file:///srv/earth.db"), Site("mars", "http://127.0.0.1:8080/mars.db")
+    assert Link(earth, mars, delay=720).delay == 720
+    for bad in (lambda: Link(earth, Site("earth", "file:///srv/other.db")), lambda: Link(earth, mars, delay=-1),
+                lambda: Site("Mars!", "file:///srv/m.db"), lambda: Site("mars", "ftp://x/m.db")):
+        with pytest.raises(BadInput):
+            bad()
+    assert [rank(b) for b in (QUARANTINE_BRANCH, "earth-1/working", "earth-1/dream/20261201-101500", "main")] == \
+        [CASES, WORKING, DREAM, None]

@@ -14,9 +14,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Callable
 
 from ..errors import BadInput, CollectiveError, NonFastForward, NotFound, NotShared, StorageError
-from ..identity import Identity, endorsement
-from ..model import iso, utcnow
-from ..model.refs import MAIN_BRANCH, QUARANTINE_BRANCH, peer_working, tracking
+from ..identity import Identity, endorsement, verify
+from ..model import Memory, iso, utcnow
+from ..model.refs import MAIN_BRANCH, QUARANTINE_BRANCH, tracking
+from ..peers import Peers
 from ..runtime.retry import retrying
 from ..store.tables import Tables
 from ..upkeep import Upkeep
@@ -29,15 +30,21 @@ SHARE_ATTEMPTS = 4
 AWAITING_REVIEWER = "awaiting an authorised reviewer"
 
 
+def signed_by_origin(row: dict, key_of: Callable[[str], list[str]]) -> bool:
+    claim = Memory.from_row(row).claim()
+    return any(verify(key, claim, row["signature"] or "") for key in key_of(row["origin_agent"]))
+
+
 class PromotionsUnshared(CollectiveError):
     """collective/quarantine could not be pushed: others kept pushing in between."""
 
 
 class Promotions:
-    def __init__(self, repo: Repository, tables: Tables, upkeep: Upkeep, *, identity: Callable[[], Identity],
-                 agent_id: str, branch: str):
+    def __init__(self, repo: Repository, tables: Tables, peers: Peers, upkeep: Upkeep, *,
+                 identity: Callable[[], Identity], agent_id: str, branch: str):
         self.repo = repo
         self.tables = tables
+        self.peers = peers
         self.upkeep = upkeep
         self.identity = identity
         self.agent_id = agent_id
@@ -202,33 +209,18 @@ class Promotions:
             endorsements = self.tables.endorsements.all(as_of=ref)
         except StorageError:  # the shared branch predates promotions
             return rules.Checked()
-        return rules.check(promotions, endorsements, self._key_finder(remote))
-
-    def _key_finder(self, remote: str) -> Callable[[str], list[str]]:
-        """An agent's keys: the one held for it (else the one its branch or the shared branch
-        shows), and those it rotated away from."""
-        keys = self.tables.agents.keys()
-        rotated: dict[str, list[str]] = {}
-        for row in self.tables.key_rotations.all():
-            rotated.setdefault(row["agent_id"], []).append(row["old_key"])
-
-        def key_of(agent_id: str) -> list[str]:
-            if agent_id not in keys:
-                keys[agent_id] = next((self.tables.agents.public_key(agent_id, as_of=ref)
-                                       for ref in (peer_working(remote, agent_id), tracking(remote, QUARANTINE_BRANCH))
-                                       if ref in self.repo.remote_branches()), None)
-            return [k for k in [keys[agent_id], *rotated.get(agent_id, [])] if k]
-        return key_of
+        return rules.check(promotions, endorsements, self.peers.signer_keys(remote))
 
     def settle(self, remote: str) -> list[dict]:
         """Land every proposal due here that the commons' main does not hold yet."""
         on_main = {r["id"] for r in self.tables.memories.rows(as_of=MAIN_BRANCH, columns=("id",))}
+        key_of = self.peers.signer_keys(remote)
         landed = []
         for row in self.tables.promotions.by_id().values():
             standing = self._standing(row, on_main)
             memory = self._memory_row(row["memory_id"]) if standing.due else None
-            if memory is None or memory["origin_agent"] != row["origin_agent"]:
-                continue
+            if memory is None or memory["origin_agent"] != row["origin_agent"] or not signed_by_origin(memory, key_of):
+                continue  # only the memory its origin signed reaches main
             endorsements = [e for e in self.tables.endorsements.of(row["memory_id"])
                             if e["agent_id"] in standing.endorsers]
             landed.append(consensus.land(self.repo, self.tables, remote, memory_row=memory, promotion=row,
@@ -255,7 +247,7 @@ class Promotions:
         with self.repo.on_branch(QUARANTINE_BRANCH):  # made by an agent of an older schema
             self.repo.migrate(author=self.agent_id, now=iso(utcnow()))
         theirs = rules.check(list(self.tables.promotions.by_id(as_of=QUARANTINE_BRANCH).values()),
-                             self.tables.endorsements.all(as_of=QUARANTINE_BRANCH), self._key_finder(remote))
+                             self.tables.endorsements.all(as_of=QUARANTINE_BRANCH), self.peers.signer_keys(remote))
         promotions = rules.join({r["memory_id"]: r for r in theirs.promotions},
                                 list(self.tables.promotions.by_id().values()))
         held = {(e["memory_id"], e["agent_id"]) for e in theirs.endorsements}

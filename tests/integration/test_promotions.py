@@ -337,3 +337,17 @@ def test_bad_input_on_the_cli_is_one_line_exit_2_and_writes_nothing(agents, pump
     if message:
         assert result.stderr == message.replace("{pump}", pump.id)
     assert {n: a.repo.head() for n, a in agents.items()} == heads
+
+
+def test_a_memory_its_origin_did_not_sign_never_reaches_main(agents, foreign):
+    """mars-1 makes up a memory in earth-1's name and gets it endorsed: it stays off main."""
+    e2, m1 = agents["earth-2"], agents["mars-1"]
+    made_up = foreign(m1, "earth-1", "The coolant pump in module C was never inspected")
+    m1.push()
+    m1.promote(made_up.id)
+    m1.endorse(made_up.id)
+    before = commons_main(e2)
+    e2.pull()
+    result = e2.endorse(made_up.id)
+    assert result["status"] == "pending" and result["endorsements"] == ["earth-2", "mars-1"]
+    assert commons_main(e2) == before and e2.recall(made_up.content, consensus=True) == []

@@ -233,6 +233,12 @@ class Promotions:
         on collective/quarantine. The caller fetched; a lost race fetches and rebuilds."""
         if not self.tables.promotions.by_id():
             return {"pushed": False}
+        ref = tracking(remote, QUARANTINE_BRANCH)
+        try:  # most often the commons has all of ours: say so without building a branch
+            if ref in self.repo.remote_branches() and not any(self._unshared(ref, remote)):
+                return {"pushed": False}
+        except StorageError:  # the shared branch predates promotions: the share migrates it
+            pass
         try:
             return retrying(lambda: self._share_once(remote), retry_on=NonFastForward, attempts=SHARE_ATTEMPTS,
                             before_retry=lambda _: self.repo.fetch(remote))
@@ -240,18 +246,22 @@ class Promotions:
             raise PromotionsUnshared(f"could not push {QUARANTINE_BRANCH} to {remote} "
                                      f"after {SHARE_ATTEMPTS} attempts") from None
 
+    def _unshared(self, ref: str, remote: str) -> tuple[list[dict], list[dict]]:
+        """Our proposals and endorsements that `ref` lacks or holds only as forgeries."""
+        theirs = rules.check(list(self.tables.promotions.by_id(as_of=ref).values()),
+                             self.tables.endorsements.all(as_of=ref), self.peers.signer_keys(remote))
+        promotions = rules.join({r["memory_id"]: r for r in theirs.promotions},
+                                list(self.tables.promotions.by_id().values()))
+        held = {(e["memory_id"], e["agent_id"]) for e in theirs.endorsements}
+        return promotions, [e for e in self.tables.endorsements.all() if (e["memory_id"], e["agent_id"]) not in held]
+
     def _share_once(self, remote: str) -> dict:
         ref = tracking(remote, QUARANTINE_BRANCH)
         base = ref if ref in self.repo.remote_branches() else MAIN_BRANCH
         self.repo.create_branch_at(QUARANTINE_BRANCH, base)
         with self.repo.on_branch(QUARANTINE_BRANCH):  # made by an agent of an older schema
             self.repo.migrate(author=self.agent_id, now=iso(utcnow()))
-        theirs = rules.check(list(self.tables.promotions.by_id(as_of=QUARANTINE_BRANCH).values()),
-                             self.tables.endorsements.all(as_of=QUARANTINE_BRANCH), self.peers.signer_keys(remote))
-        promotions = rules.join({r["memory_id"]: r for r in theirs.promotions},
-                                list(self.tables.promotions.by_id().values()))
-        held = {(e["memory_id"], e["agent_id"]) for e in theirs.endorsements}
-        endorsements = [e for e in self.tables.endorsements.all() if (e["memory_id"], e["agent_id"]) not in held]
+        promotions, endorsements = self._unshared(QUARANTINE_BRANCH, remote)
         if promotions or endorsements:
             memories = self.tables.memories.rows_by_id([p["memory_id"] for p in promotions])
             with self.repo.on_branch(QUARANTINE_BRANCH), self.repo.transaction():

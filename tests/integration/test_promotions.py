@@ -174,7 +174,7 @@ def test_self_endorsement_is_refused_and_nothing_written(agents, pump):
     assert m1.repo.head() == head
 
 
-def test_forged_and_self_endorsements_arriving_by_pull_are_ignored_and_reported(agents, pump, tmp_path):
+def test_forged_and_self_endorsements_arriving_by_pull_are_ignored_and_reported(agents, pump, tmp_path, cmem):
     e1, e2, m1 = agents["earth-1"], agents["earth-2"], agents["mars-1"]
     e1.endorse(pump.id)
     stranger = Identity.generate(tmp_path / "stranger.pem")
@@ -194,6 +194,9 @@ def test_forged_and_self_endorsements_arriving_by_pull_are_ignored_and_reported(
     assert refused["self_endorsement"] == [f"{pump.id} by mars-1"]
     assert e1.promotions()[0]["endorsements"] == ["earth-1"]
     assert commons_main(e1) == before
+    pulled = cmem("pull", "--agent", "earth-2")   # as a forged case does: named, exit 1
+    assert pulled.exit_code == 1 and "forged_endorsement" in pulled.stderr and "self_endorsement" in pulled.stderr
+    assert "REFUSED 1 row(s) (forged_endorsement)" in pulled.stdout
 
 
 def test_bad_input_writes_nothing(agents, pump, home):

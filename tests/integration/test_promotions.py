@@ -86,9 +86,11 @@ def test_one_endorsement_is_not_enough_and_consensus_stays_untouched(agents, pum
     result = e1.endorse(pump.id)
     assert result["status"] == "pending" and result["endorsements"] == ["earth-1"]
     mains = {a.agent_id: a.repo.head(MAIN_BRANCH) for a in (e1, e2, m1)}
-    for agent in (e1, e2, m1):   # push, pull, the quarantine's sharing and a dream leave main alone
-        agent.pull()
+    e2.store("The coolant pump in module C is safe to operate")   # a contradiction: a case to share
+    for agent in (e2, e1, m1, e2):   # push, pull, the quarantine's sharing and a dream leave main alone
         agent.push()
+        agent.pull()
+    assert e1.cases() and tracking("origin", QUARANTINE_BRANCH) in e1.repo.remote_branches()
     dream(m1, full=True)
     assert commons_main(e2) == before
     assert {a.agent_id: a.repo.head(MAIN_BRANCH) for a in (e1, e2, m1)} == mains
@@ -101,6 +103,7 @@ def test_two_endorsements_promote_in_one_commit_naming_them(agents, pump):
     e1, e2, m1 = agents["earth-1"], agents["earth-2"], agents["mars-1"]
     e1.endorse(pump.id)
     e2.pull()
+    main_before = e2.repo.head(MAIN_BRANCH)
     result = e2.endorse(pump.id)
     assert result["status"] == "promoted", result
     head = commons_main(m1)
@@ -108,7 +111,7 @@ def test_two_endorsements_promote_in_one_commit_naming_them(agents, pump):
     assert len(commits) == 1 and commits[0].hash == head == result["commit"]
     assert commits[0].message == f"promote {pump.id}: endorsed by earth-1, earth-2"
     # main moved by exactly that one commit
-    assert [c.hash for c in e2.repo.log(MAIN_BRANCH)][:2][0] == head
+    assert [c.hash for c in e2.repo.log(MAIN_BRANCH, limit=2)] == [head, main_before]
     m1.pull()
     assert m1.promotions("promoted")[0]["commit"] == head
     assert [h.memory.id for h in m1.recall(PUMP, consensus=True)] == [pump.id]
@@ -137,6 +140,14 @@ def test_a_persons_approval_promotes(agents, pump, home):
     assert promote_commits(e1)[0].message == f"promote {pump.id}: approved by ana"
     m1.pull()
     assert [h.memory.id for h in m1.recall(PUMP, consensus=True)] == [pump.id]
+    # a second promotion is one more commit on top of the commons' main
+    rover = next(h.memory for h in m1.recall(ROVER, k=5) if h.memory.content == ROVER)
+    m1.promote(rover.id)
+    e1.pull()
+    before = commons_main(e1)
+    second = e1.decide_promotion(rover.id, approve=True, note="the rover log says so", by="ana")
+    assert [c.hash for c in e1.repo.log(MAIN_BRANCH, limit=2)] == [second["commit"], before]
+    assert second["commit"] == commons_main(m1)
 
 
 def test_an_unauthorised_approval_awaits_and_a_rejection_blocks(agents, pump, home):

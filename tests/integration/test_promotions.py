@@ -8,7 +8,6 @@ hold it after a pull. Both engines; the commons is a file.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import threading
 
@@ -24,24 +23,11 @@ from collective.model import iso, utcnow
 from collective.model.refs import MAIN_BRANCH, QUARANTINE_BRANCH, tracking
 from collective.promotion import consensus
 
-TRIO = ("earth-1", "earth-2", "mars-1")
 
 PUMP = "The coolant pump in module C is not safe to operate"
 ROVER = "Rover 5 battery was replaced on Tuesday"
 
 pytestmark = pytest.mark.usefixtures("engine")
-
-
-@contextlib.contextmanager
-def three_agents(home, url: str, embedder):
-    made = {name: Agent.init(name, home=home, embedder=embedder) for name in TRIO}
-    try:
-        for agent in made.values():
-            agent.add_remote("origin", url)
-        yield made
-    finally:
-        for agent in made.values():
-            agent.close()
 
 
 def file_commons(tmp_path, engine) -> str:
@@ -51,8 +37,8 @@ def file_commons(tmp_path, engine) -> str:
 
 
 @pytest.fixture
-def agents(home, tmp_path, hash_embedder, engine):
-    with three_agents(home, file_commons(tmp_path, engine), hash_embedder) as made:
+def agents(home, tmp_path, hash_embedder, engine, sharing):
+    with sharing(home, file_commons(tmp_path, engine), hash_embedder) as made:
         yield made
 
 
@@ -290,9 +276,9 @@ def test_two_agents_landing_at_once_give_one_promotion(agents, pump):
     assert len(promote_commits(m1)) == 1
 
 
-def test_over_every_kind_of_commons(commons_url, home, hash_embedder):
+def test_over_every_kind_of_commons(commons_url, home, hash_embedder, sharing):
     """A file or a served commons (a Dolt server's starts with an empty main)."""
-    with three_agents(home, commons_url, hash_embedder) as made:
+    with sharing(home, commons_url, hash_embedder) as made:
         e1, e2, m1 = made["earth-1"], made["earth-2"], made["mars-1"]
         memory = m1.store(PUMP).memory
         m1.push()
@@ -307,9 +293,9 @@ def test_over_every_kind_of_commons(commons_url, home, hash_embedder):
 
 
 @pytest.fixture
-def agents_with_the_real_model(home, tmp_path, real_embedder, engine):
+def agents_with_the_real_model(home, tmp_path, real_embedder, engine, sharing):
     """As `agents`, with the model `cmem` loads."""
-    with three_agents(home, file_commons(tmp_path, engine), real_embedder) as made:
+    with sharing(home, file_commons(tmp_path, engine), real_embedder) as made:
         yield made
 
 

@@ -17,7 +17,7 @@ from collective import reviewer_keys
 from dream import dream
 from collective.agent import Agent
 from collective.config import Home
-from collective.errors import BadInput, NotFound
+from collective.errors import BadInput, NotFound, NotShared
 from collective.identity import Identity, endorsement
 from collective.model import iso, utcnow
 from collective.model.refs import MAIN_BRANCH, QUARANTINE_BRANCH, tracking
@@ -351,3 +351,19 @@ def test_a_memory_its_origin_did_not_sign_never_reaches_main(agents, foreign):
     result = e2.endorse(made_up.id)
     assert result["status"] == "pending" and result["endorsements"] == ["earth-2", "mars-1"]
     assert commons_main(e2) == before and e2.recall(made_up.content, consensus=True) == []
+
+
+def test_an_approval_the_commons_did_not_get_lands_at_the_next_pull(agents, pump, home, tmp_path):
+    e1 = agents["earth-1"]
+    made = reviewer_keys.init(Home.at(home), "ana")
+    e1.add_reviewer("ana", made["public_key"])
+    main_before = e1.repo.head(MAIN_BRANCH)
+    (tmp_path / "commons").rename(tmp_path / "away")
+    with pytest.raises(NotShared) as unshared:
+        e1.decide_promotion(pump.id, approve=True, note="checked the logs", by="ana")
+    assert unshared.value.result["decided_by"] == "ana" and unshared.value.result["status"] == "pending"
+    assert e1.repo.head(MAIN_BRANCH) == main_before
+    (tmp_path / "away").rename(tmp_path / "commons")
+    pulled = e1.pull()
+    assert [p["memory"] for p in pulled["promotions"]["promoted"]] == [pump.id]
+    assert e1.promotions("promoted")[0]["decided_by"] == "ana"

@@ -6,8 +6,9 @@ get exits 3 ("recorded locally, not shared: run cmem push"). Every command
 takes --json, but for `cmem mcp`, whose standard output is the protocol.
 
 The commands live by topic: memory (one agent's own), exchange (remotes, push,
-pull, peers), quarantine, keys (reviewers, rotation), judge, events (NATS), dream,
-sync (windows and the relay between sites) and mcp (the MCP server); common holds what they share.
+pull, peers), quarantine, promotions (to main), keys (reviewers, rotation), judge,
+events (NATS), dream, sync (windows and the relay between sites) and mcp (the MCP
+server); common holds what they share.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing import Any
 
 import click
 
-from . import dream, events, exchange, judge, keys, mcp, memory, quarantine, sync
+from . import dream, events, exchange, judge, keys, mcp, memory, promotions, quarantine, sync
 from .common import OneLineErrors, strict_text
 
 
@@ -28,7 +29,7 @@ def cli() -> None:
     """Versioned collective memory for AI agents, on Dolt."""
 
 
-for _topic in (memory, exchange, quarantine, keys, judge, events, dream, sync, mcp):
+for _topic in (memory, exchange, quarantine, promotions, keys, judge, events, dream, sync, mcp):
     for _command in _topic.COMMANDS:
         cli.add_command(_command)
 del _topic, _command

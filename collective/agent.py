@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
-from . import keys, provision, reviewer_keys, status
+from . import history, keys, provision, reviewer_keys, status
 from .config import Home, Settings
 from .embed import Embedder
 from .embedding import EmbeddingModel
@@ -159,6 +159,11 @@ class Agent:
         """One memory with its links and access count."""
         return {**self.get(memory_id).to_dict(), "links": self.tables.links.touching(memory_id),
                 "access_count": self.access.count_of(memory_id)}
+
+    def history(self, memory_id: str, limit: int = 20) -> list[dict]:
+        """The commits on this agent's branch that changed one memory's row, newest first,
+        with its amplitude, disputed and refuted_by after each."""
+        return history.memory_history(self.repo, memory_id, branch=self.branch, limit=limit)
 
     def log(self, n: int | None = 20) -> list[Commit]:
         """The agent's commits, newest first."""

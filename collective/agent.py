@@ -19,6 +19,7 @@ from .exchange.remotes import Remotes
 from .index.keeper import IndexKeeper
 from .model import DEFAULT_AMPLITUDE, Memory, events, utcnow, validate_content, validate_vector
 from .peers import Peers
+from .promotion import Promotions
 from .quarantine.service import Quarantine
 from .recall import AccessCounter, Recall, RecallHit
 from .runtime.progress import Progress
@@ -58,10 +59,12 @@ class Agent:
         self.quarantine = Quarantine(self.repo, tables, self.peers_view, self.upkeep, agent_id=self.agent_id,
                                      branch=self.branch, threshold=self.settings.escalation_threshold)
         self.remote_names = Remotes(self.repo, default=self.home.setting("CMEM_REMOTE", "remote"))
+        self.promotion = Promotions(self.repo, tables, self.upkeep, identity=lambda: self.identity,
+                                    agent_id=self.agent_id, branch=self.branch)
         self.exchange = Exchange(self.repo, tables, self.remote_names, self.quarantine, keeper=self.keeper,
                                  model=self.model, peers=self.peers_view, upkeep=self.upkeep,
                                  comparator=self.comparator, identity=self.identity, agent_id=self.agent_id,
-                                 branch=self.branch, settings=self.settings)
+                                 branch=self.branch, settings=self.settings, promotions=self.promotion)
 
     # --- lifecycle -------------------------------------------------------
     @classmethod
@@ -146,11 +149,13 @@ class Agent:
         return self.writer.forget(memory_id)
 
     def recall(self, query: str, *, k: int = 5, as_of: str | None = None, include_faded: bool = False,
-               vector: Any = None, now=None) -> list[RecallHit]:
-        """Memories ranked by cos^2 * amplitude * trust * recency * boost(access)."""
+               vector: Any = None, now=None, consensus: bool = False) -> list[RecallHit]:
+        """Memories ranked by cos^2 * amplitude * trust * recency * boost(access); `consensus`:
+        only those the collective promoted to main."""
         query_vector = validate_vector(vector if vector is not None else
                                        self.model.embed([validate_content(query, "query")])[0], self.dim)
-        return self.recaller.recall(query_vector, k=k, as_of=as_of, include_faded=include_faded, now=now)
+        return self.recaller.recall(query_vector, k=k, as_of=as_of, include_faded=include_faded, now=now,
+                                    consensus=consensus)
 
     def get(self, memory_id: str, *, as_of: str | None = None) -> Memory:
         return self.tables.memories.require(memory_id, as_of=as_of)
@@ -250,6 +255,41 @@ class Agent:
 
     def reviewers(self) -> list[dict]:
         return self.quarantine.reviewers()
+
+    # --- promotions to main (consensus) -------------------------------------------
+    def promotions(self, status: str | None = "pending") -> list[dict]:
+        """Proposals for main as this agent sees them ("pending", "promoted", "rejected", None: all)."""
+        return self.promotion.list(status)
+
+    def promote(self, memory_id: str, *, note: str | None = None, remote: str | None = None) -> dict:
+        """Propose a memory for main (signed), then share the proposal."""
+        result = self.promotion.propose(memory_id, note=note)
+        return self.promotion.share_after("proposal", result, self._sharing_remote(remote))
+
+    def endorse(self, memory_id: str, *, remote: str | None = None) -> dict:
+        """Endorse another agent's proposed memory (signed); the second endorser promotes it."""
+        result = self.promotion.endorse(memory_id)
+        return self.promotion.share_after("endorsement", result, self._sharing_remote(remote))
+
+    def decide_promotion(self, memory_id: str, *, approve: bool, note: str, by: str | None = None,
+                         remote: str | None = None) -> dict:
+        """A person approves (promotes) or rejects a proposal, signed with their reviewer key;
+        it takes effect where that reviewer is authorised."""
+        self.promotion.check_decision(memory_id, note)  # bad input is said before the key is looked for
+        name = self._reviewer_name(by)
+        result = self.promotion.decide(memory_id, approve=approve, note=note, by=name,
+                                       reviewer=reviewer_keys.load(self.home, name))
+        return self.promotion.share_after("decision", result, self._sharing_remote(remote))
+
+    def _sharing_remote(self, remote: str | None) -> str | None:
+        return self.remote_names.choose(remote) if self.remote_names.all() else None
+
+    def _reviewer_name(self, by: str | None) -> str:
+        name = by or reviewer_keys.default_name(self.home)
+        if name is None:
+            raise BadInput("by", "no reviewer key to sign with: run `cmem reviewer init --name NAME`, "
+                                 "or name one with --by")
+        return name
 
     def add_reviewer(self, name: str, public_key: str) -> dict:
         """Honour this reviewer's verdicts; those kept until now take effect."""

@@ -19,6 +19,7 @@ from .core import scoring
 from .errors import BadInput, NotFound
 from .index.hnsw import EF_SEARCH
 from .index.keeper import IndexKeeper
+from .model.refs import MAIN_BRANCH
 from .model import Memory, blob_to_vector, iso, parse_time, utcnow, validate_count
 from .store.dream_tables import CoAccessCounts
 from .store.tables import AccessCounts, Tables
@@ -128,10 +129,16 @@ class Recall:
         self.trust_scores = trust_scores
 
     def recall(self, query_vector: np.ndarray, *, k: int, as_of: str | None = None, include_faded: bool = False,
-               now: datetime | None = None) -> list[RecallHit]:
-        """Memories ranked by score, best first; `as_of` recalls what the agent believed then."""
+               now: datetime | None = None, consensus: bool = False) -> list[RecallHit]:
+        """Memories ranked by score, best first; `as_of` recalls what the agent believed then,
+        `consensus` only what is on main (scored with the trust of now)."""
         k = validate_count(k, "k", maximum=MAX_K)
         now = now or utcnow()
+        if consensus:
+            if as_of is not None:
+                raise BadInput("consensus", "recalls main as it is now: it cannot be combined with --as-of")
+            return self._recall_as_of(query_vector, k, self.repo.head(MAIN_BRANCH), include_faded, now,
+                                      trust_of_then=False)
         if as_of is not None:
             return self._recall_as_of(query_vector, k, self.resolve_as_of(as_of), include_faded, now)
         hits = self._hits(self._search(query_vector, k, include_faded, now))
@@ -170,8 +177,9 @@ class Recall:
             want *= 4
 
     def _recall_as_of(self, query_vector: np.ndarray, k: int, commit: str, include_faded: bool,
-                      now: datetime) -> list[RecallHit]:
-        """Brute force over the memories as they were at `commit`, scored with the trust of then."""
+                      now: datetime, *, trust_of_then: bool = True) -> list[RecallHit]:
+        """Brute force over the memories as they were at `commit`, scored with the trust of
+        then (or of now)."""
         dim = int(query_vector.shape[0])
         rows = {r["id"]: r for r in self.tables.memories.rows(as_of=commit)
                 if not r["retracted"] and r["absorbed_into"] is None and r["dim"] == dim}
@@ -179,7 +187,8 @@ class Recall:
             return []
         ids = list(rows)
         sims = np.stack([blob_to_vector(rows[i]["vector"]) for i in ids]) @ query_vector
-        strength = scoring.row_strengths([rows[i] for i in ids], self.trust_scores(as_of=commit), now.timestamp(),
+        trust = self.trust_scores(as_of=commit) if trust_of_then else self.trust_scores()
+        strength = scoring.row_strengths([rows[i] for i in ids], trust, now.timestamp(),
                                          self.settings.half_lives)
         return self._hits(self._score(ids, sims, strength, include_faded)[:k], rows=rows)
 

@@ -19,6 +19,7 @@ from ..index.keeper import IndexKeeper
 from ..model import events
 from ..model.refs import QUARANTINE_BRANCH, agent_of_working
 from ..peers import Peers
+from ..promotion import Promotions
 from ..quarantine.service import Quarantine
 from ..runtime.gc_pause import gc_paused
 from ..runtime.progress import Progress
@@ -38,8 +39,9 @@ class Exchange:
     def __init__(self, repo: Repository, tables: Tables, remotes: Remotes, quarantine: Quarantine, *,
                  keeper: IndexKeeper, model: EmbeddingModel, peers: Peers, upkeep: Upkeep,
                  comparator: Callable[[], merge.Comparator], identity: Identity, agent_id: str, branch: str,
-                 settings: Settings):
+                 settings: Settings, promotions: Promotions):
         self.repo = repo
+        self.promotions = promotions
         self.tables = tables
         self.remotes = remotes
         self.quarantine = quarantine
@@ -61,7 +63,7 @@ class Exchange:
         with self.repo.transaction():
             self.tables.outbox.add(events.pushed(self.branch, self.repo.head(self.branch), remote))
         pushed = {"remote": remote, "branch": self.branch, "head": self.repo.head(self.branch)}
-        return self.quarantine.share_after("cases", pushed, remote)
+        return self.promotions.share_after("promotions", self.quarantine.share_after("cases", pushed, remote), remote)
 
     def pull(self, remote: str | None = None, *, peers: Sequence[str] = (), dry_run: bool = False,
              comparator: merge.Comparator | None = None, progress: Progress | None = None) -> dict:
@@ -91,8 +93,11 @@ class Exchange:
             refused = {r.peer: r.refused for r in reports if r.refused}
             if taken and taken["refused"]:
                 refused[QUARANTINE_BRANCH] = taken["refused_cases"]
+            promoted = None if dry_run else self.promotions.exchange(remote, fetched=True)
+            if promoted and promoted["refused"]:
+                refused.setdefault(QUARANTINE_BRANCH, {}).update(promoted["refused"])
             result = {"remote": remote, "dry_run": dry_run, "peers": [r.to_dict() for r in reports],
-                      "cases_taken": taken, "refused": refused}
+                      "cases_taken": taken, "refused": refused, "promotions": promoted}
             if dry_run:
                 return {**result, "quarantine": None}
             return self.quarantine.share_after("pull", result, remote)

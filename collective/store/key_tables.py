@@ -1,5 +1,5 @@
 """Typed access to the tables of who may sign what: reviewers, applied verdicts,
-endorsements, key rotations and refused key changes (schema 003)."""
+endorsements, proposals for main (schema 008), key rotations and refused key changes (schema 003)."""
 
 from __future__ import annotations
 
@@ -61,9 +61,32 @@ class EndorsementTable:
     def of(self, memory_id: str, *, as_of: str | None = None) -> list[dict]:
         return self.repo.select(self.name, {"memory_id": memory_id}, order_by="agent_id", as_of=as_of)
 
+    def all(self, *, as_of: str | None = None) -> list[dict]:
+        return self.repo.select(self.name, order_by="memory_id", as_of=as_of)
+
     def write(self, rows: Sequence[Mapping]) -> None:
         if rows:
             self.repo.upsert(self.name, list(rows), key=["memory_id", "agent_id"])
+
+
+class PromotionTable:
+    """`promotions`: memories proposed for main, each with a person's decision once made."""
+
+    name = "promotions"
+
+    def __init__(self, repo: "Repository"):
+        self.repo = repo
+
+    def get(self, memory_id: str, *, as_of: str | None = None) -> dict | None:
+        rows = self.repo.select(self.name, {"memory_id": memory_id}, as_of=as_of)
+        return rows[0] if rows else None
+
+    def by_id(self, *, as_of: str | None = None) -> dict[str, dict]:
+        return {r["memory_id"]: r for r in self.repo.select(self.name, order_by="proposed_at", as_of=as_of)}
+
+    def write(self, rows: Sequence[Mapping]) -> None:
+        if rows:
+            self.repo.upsert(self.name, list(rows), key=["memory_id"])
 
 
 class KeyRotations:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
 
 from ..errors import NotFound
 from ..model import Memory
-from .key_tables import AppliedVerdicts, EndorsementTable, KeyChanges, KeyRotations, ReviewerTable
+from .key_tables import AppliedVerdicts, EndorsementTable, KeyChanges, KeyRotations, PromotionTable, ReviewerTable
 from ..model.events import Sender
 from .event_tables import Decisions, Inbox, Outbox
 
@@ -265,6 +265,7 @@ class Tables:
         self.reviewers = ReviewerTable(repo)
         self.applied_verdicts = AppliedVerdicts(repo)
         self.endorsements = EndorsementTable(repo)
+        self.promotions = PromotionTable(repo)
         self.key_rotations = KeyRotations(repo)
         self.key_changes = KeyChanges(repo)
         self.outbox = Outbox(repo, sender)

@@ -1,0 +1,94 @@
+"""The consensus branch `main`: a promotion is one commit there, pushed as a
+compare-and-swap on the commons' main, and every agent's main follows the commons'.
+
+Nothing but `land` commits on main, and nothing but `land` and `follow` move it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Sequence
+
+from ..errors import CollectiveError, NonFastForward
+from ..model import iso, utcnow
+from ..model.refs import MAIN_BRANCH, tracking
+from ..store.tables import Tables
+from . import rules
+
+if TYPE_CHECKING:
+    from ..store.port import Repository
+
+LAND_ATTEMPTS = 4
+
+
+class ConsensusContested(CollectiveError):
+    """The commons' main kept moving while this agent tried to promote onto it."""
+
+
+def commons_main(repo: Repository, remote: str) -> str:
+    """The commons' main as last fetched, or "" when it has none."""
+    return repo.remote_branches().get(tracking(remote, MAIN_BRANCH), "")
+
+
+def follow(repo: Repository, remote: str) -> bool:
+    """Bring the commons' consensus in: our main becomes the commons' main (the caller
+    fetched). Returns whether it moved."""
+    theirs = commons_main(repo, remote)
+    if not theirs or repo.head(MAIN_BRANCH) == theirs:
+        return False
+    repo.create_branch_at(MAIN_BRANCH, tracking(remote, MAIN_BRANCH))
+    return True
+
+
+def on_main(tables: Tables, memory_id: str, ref: str = MAIN_BRANCH) -> bool:
+    return tables.memories.get(memory_id, as_of=ref) is not None
+
+
+def promoting_commit(repo: Repository, memory_id: str, ref: str = MAIN_BRANCH) -> str | None:
+    """The commit on main that promoted `memory_id`."""
+    return next((c.hash for c in repo.log(ref) if rules.promoted_id(c.message) == memory_id), None)
+
+
+def land(repo: Repository, tables: Tables, remote: str, *, memory_row: dict, promotion: dict,
+         endorsements: Sequence[dict], reason: str, author: str) -> dict:
+    """Promote one memory: one commit on main naming `reason`, pushed only if the commons'
+    main is still where we built it (the caller fetched). A lost race fetches again; if
+    the other agent promoted the same memory, that promotion stands and ours is dropped.
+
+    Returns {"memory", "commit", "landed"}: landed is False when another agent's stood."""
+    memory_id = memory_row["id"]
+    for _ in range(LAND_ATTEMPTS):
+        expect = commons_main(repo, remote)
+        if expect and on_main(tables, memory_id, tracking(remote, MAIN_BRANCH)):
+            follow(repo, remote)
+            return {"memory": memory_id, "commit": promoting_commit(repo, memory_id), "landed": False}
+        try:
+            return {"memory": memory_id, "landed": True,
+                    "commit": land_once(repo, tables, remote, expect, memory_row=memory_row, promotion=promotion,
+                                        endorsements=endorsements, reason=reason, author=author)}
+        except NonFastForward:
+            repo.fetch(remote)
+    raise ConsensusContested(f"could not push {MAIN_BRANCH} to {remote} after {LAND_ATTEMPTS} attempts")
+
+
+def land_once(repo: Repository, tables: Tables, remote: str, expect: str, *, memory_row: dict, promotion: dict,
+              endorsements: Sequence[dict], reason: str, author: str) -> str:
+    """Build the promoting commit on `expect` (the commons' main; "" when it has none:
+    then on our own main) and push it as a compare-and-swap. NonFastForward when the
+    commons' main moved; our main is put back where it was."""
+    before = repo.head(MAIN_BRANCH)
+    if expect:
+        repo.create_branch_at(MAIN_BRANCH, tracking(remote, MAIN_BRANCH))
+    try:
+        with repo.on_branch(MAIN_BRANCH):
+            repo.migrate(author=author, now=iso(utcnow()))  # a main made before promotions existed
+            if not on_main(tables, memory_row["id"]):
+                with repo.transaction():
+                    tables.memories.write_rows([memory_row])
+                    tables.promotions.write([promotion])
+                    tables.endorsements.write(list(endorsements))
+                    repo.commit(rules.commit_message(memory_row["id"], reason), author=author)
+        repo.push(remote, MAIN_BRANCH, expect=expect)
+    except NonFastForward:
+        repo.create_branch_at(MAIN_BRANCH, before)
+        raise
+    return repo.head(MAIN_BRANCH)

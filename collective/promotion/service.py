@@ -1,0 +1,275 @@
+"""Promotions to main as an agent keeps them: propose, endorse, a person's decision,
+the list, and their travel.
+
+Proposals and endorsements are rows of this agent's working branch and travel on the
+shared `collective/quarantine` branch beside the cases, rebuilt on the commons' head
+and retried on a race (as the cases are). Every row taken from the commons is
+checked first (rules.check): what does not verify is ignored and reported. When a
+proposal is due (a person this agent honours approved it, or two agents other than
+its origin endorsed it), this agent lands it on main (consensus.land).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Callable
+
+from ..errors import BadInput, CollectiveError, NonFastForward, NotFound, NotShared, StorageError
+from ..identity import Identity, endorsement
+from ..model import iso, utcnow
+from ..model.refs import MAIN_BRANCH, QUARANTINE_BRANCH, peer_working, tracking
+from ..runtime.retry import retrying
+from ..store.tables import Tables
+from ..upkeep import Upkeep
+from . import consensus, rules
+
+if TYPE_CHECKING:
+    from ..store.port import Repository
+
+SHARE_ATTEMPTS = 4
+AWAITING_REVIEWER = "awaiting an authorised reviewer"
+
+
+class PromotionsUnshared(CollectiveError):
+    """collective/quarantine could not be pushed: others kept pushing in between."""
+
+
+class Promotions:
+    def __init__(self, repo: Repository, tables: Tables, upkeep: Upkeep, *, identity: Callable[[], Identity],
+                 agent_id: str, branch: str):
+        self.repo = repo
+        self.tables = tables
+        self.upkeep = upkeep
+        self.identity = identity
+        self.agent_id = agent_id
+        self.branch = branch
+
+    # --- reading -------------------------------------------------------------------
+    def list(self, status: str | None = rules.PENDING) -> list[dict]:
+        """Proposals as this agent sees them, oldest first; `status` None for all."""
+        if status is not None and status not in rules.STATUSES:
+            raise BadInput("status", f"must be one of {', '.join(rules.STATUSES)}, got {status!r}")
+        on_main = {r["id"] for r in self.tables.memories.rows(as_of=MAIN_BRANCH, columns=("id",))}
+        out = [self._describe(row, on_main) for row in self.tables.promotions.by_id().values()]
+        return [p for p in out if status is None or p["status"] == status]
+
+    def show(self, memory_id: str) -> dict:
+        row = self._row(memory_id)
+        on_main = {memory_id} if consensus.on_main(self.tables, memory_id) else set()
+        return self._describe(row, on_main)
+
+    def _row(self, memory_id: str) -> dict:
+        row = self.tables.promotions.get(memory_id)
+        if row is None:
+            raise NotFound("memory", f"no promotion proposed for {memory_id!r} (propose it with `cmem promote`)")
+        return row
+
+    def _standing(self, row: dict, on_main: set[str]) -> rules.Standing:
+        return rules.standing(row, self.tables.endorsements.of(row["memory_id"]),
+                              authorised=self.tables.reviewers.keys(), on_main=row["memory_id"] in on_main)
+
+    def _describe(self, row: dict, on_main: set[str]) -> dict:
+        standing = self._standing(row, on_main)
+        memory = self._memory_row(row["memory_id"]) or {}
+        decision = standing.decision
+        return {"memory": row["memory_id"], "summary": memory.get("summary", ""), "content": memory.get("content", ""),
+                "origin_agent": row["origin_agent"], "proposed_by": row["proposed_by"],
+                "proposed_at": row["proposed_at"], "note": row["note"], "endorsements": list(standing.endorsers),
+                "status": standing.status,
+                "decided_by": decision["by"] if decision else None,
+                "decision": {k: decision[k] for k in ("approve", "note", "by", "at")} if decision else None,
+                "awaiting": AWAITING_REVIEWER if decision and not standing.honoured else None,
+                "commit": consensus.promoting_commit(self.repo, row["memory_id"])
+                if standing.status == rules.PROMOTED else None}
+
+    def _memory_row(self, memory_id: str) -> dict | None:
+        """The memory as held here, else as on main or on the shared branch (its proposer
+        put it there), so an agent that does not hold it can still read and promote it."""
+        refs = [None, MAIN_BRANCH] + [r for r in [QUARANTINE_BRANCH, *self.repo.remote_branches()]
+                                      if r.endswith(QUARANTINE_BRANCH) and self._has(r)]
+        for ref in refs:
+            rows = self.tables.memories.rows_by_id([memory_id], as_of=ref)
+            if rows:
+                return rows[0]
+        return None
+
+    def _has(self, ref: str) -> bool:
+        return ref in self.repo.branches() or ref in self.repo.remote_branches()
+
+    # --- what an agent or a person does ---------------------------------------------
+    def propose(self, memory_id: str, *, note: str | None) -> dict:
+        """Propose a memory this agent holds for main: one signed row, one commit."""
+        memory = self.tables.memories.require(memory_id)
+        if memory.retracted:
+            raise BadInput("memory", f"{memory_id} was retracted by its origin")
+        if consensus.on_main(self.tables, memory_id):
+            raise BadInput("memory", f"{memory_id} is already on main")
+        held = self.tables.promotions.get(memory_id)
+        if held is not None:
+            raise BadInput("memory", f"{memory_id} was already proposed by {held['proposed_by']}")
+        row = rules.proposal(self.identity(), memory_id=memory_id, origin_agent=memory.origin_agent,
+                             proposed_by=self.agent_id, at=iso(utcnow()), note=note)
+        return self._record([row], [], f"promotions: propose {memory_id}")
+
+    def endorse(self, memory_id: str) -> dict:
+        """This agent's signed support for a pending proposal of another agent's memory."""
+        row = self._pending(memory_id)
+        if row["origin_agent"] == self.agent_id:
+            raise BadInput("memory", f"{memory_id} is {self.agent_id}'s own memory: an agent cannot endorse its own")
+        if any(e["agent_id"] == self.agent_id for e in self.tables.endorsements.of(memory_id)):
+            raise BadInput("memory", f"{memory_id} is already endorsed by {self.agent_id}")
+        signed = endorsement(self.identity(), memory_id, self.agent_id, iso(utcnow()))
+        return self._record([], [signed], f"promotions: {self.agent_id} endorses {memory_id}")
+
+    def check_decision(self, memory_id: str, note: str) -> dict:
+        """The pending proposal a decision is about, once the decision is known to be valid."""
+        if not note or not note.strip():
+            raise BadInput("note", "say why: a decision needs a note")
+        return self._pending(memory_id)
+
+    def decide(self, memory_id: str, *, approve: bool, note: str, by: str, reviewer: Identity) -> dict:
+        """A person's approval or rejection, signed with their reviewer key: one commit."""
+        row = self.check_decision(memory_id, note)
+        document = {"approve": approve, "note": note, "by": by, "agent": self.agent_id, "at": iso(utcnow())}
+        verb = "approve" if approve else "reject"
+        return self._record([rules.decided(row, reviewer, **document)], [], f"promotions: {by} {verb}s {memory_id}")
+
+    def _pending(self, memory_id: str) -> dict:
+        row = self._row(memory_id)
+        on_main = {memory_id} if consensus.on_main(self.tables, memory_id) else set()
+        status = self._standing(row, on_main).status
+        if status != rules.PENDING:
+            raise BadInput("memory", f"the promotion of {memory_id} is {status}, not pending")
+        return row
+
+    def _record(self, promotions: list[dict], endorsements: list[dict], message: str) -> dict:
+        memory_id = (promotions or endorsements)[0]["memory_id"]
+        with self.repo.transaction():
+            self.tables.promotions.write(promotions)
+            self.tables.endorsements.write(endorsements)
+            head = self.repo.commit(message, author=self.agent_id)
+        self.upkeep.after_commit()
+        return {**self.show(memory_id), "recorded": head}
+
+    # --- travel ---------------------------------------------------------------------
+    def share_after(self, what: str, result: dict, remote: str | None) -> dict:
+        """`result` (committed here) with the exchange through the commons added, and the
+        proposal as it stands afterwards; NotShared, carrying the result, when it failed."""
+        if remote is None:
+            return {**result, "promotions": {"pushed": False}}
+        try:
+            exchanged = self.exchange(remote)
+        except CollectiveError as e:
+            raise NotShared(what, e, {**result, "promotions": {"pushed": False, "error": str(e)}}) from e
+        after = self.show(result["memory"]) if "memory" in result else {}
+        return {**result, **after, "promotions": exchanged}
+
+    def exchange(self, remote: str, *, fetched: bool = False) -> dict:
+        """Bring the commons' consensus and proposals in, land what is due, share ours.
+        Unfetched (after a push), only when this agent keeps proposals."""
+        if not fetched:
+            if not self.tables.promotions.by_id():
+                return {"consensus_moved": False, "taken": 0, "refused": {}, "promoted": [], "pushed": False}
+            self.repo.fetch(remote)
+        followed = consensus.follow(self.repo, remote)
+        taken = self.take_from(remote)
+        landed = self.settle(remote)
+        shared = self.share(remote)
+        return {"consensus_moved": followed, "taken": taken["taken"], "refused": taken["refused"],
+                "promoted": landed, **shared}
+
+    def take_from(self, remote: str) -> dict:
+        """The commons' proposals, decisions and endorsements, checked, into the working
+        branch (one commit if anything changed). The caller fetched."""
+        ref = tracking(remote, QUARANTINE_BRANCH)
+        if ref not in self.repo.remote_branches():
+            return {"taken": 0, "refused": {}}
+        checked = self._checked(ref, remote)
+        held = {(e["memory_id"], e["agent_id"]) for e in self.tables.endorsements.all()}
+        promotions = rules.join(self.tables.promotions.by_id(), checked.promotions)
+        endorsements = [e for e in checked.endorsements if (e["memory_id"], e["agent_id"]) not in held]
+        if promotions or endorsements:
+            with self.repo.transaction():
+                self.tables.promotions.write(promotions)
+                self.tables.endorsements.write(endorsements)
+                self.repo.commit(f"promotions: take {len(promotions) + len(endorsements)} row(s) from {remote}",
+                                 author=self.agent_id)
+            self.upkeep.after_commit()
+        return {"taken": len(promotions) + len(endorsements), "refused": checked.refused}
+
+    def _checked(self, ref: str, remote: str) -> rules.Checked:
+        try:
+            promotions = list(self.tables.promotions.by_id(as_of=ref).values())
+            endorsements = self.tables.endorsements.all(as_of=ref)
+        except StorageError:  # the shared branch predates promotions
+            return rules.Checked()
+        return rules.check(promotions, endorsements, self._key_finder(remote))
+
+    def _key_finder(self, remote: str) -> Callable[[str], list[str]]:
+        """An agent's keys: the one held for it (else the one its branch or the shared branch
+        shows), and those it rotated away from."""
+        keys = self.tables.agents.keys()
+        rotated: dict[str, list[str]] = {}
+        for row in self.tables.key_rotations.all():
+            rotated.setdefault(row["agent_id"], []).append(row["old_key"])
+
+        def key_of(agent_id: str) -> list[str]:
+            if agent_id not in keys:
+                keys[agent_id] = next((self.tables.agents.public_key(agent_id, as_of=ref)
+                                       for ref in (peer_working(remote, agent_id), tracking(remote, QUARANTINE_BRANCH))
+                                       if ref in self.repo.remote_branches()), None)
+            return [k for k in [keys[agent_id], *rotated.get(agent_id, [])] if k]
+        return key_of
+
+    def settle(self, remote: str) -> list[dict]:
+        """Land every proposal due here that the commons' main does not hold yet."""
+        on_main = {r["id"] for r in self.tables.memories.rows(as_of=MAIN_BRANCH, columns=("id",))}
+        landed = []
+        for row in self.tables.promotions.by_id().values():
+            standing = self._standing(row, on_main)
+            memory = self._memory_row(row["memory_id"]) if standing.due else None
+            if memory is None or memory["origin_agent"] != row["origin_agent"]:
+                continue
+            endorsements = [e for e in self.tables.endorsements.of(row["memory_id"])
+                            if e["agent_id"] in standing.endorsers]
+            landed.append(consensus.land(self.repo, self.tables, remote, memory_row=memory, promotion=row,
+                                         endorsements=endorsements, reason=standing.reason, author=self.agent_id))
+            on_main.add(row["memory_id"])
+        return landed
+
+    def share(self, remote: str) -> dict:
+        """Publish our proposals, decisions and endorsements (and the proposed memories)
+        on collective/quarantine. The caller fetched; a lost race fetches and rebuilds."""
+        if not self.tables.promotions.by_id():
+            return {"pushed": False}
+        try:
+            return retrying(lambda: self._share_once(remote), retry_on=NonFastForward, attempts=SHARE_ATTEMPTS,
+                            before_retry=lambda _: self.repo.fetch(remote))
+        except NonFastForward:
+            raise PromotionsUnshared(f"could not push {QUARANTINE_BRANCH} to {remote} "
+                                     f"after {SHARE_ATTEMPTS} attempts") from None
+
+    def _share_once(self, remote: str) -> dict:
+        ref = tracking(remote, QUARANTINE_BRANCH)
+        base = ref if ref in self.repo.remote_branches() else MAIN_BRANCH
+        self.repo.create_branch_at(QUARANTINE_BRANCH, base)
+        with self.repo.on_branch(QUARANTINE_BRANCH):  # made by an agent of an older schema
+            self.repo.migrate(author=self.agent_id, now=iso(utcnow()))
+        theirs = rules.check(list(self.tables.promotions.by_id(as_of=QUARANTINE_BRANCH).values()),
+                             self.tables.endorsements.all(as_of=QUARANTINE_BRANCH), self._key_finder(remote))
+        promotions = rules.join({r["memory_id"]: r for r in theirs.promotions},
+                                list(self.tables.promotions.by_id().values()))
+        held = {(e["memory_id"], e["agent_id"]) for e in theirs.endorsements}
+        endorsements = [e for e in self.tables.endorsements.all() if (e["memory_id"], e["agent_id"]) not in held]
+        if promotions or endorsements:
+            memories = self.tables.memories.rows_by_id([p["memory_id"] for p in promotions])
+            with self.repo.on_branch(QUARANTINE_BRANCH), self.repo.transaction():
+                self.tables.promotions.write(promotions)
+                self.tables.endorsements.write(endorsements)
+                self.tables.memories.write_rows(memories)
+                self.tables.agents.write(self.tables.agents.get(self.agent_id, as_of=self.branch))
+                self.repo.commit(f"promotions: {self.agent_id} shares {len(promotions) + len(endorsements)} row(s)",
+                                 author=self.agent_id)
+        elif base == ref:
+            return {"pushed": False}
+        self.repo.push(remote, QUARANTINE_BRANCH)
+        return {"pushed": True, "changed": len(promotions) + len(endorsements)}

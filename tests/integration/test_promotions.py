@@ -1,0 +1,261 @@
+"""Promotions to main: a memory reaches the consensus branch only when a person approves
+it or two agents other than its origin endorse it, as one commit naming them; every
+agent's pull brings consensus in, and `recall --consensus` recalls only that.
+
+mars-1 learned that the coolant pump in module C is not safe; earth-1 and earth-2
+hold it after a pull. Both engines; the commons is a file.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from collective import reviewer_keys
+from collective.agent import Agent
+from collective.config import Home
+from collective.errors import BadInput, NotFound
+from collective.identity import Identity, endorsement
+from collective.model import iso, utcnow
+from collective.model.refs import MAIN_BRANCH, QUARANTINE_BRANCH, tracking
+from collective.promotion import consensus
+
+TRIO = ("earth-1", "earth-2", "mars-1")
+
+PUMP = "The coolant pump in module C is not safe to operate"
+ROVER = "Rover 5 battery was replaced on Tuesday"
+
+pytestmark = pytest.mark.usefixtures("engine")
+
+
+@pytest.fixture
+def agents(home, tmp_path, hash_embedder, engine):
+    folder = tmp_path / "commons"
+    folder.mkdir()
+    url = f"file://{folder}" if engine == "dolt" else f"file://{folder / 'commons.db'}"
+    made = {name: Agent.init(name, home=home, embedder=hash_embedder) for name in TRIO}
+    try:
+        for agent in made.values():
+            agent.add_remote("origin", url)
+        yield made
+    finally:
+        for agent in made.values():
+            agent.close()
+
+
+@pytest.fixture
+def pump(agents):
+    """mars-1's memory, held by all three, proposed by mars-1 and seen by the others."""
+    e1, e2, m1 = agents["earth-1"], agents["earth-2"], agents["mars-1"]
+    memory = m1.store(PUMP).memory
+    m1.store(ROVER)
+    m1.push()
+    e1.pull()
+    e2.pull()
+    m1.promote(memory.id, note="measured twice")
+    e1.pull()
+    e2.pull()
+    return memory
+
+
+def commons_main(agent: Agent) -> str:
+    agent.repo.fetch("origin")
+    return consensus.commons_main(agent.repo, "origin")
+
+
+def promote_commits(agent: Agent) -> list:
+    return [c for c in agent.repo.log(MAIN_BRANCH) if c.message.startswith("promote ")]
+
+
+def test_one_endorsement_is_not_enough_and_consensus_stays_untouched(agents, pump):
+    e1, e2, m1 = agents["earth-1"], agents["earth-2"], agents["mars-1"]
+    before = commons_main(e1)
+    result = e1.endorse(pump.id)
+    assert result["status"] == "pending" and result["endorsements"] == ["earth-1"]
+    for agent in (e1, e2, m1):   # push, pull and the quarantine's sharing leave main alone
+        agent.pull()
+        agent.push()
+    assert commons_main(e2) == before
+    assert [p["memory"] for p in e2.promotions()] == [pump.id]
+    assert e2.promotions()[0]["endorsements"] == ["earth-1"]
+    assert e2.recall("coolant pump", consensus=True) == []
+
+
+def test_two_endorsements_promote_in_one_commit_naming_them(agents, pump):
+    e1, e2, m1 = agents["earth-1"], agents["earth-2"], agents["mars-1"]
+    e1.endorse(pump.id)
+    e2.pull()
+    result = e2.endorse(pump.id)
+    assert result["status"] == "promoted", result
+    head = commons_main(m1)
+    commits = promote_commits(e2)
+    assert len(commits) == 1 and commits[0].hash == head == result["commit"]
+    assert commits[0].message == f"promote {pump.id}: endorsed by earth-1, earth-2"
+    # main moved by exactly that one commit
+    assert [c.hash for c in e2.repo.log(MAIN_BRANCH)][:2][0] == head
+    m1.pull()
+    assert m1.promotions("promoted")[0]["commit"] == head
+    assert [h.memory.id for h in m1.recall(PUMP, consensus=True)] == [pump.id]
+    assert ROVER not in [h.memory.content for h in m1.recall(ROVER, consensus=True)]
+
+
+def test_a_pull_brings_consensus_to_a_third_agent(agents, pump, home, hash_embedder):
+    e1, e2 = agents["earth-1"], agents["earth-2"]
+    e1.endorse(pump.id)
+    e2.pull()
+    e2.endorse(pump.id)
+    with Agent.init("venus-1", home=home, embedder=hash_embedder) as v1:
+        v1.add_remote("origin", e1.remotes()["origin"])
+        assert v1.recall(PUMP, consensus=True) == []
+        v1.pull()
+        assert [h.memory.id for h in v1.recall(PUMP, consensus=True)] == [pump.id]
+        assert v1.repo.head(MAIN_BRANCH) == commons_main(v1)
+
+
+def test_a_persons_approval_promotes(agents, pump, home):
+    e1, m1 = agents["earth-1"], agents["mars-1"]
+    made = reviewer_keys.init(Home.at(home), "ana")
+    e1.add_reviewer("ana", made["public_key"])
+    result = e1.decide_promotion(pump.id, approve=True, note="checked the logs", by="ana")
+    assert result["status"] == "promoted" and result["decided_by"] == "ana"
+    assert promote_commits(e1)[0].message == f"promote {pump.id}: approved by ana"
+    m1.pull()
+    assert [h.memory.id for h in m1.recall(PUMP, consensus=True)] == [pump.id]
+
+
+def test_an_unauthorised_approval_awaits_and_a_rejection_blocks(agents, pump, home):
+    e1, e2 = agents["earth-1"], agents["earth-2"]
+    made = reviewer_keys.init(Home.at(home), "ana")
+    before = commons_main(e1)
+    waiting = e1.decide_promotion(pump.id, approve=True, note="fine", by="ana")
+    assert waiting["status"] == "pending" and waiting["awaiting"]
+    assert commons_main(e1) == before
+    e2.add_reviewer("ana", made["public_key"])
+    e2.pull()   # ana's approval arrives where she is honoured: earth-2 promotes
+    assert e2.promotions("promoted")[0]["decided_by"] == "ana"
+
+
+def test_rejection(agents, pump, home):
+    e1, e2 = agents["earth-1"], agents["earth-2"]
+    made = reviewer_keys.init(Home.at(home), "ana")
+    for agent in (e1, e2):
+        agent.add_reviewer("ana", made["public_key"])
+    before = commons_main(e1)
+    rejected = e1.decide_promotion(pump.id, approve=False, note="one reading only", by="ana")
+    assert rejected["status"] == "rejected"
+    e2.pull()
+    assert e2.promotions("rejected")[0]["memory"] == pump.id
+    with pytest.raises(BadInput):
+        e2.endorse(pump.id)
+    assert commons_main(e2) == before
+
+
+def test_self_endorsement_is_refused_and_nothing_written(agents, pump):
+    m1 = agents["mars-1"]
+    head = m1.repo.head()
+    with pytest.raises(BadInput, match="own"):
+        m1.endorse(pump.id)
+    assert m1.repo.head() == head
+
+
+def test_forged_and_self_endorsements_arriving_by_pull_are_ignored_and_reported(agents, pump, tmp_path):
+    e1, e2, m1 = agents["earth-1"], agents["earth-2"], agents["mars-1"]
+    e1.endorse(pump.id)
+    stranger = Identity.generate(tmp_path / "stranger.pem")
+    at = iso(utcnow())
+    forged = endorsement(stranger, pump.id, "earth-2", at)     # in earth-2's name, not its key
+    own = endorsement(m1.identity, pump.id, "mars-1", at)        # the origin's own
+    m1.repo.fetch("origin")
+    m1.repo.create_branch_at(QUARANTINE_BRANCH, tracking("origin", QUARANTINE_BRANCH))
+    with m1.repo.on_branch(QUARANTINE_BRANCH), m1.repo.transaction():
+        m1.tables.endorsements.write([forged, own])
+        m1.repo.commit("promotions: endorse", author="mars-1")
+    m1.repo.push("origin", QUARANTINE_BRANCH)
+    before = commons_main(e1)
+    result = e1.pull()
+    refused = result["refused"][QUARANTINE_BRANCH]
+    assert refused["forged_endorsement"] == [f"{pump.id} by earth-2"]
+    assert refused["self_endorsement"] == [f"{pump.id} by mars-1"]
+    assert e1.promotions()[0]["endorsements"] == ["earth-1"]
+    assert commons_main(e1) == before
+
+
+def test_bad_input_writes_nothing(agents, pump, home):
+    e1, m1 = agents["earth-1"], agents["mars-1"]
+    reviewer_keys.init(Home.at(home), "ana")
+    heads = {a: a.repo.head() for a in (e1, m1)}
+    with pytest.raises(NotFound):
+        e1.promote("no-such-memory")
+    with pytest.raises(BadInput, match="already proposed"):
+        e1.promote(pump.id)
+    with pytest.raises(NotFound):
+        e1.decide_promotion("no-such-memory", approve=True, note="x", by="ana")
+    with pytest.raises(BadInput, match="note"):
+        e1.decide_promotion(pump.id, approve=True, note=" ", by="ana")
+    with pytest.raises(BadInput, match="status"):
+        e1.promotions("sideways")
+    assert {a: a.repo.head() for a in (e1, m1)} == heads
+
+
+def test_approving_a_promoted_one_is_refused(agents, pump, home):
+    e1 = agents["earth-1"]
+    made = reviewer_keys.init(Home.at(home), "ana")
+    e1.add_reviewer("ana", made["public_key"])
+    e1.decide_promotion(pump.id, approve=True, note="yes", by="ana")
+    head = e1.repo.head()
+    with pytest.raises(BadInput, match="promoted, not pending"):
+        e1.decide_promotion(pump.id, approve=False, note="no", by="ana")
+    with pytest.raises(BadInput, match="already on main"):
+        e1.promote(pump.id)
+    assert e1.repo.head() == head
+
+
+def test_a_lost_race_gives_one_promotion(agents, pump):
+    """earth-1 and earth-2 both hold two endorsements and land at once: one commit."""
+    e1, e2 = agents["earth-1"], agents["earth-2"]
+    e1.endorse(pump.id)
+    e2.pull()
+    e2.endorse(pump.id)   # earth-2 landed it; earth-1 has not fetched since
+    stale = consensus.commons_main(e1.repo, "origin")
+    row = e1.tables.promotions.get(pump.id)
+    memory = e1.tables.memories.rows_by_id([pump.id])[0]
+    with pytest.raises(Exception) as lost:
+        consensus.land_once(e1.repo, e1.tables, "origin", stale, memory_row=memory, promotion=row,
+                            endorsements=[], reason="endorsed by earth-1, earth-2", author="earth-1")
+    assert type(lost.value).__name__ == "NonFastForward"
+    e1.repo.fetch("origin")
+    again = consensus.land(e1.repo, e1.tables, "origin", memory_row=memory, promotion=row, endorsements=[],
+                           reason="endorsed by earth-1, earth-2", author="earth-1")
+    assert again["landed"] is False
+    assert len(promote_commits(e1)) == 1 and e1.repo.head(MAIN_BRANCH) == commons_main(e2)
+
+
+def test_two_agents_landing_at_once_give_one_promotion(agents, pump):
+    e1, e2, m1 = agents["earth-1"], agents["earth-2"], agents["mars-1"]
+    e1.endorse(pump.id)
+    e2.pull()
+    e2.promotion.endorse(pump.id)   # recorded, not shared yet: both now hold two endorsements
+    e1.repo.fetch("origin")
+    e1.promotion.take_from("origin")
+    e2.promotion.share("origin")
+    e1.repo.fetch("origin")
+    e1.promotion.take_from("origin")
+    results, errors = [], []
+
+    def settle(agent):
+        try:
+            agent.repo.fetch("origin")
+            results.extend(agent.promotion.settle("origin"))
+        except Exception as e:  # noqa: BLE001  (reported below)
+            errors.append(e)
+
+    threads = [threading.Thread(target=settle, args=(a,)) for a in (e1, e2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    assert sorted(r["landed"] for r in results) == [False, True]
+    m1.pull()
+    assert len(promote_commits(m1)) == 1

@@ -53,16 +53,17 @@ class ReviewPage:
 
     def render(self, request: Request, name: str, status: int = 200, **context: Any) -> HTMLResponse:
         key, new = self.guard.browser_key(request)
-        html = self.templates.get_template(name).render(
-            reviewer=self.reviewer, csrf_field=CSRF_FIELD, csrf=self.guard.csrf_token(key),
-            notice=request.query_params.get("done"), unshared=request.query_params.get("unshared"), **context)
+        html = self.templates.get_template(name).render({
+            "agent": None, "error": None, "entered": {}, **context, "reviewer": self.reviewer,
+            "csrf_field": CSRF_FIELD, "csrf": self.guard.csrf_token(key),
+            "notice": request.query_params.get("done"), "unshared": request.query_params.get("unshared")})
         response = HTMLResponse(html, status_code=status)
         if new:
             response.set_cookie(CSRF_COOKIE, key, httponly=True, samesite="strict")
         return response
 
     def problem(self, request: Request, status: int, message: str) -> HTMLResponse:
-        return self.render(request, "problem.html", status=status, message=message, agent=None)
+        return self.render(request, "problem.html", status=status, message=message)
 
     # --- pages -------------------------------------------------------------------------
     async def overview(self, request: Request) -> Response:

@@ -65,6 +65,30 @@ class ReviewPage:
     def problem(self, request: Request, status: int, message: str) -> HTMLResponse:
         return self.render(request, "problem.html", status=status, message=message)
 
+    async def listing(self, request: Request, template: str, statuses: tuple[str, ...],
+                      read: Callable[[Agent, str | None], list[dict]], key: str) -> Response:
+        """A list page filtered by ?status= (its first status by default; "all" for every one)."""
+        status = request.query_params.get("status", statuses[0])
+        if status not in statuses:
+            return self.problem(request, 400, f"status: must be one of {', '.join(statuses)}")
+        def run(agent: Agent) -> dict:
+            return {"agent": agent.agent_id, key: read(agent, None if status == "all" else status)}
+        return self.render(request, template, status_filter=status, **await self.agent_call(run))
+
+    async def act(self, request: Request, call: Callable[[Agent], Any], *, done: str,
+                  again: Callable[..., Any], entered: dict) -> Response:
+        """Make a decision; then redirect to its page (POST-redirect-GET), or show that page again
+        with the error and what was typed when the input was bad."""
+        try:
+            await self.agent_call(call)
+        except NotShared:
+            return RedirectResponse(f"{request.url.path}?done={done}&unshared=1", status_code=303)
+        except BadInput as e:
+            if isinstance(e, NotFound):
+                raise
+            return await again(request, error=one_line(e), status=400, entered=entered)
+        return RedirectResponse(f"{request.url.path}?done={done}", status_code=303)
+
     # --- pages -------------------------------------------------------------------------
     async def overview(self, request: Request) -> Response:
         def read(agent: Agent) -> dict:
@@ -73,12 +97,11 @@ class ReviewPage:
         return self.render(request, "overview.html", **await self.agent_call(read))
 
     async def dispute_list(self, request: Request) -> Response:
-        status = request.query_params.get("status", "open")
-        if status not in DISPUTE_STATUSES:
-            return self.problem(request, 400, f"status: must be one of {', '.join(DISPUTE_STATUSES)}")
-        def read(agent: Agent) -> dict:
-            return {"agent": agent.agent_id, "disputes": agent.disputes(None if status == "all" else status)}
-        return self.render(request, "disputes.html", status_filter=status, **await self.agent_call(read))
+        return await self.listing(request, "disputes.html", DISPUTE_STATUSES, lambda a, s: a.disputes(s), "disputes")
+
+    async def promotion_list(self, request: Request) -> Response:
+        return await self.listing(request, "promotions.html", PROMOTION_STATUSES, lambda a, s: a.promotions(s),
+                                  "promotions")
 
     async def dispute(self, request: Request, *, error: str | None = None, status: int = 200,
                       entered: dict | None = None) -> Response:
@@ -94,26 +117,11 @@ class ReviewPage:
     async def resolve(self, request: Request) -> Response:
         dispute_id = request.path_params["dispute_id"]
         form = await self.guard.checked_form(request)
-        keep, text = str(form.get("keep", "")), str(form.get("text", "")).strip() or None
-        note = str(form.get("note", ""))
-        try:
-            await self.agent_call(lambda agent: agent.resolve_dispute(
-                dispute_id, keep=keep, text=text if keep == "merged" else None, note=note, by=self.reviewer))
-        except NotShared:
-            return RedirectResponse(f"/disputes/{dispute_id}?done=verdict&unshared=1", status_code=303)
-        except BadInput as e:
-            if isinstance(e, NotFound):
-                raise
-            return await self.dispute(request, error=one_line(e), status=400, entered={"note": note, "text": text})
-        return RedirectResponse(f"/disputes/{dispute_id}?done=verdict", status_code=303)
-
-    async def promotion_list(self, request: Request) -> Response:
-        status = request.query_params.get("status", "pending")
-        if status not in PROMOTION_STATUSES:
-            return self.problem(request, 400, f"status: must be one of {', '.join(PROMOTION_STATUSES)}")
-        def read(agent: Agent) -> dict:
-            return {"agent": agent.agent_id, "promotions": agent.promotions(None if status == "all" else status)}
-        return self.render(request, "promotions.html", status_filter=status, **await self.agent_call(read))
+        keep, note = str(form.get("keep", "")), str(form.get("note", ""))
+        text = str(form.get("text", "")).strip() or None
+        return await self.act(request, lambda agent: agent.resolve_dispute(
+            dispute_id, keep=keep, text=text if keep == "merged" else None, note=note, by=self.reviewer),
+            done="verdict", again=self.dispute, entered={"note": note, "text": text})
 
     async def promotion(self, request: Request, *, error: str | None = None, status: int = 200,
                         entered: dict | None = None) -> Response:
@@ -133,16 +141,9 @@ class ReviewPage:
         if decision not in ("approve", "reject"):
             return await self.promotion(request, error="decision: must be approve or reject", status=400,
                                         entered={"note": note})
-        try:
-            await self.agent_call(lambda agent: agent.decide_promotion(
-                memory_id, approve=decision == "approve", note=note, by=self.reviewer))
-        except NotShared:
-            return RedirectResponse(f"/promotions/{memory_id}?done={decision}&unshared=1", status_code=303)
-        except BadInput as e:
-            if isinstance(e, NotFound):
-                raise
-            return await self.promotion(request, error=one_line(e), status=400, entered={"note": note})
-        return RedirectResponse(f"/promotions/{memory_id}?done={decision}", status_code=303)
+        return await self.act(request, lambda agent: agent.decide_promotion(
+            memory_id, approve=decision == "approve", note=note, by=self.reviewer),
+            done=decision, again=self.promotion, entered={"note": note})
 
 
 def _side_rows(side: dict) -> list[str]:

@@ -20,6 +20,7 @@ from .index.keeper import IndexKeeper
 from .model import DEFAULT_AMPLITUDE, Memory, events, utcnow, validate_content, validate_vector
 from .peers import Peers
 from .promotion import Promotions
+from .quarantine.disputes import Disputes
 from .quarantine.service import Quarantine
 from .recall import AccessCounter, Recall, RecallHit
 from .runtime.progress import Progress
@@ -57,7 +58,9 @@ class Agent:
         self.recaller = Recall(self.repo, tables, self.keeper, self.access, branch=self.branch,
                                settings=self.settings, trust_scores=self.peers_view.trust_scores)
         self.quarantine = Quarantine(self.repo, tables, self.peers_view, self.upkeep, agent_id=self.agent_id,
-                                     branch=self.branch, threshold=self.settings.escalation_threshold)
+                                     branch=self.branch, threshold=self.settings.escalation_threshold,
+                                     amplitude_cap=self.settings.amplitude_cap, penalty=self.settings.dispute_penalty)
+        self.disputes_view = Disputes(self.repo, tables, self.peers_view, self.quarantine, agent_id=self.agent_id)
         self.remote_names = Remotes(self.repo, default=self.home.setting("CMEM_REMOTE", "remote"))
         self.promotion = Promotions(self.repo, tables, self.upkeep, identity=lambda: self.identity,
                                     agent_id=self.agent_id, branch=self.branch)
@@ -244,14 +247,41 @@ class Agent:
         recorded with who and why, flags and trust follow when this agent honours that
         reviewer, then pushed. NotShared when it is recorded here but the push failed."""
         self.quarantine.check_verdict(case_id, keep)  # bad input is said before the remote is chosen
+        reviewer, name = self._reviewer(by)
+        remote_name = self.remote_names.choose(remote) if self.remote_names.all() else None
+        resolved = self.quarantine.resolve(case_id, keep=keep, note=note, by=name, reviewer=reviewer)
+        return self.quarantine.share_after("verdict", resolved, remote_name)
+
+    def disputes(self, status: str | None = None) -> list[dict]:
+        """Disagreements grouped by claim: escalated first, oldest first; status "open"
+        (pending or escalated), "pending", "escalated", "resolved" or None (all)."""
+        return self.disputes_view.list(status)
+
+    def dispute(self, dispute_id: str) -> dict:
+        return self.disputes_view.show(dispute_id)
+
+    def resolve_dispute(self, dispute_id: str, *, keep: str, text: str | None = None, note: str,
+                        by: str | None = None, remote: str | None = None) -> dict:
+        """A person's verdict on a whole dispute (every case of it), signed with their reviewer
+        key, then shared (with the corrected memory, for merged). NotShared when recorded here
+        but not pushed."""
+        dispute = self.disputes_view.check(dispute_id, keep, text)  # bad input is said before anything else
+        reviewer, name = self._reviewer(by)
+        remote_name = self.remote_names.choose(remote) if self.remote_names.all() else None
+        merged = None if keep != "merged" else self.writer.compose(
+            text, parents=[dispute["a"]["memory"], dispute["b"]["memory"]], importance=0.9)
+        resolved = self.disputes_view.resolve(dispute_id, keep=keep, note=note, by=name, reviewer=reviewer,
+                                              text=text, merged=merged)
+        if merged is not None and remote_name is not None:
+            return self.exchange.share_verdict(resolved, remote_name)
+        return self.quarantine.share_after("verdict", resolved, remote_name)
+
+    def _reviewer(self, by: str | None):
         name = by or reviewer_keys.default_name(self.home)
         if name is None:
             raise BadInput("by", "no reviewer key to sign with: run `cmem reviewer init --name NAME`, "
                                  "or name one with --by")
-        reviewer = reviewer_keys.load(self.home, name)
-        remote_name = self.remote_names.choose(remote) if self.remote_names.all() else None
-        resolved = self.quarantine.resolve(case_id, keep=keep, note=note, by=name, reviewer=reviewer)
-        return self.quarantine.share_after("verdict", resolved, remote_name)
+        return reviewer_keys.load(self.home, name), name
 
     def reviewers(self) -> list[dict]:
         return self.quarantine.reviewers()

@@ -62,6 +62,10 @@ class MemoryTable:
     def count(self, **where) -> int:
         return self.repo.count(self.name, where or None)
 
+    def absorbed_into(self, memory_id: str) -> list[dict]:
+        """The ids of the foreign copies absorbed into one memory."""
+        return self.repo.select(self.name, {"absorbed_into": memory_id}, columns=("id",))
+
     def count_absorbed(self) -> int:
         return self.repo.count(self.name) - self.repo.count(self.name, {"absorbed_into": None})
 

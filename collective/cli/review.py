@@ -29,7 +29,7 @@ def review(host, port, token, by, seconds, home, agent_id, as_json):
     browser brings once in the printed address (?token=...) and then keeps in a cookie.
     Each dispute shows both claims side by side (origins, this agent's trust in each,
     similarity, the judge's reason, copies, lineage and each row's Dolt history); the
-    actions are those of `cmem quarantine resolve` and `cmem promotion approve|reject`,
+    actions are those of `cmem quarantine resolve` and `cmem promotions approve|reject`,
     each with a note, signed with the reviewer key. Prints the address once it listens.
 
     \b

@@ -127,3 +127,19 @@ def test_with_a_token_every_request_needs_it_once_then_the_cookie(page, browser,
             wrong.close()
     finally:
         assert server.stop()[0] == 0
+
+
+def test_merged_without_text_says_why_keeps_what_was_typed_and_writes_nothing(page, served, world):
+    open_dispute(page, served)
+    with Agent.open("earth-2", home=world.home) as agent:
+        head = agent.log(1)[0].hash
+    page.fill("#note", "both wrong")
+    with page.expect_response(lambda r: r.request.method == "POST") as posted:
+        page.click("form#verdict button[value=merged]")
+    assert posted.value.status == 400
+    assert page.locator("#error").inner_text().startswith("text: ")
+    assert page.locator("#note").input_value() == "both wrong"
+    assert page.locator("#dispute-status").inner_text() in ("pending", "escalated")
+    with Agent.open("earth-2", home=world.home) as agent:
+        assert agent.log(1)[0].hash == head
+        assert [d["status"] for d in agent.disputes(None)] == [page.locator("#dispute-status").inner_text()]

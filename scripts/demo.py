@@ -1,4 +1,4 @@
-"""Three agents, one commons: store, recall, sync, merge, quarantine, resolve.
+"""Three agents, one commons: store, recall, sync, merge, quarantine, resolve, promote.
 
 earth-1 and earth-2 work on Earth, mars-1 on Mars; they meet only through a
 commons database in sync windows. Run with `make demo`.
@@ -202,6 +202,7 @@ def main() -> None:
     show_events(root, agents["earth-1"], agents["mars-1"])
 
     dream_demo(agents["earth-1"])
+    consensus_demo(agents)
     for agent in agents.values():
         agent.close()
     say(f"\nDone. Inspect with: CMEM_HOME={home} cmem status --agent earth-1")
@@ -237,6 +238,26 @@ def dream_demo(agent: Agent) -> None:
         print(f"    disputed      {agent.get(pair['a']).summary}  <->  {agent.get(pair['b']).summary}")
     for made in report["synthesised"]:
         print(f"    synthesised   {made['summary']}  ({len(made['parents'])} parents)")
+
+
+def consensus_demo(agents: dict[str, Agent]) -> None:
+    """mars-1 proposes a memory for main; two other agents endorse it; it is promoted,
+    and another agent's pull brings the consensus in."""
+    heading("9. Consensus: a memory two other agents endorse is promoted to main")
+    mars, earth, earth2 = agents["mars-1"], agents["earth-1"], agents["earth-2"]
+    storm = mars.recall("dust storm over the landing site", k=1)[0].memory
+    mars.promote(storm.id, note="seen by the orbiter and the weather mast")
+    say(f"  mars-1 proposes {storm.summary!r} for main.")
+    for agent in (earth, earth2):
+        agent.pull()
+        result = agent.endorse(storm.id)
+        say(f"  {agent.agent_id} endorses it: {result['status']}, endorsed by {', '.join(result['endorsements'])}.")
+    promotion = earth2.promotions("promoted")[0]
+    say(f"  One commit on the commons' main, {promotion['commit'][:12]}, names its endorsers "
+        f"({', '.join(promotion['endorsements'])}); nothing else writes main.")
+    mars.pull()
+    say("  mars-1 pulls; its recall --consensus answers only from what the collective agreed:")
+    show_recall(mars, "is a dust storm coming?", consensus=True)
 
 
 if __name__ == "__main__":

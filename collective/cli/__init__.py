@@ -6,8 +6,8 @@ get exits 3 ("recorded locally, not shared: run cmem push"). Every command
 takes --json, but for `cmem mcp`, whose standard output is the protocol.
 
 The commands live by topic: memory (one agent's own), exchange (remotes, push,
-pull, peers), quarantine, keys (reviewers, rotation), judge, events (NATS), dream,
-mcp (the MCP server) and review (the web page); common holds what they share.
+pull, peers), quarantine, promotions (to main), keys (reviewers, rotation), judge, events
+(NATS), dream, mcp (the MCP server) and review (the web page); common holds what they share.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from typing import Any
 
 import click
 
-from . import dream, events, exchange, judge, keys, mcp, memory, quarantine, review
+from . import dream, events, exchange, judge, keys, mcp, memory, promotions, quarantine, review
 from .common import OneLineErrors, strict_text
 
 
@@ -28,7 +28,7 @@ def cli() -> None:
     """Versioned collective memory for AI agents, on Dolt."""
 
 
-for _topic in (memory, exchange, quarantine, keys, judge, events, dream, mcp, review):
+for _topic in (memory, exchange, quarantine, promotions, keys, judge, events, dream, mcp, review):
     for _command in _topic.COMMANDS:
         cli.add_command(_command)
 del _topic, _command

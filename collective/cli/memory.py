@@ -75,9 +75,10 @@ def _render_hits(hits: list[dict]) -> str:
 @click.option("-k", "k", default=5, show_default=True, type=int, help="How many memories.")
 @click.option("--as-of", help="Recall as of a commit, branch or timestamp.")
 @click.option("--include-faded", is_flag=True, help="Include memories whose strength fell below the fade threshold.")
+@click.option("--consensus", is_flag=True, help="Only what the collective promoted to main (after the last pull).")
 @agent_options
 @json_option
-def recall(query, k, as_of, include_faded, home, agent_id, as_json):
+def recall(query, k, as_of, include_faded, consensus, home, agent_id, as_json):
     """Recall the memories that resonate most with QUERY. Never creates a commit.
 
     \b
@@ -86,7 +87,8 @@ def recall(query, k, as_of, include_faded, home, agent_id, as_json):
     """
     with cli_errors():
         with open_agent(home, agent_id) as agent:
-            hits = [h.to_dict() for h in agent.recall(query, k=k, as_of=as_of, include_faded=include_faded)]
+            hits = [h.to_dict() for h in agent.recall(query, k=k, as_of=as_of, include_faded=include_faded,
+                                                      consensus=consensus)]
     emit(hits, as_json=as_json, text=_render_hits)
 
 

@@ -66,20 +66,22 @@ class MemoryTools:
         return self._call(lambda agent: agent.store(content, category=category, tags=tags or [],
                                                     importance=importance, phase=phase, stance=stance).to_dict())
 
-    def recall(self, query: str, k: int = 5, as_of: str | None = None, include_faded: bool = False) -> Result:
+    def recall(self, query: str, k: int = 5, as_of: str | None = None, include_faded: bool = False,
+               consensus: bool = False) -> Result:
         """Recall the k memories that resonate most with the query, ranked by
         cos^2 * amplitude * trust(origin) * recency * boost(access count). Never commits.
 
         as_of: a commit, branch or timestamp: recall what the agent believed then.
         include_faded: also memories whose strength fell below the fade threshold.
-        Not offered yet: include_refuted and consensus, which come with human review.
+        consensus: only memories the collective promoted to main (as of the last pull).
+        Not offered yet: include_refuted, which comes with human review.
 
         Returns {"hits": [{"id", "score", "similarity", "strength", "access_count",
         "disputed", "summary", "content", "category", "origin_agent", "amplitude",
         "created_at"}]}, best first.
         """
         return self._call(lambda agent: {"hits": [h.to_dict() for h in agent.recall(
-            query, k=k, as_of=as_of, include_faded=include_faded)]})
+            query, k=k, as_of=as_of, include_faded=include_faded, consensus=consensus)]})
 
     def show(self, memory_id: str) -> Result:
         """One memory by id, with its links and access count.

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Sequence
 
-from ..errors import CollectiveError, NonFastForward
+from ..errors import CollectiveError, NonFastForward, StorageError
 from ..model import iso, utcnow
 from ..model.refs import MAIN_BRANCH, tracking
 from ..store.tables import Tables
@@ -29,11 +29,20 @@ def commons_main(repo: Repository, remote: str) -> str:
     return repo.remote_branches().get(tracking(remote, MAIN_BRANCH), "")
 
 
+def holds_consensus(repo: Repository, ref: str) -> bool:
+    """Whether `ref` holds a promotion. A Dolt server makes a commons with an empty main,
+    without tables: that is no consensus yet."""
+    try:
+        return repo.count("promotions", as_of=ref) > 0
+    except StorageError:
+        return False
+
+
 def follow(repo: Repository, remote: str) -> bool:
     """Bring the commons' consensus in: our main becomes the commons' main (the caller
     fetched). Returns whether it moved."""
     theirs = commons_main(repo, remote)
-    if not theirs or repo.head(MAIN_BRANCH) == theirs:
+    if not theirs or repo.head(MAIN_BRANCH) == theirs or not holds_consensus(repo, tracking(remote, MAIN_BRANCH)):
         return False
     repo.create_branch_at(MAIN_BRANCH, tracking(remote, MAIN_BRANCH))
     return True
@@ -58,7 +67,8 @@ def land(repo: Repository, tables: Tables, remote: str, *, memory_row: dict, pro
     memory_id = memory_row["id"]
     for _ in range(LAND_ATTEMPTS):
         expect = commons_main(repo, remote)
-        if expect and on_main(tables, memory_id, tracking(remote, MAIN_BRANCH)):
+        ref = tracking(remote, MAIN_BRANCH)
+        if expect and holds_consensus(repo, ref) and on_main(tables, memory_id, ref):
             follow(repo, remote)
             return {"memory": memory_id, "commit": promoting_commit(repo, memory_id), "landed": False}
         try:

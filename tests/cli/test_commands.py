@@ -17,6 +17,7 @@ TREE = {
     "init": None, "store": None, "recall": None, "show": None, "forget": None, "log": None, "index": None,
     "status": None, "remote": {"add", "list"}, "push": None, "pull": None, "serve-commons": None, "credential": None,
     "agents": {"accept-key", "reject-key"}, "trust": None, "quarantine": {"list", "show", "resolve"},
+    "promote": None, "endorse": None, "promotions": {"list", "approve", "reject"},
     "reviewer": {"init"}, "reviewers": {"add", "list", "remove"}, "key": {"rotate"}, "judge": None, "mcp": None,
     "events": {"tail", "flush"}, "listen": None,
     "dream": {"accept"},  # a group that also runs on its own: `cmem dream [--full] ...`

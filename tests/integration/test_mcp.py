@@ -62,7 +62,7 @@ def test_lists_every_tool_with_a_schema_and_a_documented_result(agents):
         assert all("Returns" in t.description for t in tools.values())
         recall = tools["recall"]
         assert recall.input_schema["required"] == ["query"]
-        assert set(recall.input_schema["properties"]) == {"query", "k", "as_of", "include_faded"}
+        assert set(recall.input_schema["properties"]) == {"query", "k", "as_of", "include_faded", "consensus"}
         assert recall.annotations.read_only_hint and not tools["store"].annotations.read_only_hint
     run(scenario)
 
@@ -106,6 +106,9 @@ def test_pushes_and_pulls_between_two_agents_through_a_file_commons(agents):
             assert [(p["peer"], p["status"]) for p in pulled["peers"]] == [("earth-1", "merged")]
             hits = (await call(mars, "recall", query="When do Martian dust storms peak?", k=1))["hits"]
             assert [(h["origin_agent"], h["content"]) for h in hits] == [("earth-1", stored["content"])]
+            # nothing was promoted to main: the collective agreed on nothing yet
+            consensus = await call(mars, "recall", query="When do Martian dust storms peak?", consensus=True)
+            assert consensus["hits"] == []
     run(scenario)
 
 

@@ -8,11 +8,14 @@ hold it after a pull. Both engines; the commons is a file.
 
 from __future__ import annotations
 
+import contextlib
+import json
 import threading
 
 import pytest
 
 from collective import reviewer_keys
+from dream import dream
 from collective.agent import Agent
 from collective.config import Home
 from collective.errors import BadInput, NotFound
@@ -29,12 +32,9 @@ ROVER = "Rover 5 battery was replaced on Tuesday"
 pytestmark = pytest.mark.usefixtures("engine")
 
 
-@pytest.fixture
-def agents(home, tmp_path, hash_embedder, engine):
-    folder = tmp_path / "commons"
-    folder.mkdir()
-    url = f"file://{folder}" if engine == "dolt" else f"file://{folder / 'commons.db'}"
-    made = {name: Agent.init(name, home=home, embedder=hash_embedder) for name in TRIO}
+@contextlib.contextmanager
+def three_agents(home, url: str, embedder):
+    made = {name: Agent.init(name, home=home, embedder=embedder) for name in TRIO}
     try:
         for agent in made.values():
             agent.add_remote("origin", url)
@@ -42,6 +42,18 @@ def agents(home, tmp_path, hash_embedder, engine):
     finally:
         for agent in made.values():
             agent.close()
+
+
+def file_commons(tmp_path, engine) -> str:
+    folder = tmp_path / "commons"
+    folder.mkdir()
+    return f"file://{folder}" if engine == "dolt" else f"file://{folder / 'commons.db'}"
+
+
+@pytest.fixture
+def agents(home, tmp_path, hash_embedder, engine):
+    with three_agents(home, file_commons(tmp_path, engine), hash_embedder) as made:
+        yield made
 
 
 @pytest.fixture
@@ -73,10 +85,13 @@ def test_one_endorsement_is_not_enough_and_consensus_stays_untouched(agents, pum
     before = commons_main(e1)
     result = e1.endorse(pump.id)
     assert result["status"] == "pending" and result["endorsements"] == ["earth-1"]
-    for agent in (e1, e2, m1):   # push, pull and the quarantine's sharing leave main alone
+    mains = {a.agent_id: a.repo.head(MAIN_BRANCH) for a in (e1, e2, m1)}
+    for agent in (e1, e2, m1):   # push, pull, the quarantine's sharing and a dream leave main alone
         agent.pull()
         agent.push()
+    dream(m1, full=True)
     assert commons_main(e2) == before
+    assert {a.agent_id: a.repo.head(MAIN_BRANCH) for a in (e1, e2, m1)} == mains
     assert [p["memory"] for p in e2.promotions()] == [pump.id]
     assert e2.promotions()[0]["endorsements"] == ["earth-1"]
     assert e2.recall("coolant pump", consensus=True) == []
@@ -259,3 +274,66 @@ def test_two_agents_landing_at_once_give_one_promotion(agents, pump):
     assert sorted(r["landed"] for r in results) == [False, True]
     m1.pull()
     assert len(promote_commits(m1)) == 1
+
+
+def test_over_every_kind_of_commons(commons_url, home, hash_embedder):
+    """A file or a served commons (a Dolt server's starts with an empty main)."""
+    with three_agents(home, commons_url, hash_embedder) as made:
+        e1, e2, m1 = made["earth-1"], made["earth-2"], made["mars-1"]
+        memory = m1.store(PUMP).memory
+        m1.push()
+        m1.promote(memory.id)
+        e1.pull()
+        e1.endorse(memory.id)
+        e2.pull()
+        assert e2.endorse(memory.id)["status"] == "promoted"
+        m1.pull()
+        assert [h.memory.id for h in m1.recall(PUMP, consensus=True)] == [memory.id]
+        assert len(promote_commits(m1)) == 1
+
+
+@pytest.fixture
+def agents_with_the_real_model(home, tmp_path, real_embedder, engine):
+    """As `agents`, with the model `cmem` loads."""
+    with three_agents(home, file_commons(tmp_path, engine), real_embedder) as made:
+        yield made
+
+
+def test_the_cli_promotes_by_two_endorsements_and_recalls_consensus(agents_with_the_real_model, cmem):
+    m1 = agents_with_the_real_model["mars-1"]
+    memory = m1.store(PUMP).memory
+    m1.push()
+    proposed = cmem("promote", memory.id, "--note", "measured twice", "--agent", "mars-1", "--json")
+    assert proposed.exit_code == 0, proposed.output
+    assert json.loads(proposed.stdout)["status"] == "pending"
+    for name in ("earth-1", "earth-2"):
+        assert cmem("pull", "--agent", name, "--json").exit_code == 0
+        endorsed = cmem("endorse", memory.id, "--agent", name)
+        assert endorsed.exit_code == 0, endorsed.output
+    assert "promoted" in endorsed.stdout and "endorsed by earth-1, earth-2" in endorsed.stdout
+    listed = cmem("promotions", "list", "--status", "promoted", "--agent", "earth-2", "--json")
+    assert [p["memory"] for p in json.loads(listed.stdout)] == [memory.id]
+    assert cmem("pull", "--agent", "mars-1", "--json").exit_code == 0
+    recalled = cmem("recall", "coolant pump", "--consensus", "--agent", "mars-1", "--json")
+    assert [h["id"] for h in json.loads(recalled.stdout)] == [memory.id]
+
+
+@pytest.mark.parametrize("args, message", [
+    (["promote", "no-such-memory"], "Error: memory: no memory with id 'no-such-memory'\n"),
+    (["promote", "{pump}"], "Error: memory: {pump} was already proposed by mars-1\n"),
+    (["endorse", "{pump}", "--agent", "mars-1"], "Error: memory: {pump} is mars-1's own memory: "
+                                                  "an agent cannot endorse its own\n"),
+    (["promotions", "approve", "no-such-memory", "--note", "x", "--by", "ana"],
+     "Error: memory: no promotion proposed for 'no-such-memory' (propose it with `cmem promote`)\n"),
+    (["promotions", "reject", "{pump}", "--note", "x", "--by", "nobody"], None),
+])
+def test_bad_input_on_the_cli_is_one_line_exit_2_and_writes_nothing(agents, pump, cmem, home, args, message):
+    reviewer_keys.init(Home.at(home), "ana")
+    heads = {n: a.repo.head() for n, a in agents.items()}
+    args = [a.replace("{pump}", pump.id) for a in args]
+    result = cmem(*args, *([] if "--agent" in args else ["--agent", "earth-1"]))
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.stderr.count("\n") == 1
+    if message:
+        assert result.stderr == message.replace("{pump}", pump.id)
+    assert {n: a.repo.head() for n, a in agents.items()} == heads

@@ -306,20 +306,12 @@ class Agent:
         """A person approves (promotes) or rejects a proposal, signed with their reviewer key;
         it takes effect where that reviewer is authorised."""
         self.promotion.check_decision(memory_id, note)  # bad input is said before the key is looked for
-        name = self._reviewer_name(by)
-        result = self.promotion.decide(memory_id, approve=approve, note=note, by=name,
-                                       reviewer=reviewer_keys.load(self.home, name))
+        reviewer, name = self._reviewer(by)
+        result = self.promotion.decide(memory_id, approve=approve, note=note, by=name, reviewer=reviewer)
         return self.promotion.share_after("decision", result, self._sharing_remote(remote))
 
     def _sharing_remote(self, remote: str | None) -> str | None:
         return self.remote_names.choose(remote) if self.remote_names.all() else None
-
-    def _reviewer_name(self, by: str | None) -> str:
-        name = by or reviewer_keys.default_name(self.home)
-        if name is None:
-            raise BadInput("by", "no reviewer key to sign with: run `cmem reviewer init --name NAME`, "
-                                 "or name one with --by")
-        return name
 
     def add_reviewer(self, name: str, public_key: str) -> dict:
         """Honour this reviewer's verdicts; those kept until now take effect."""

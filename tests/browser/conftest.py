@@ -8,26 +8,14 @@ Without chromium these tests skip, saying how to get it; with CMEM_REQUIRE_BROWS
 
 from __future__ import annotations
 
-import json
 import os
-import signal
-import subprocess
-import sys
-import time
-from dataclasses import dataclass, field
-from pathlib import Path
 
 import pytest
+from review_support import NOT_PUMP, PUMP, ROVER, Served, World
 
 from collective import reviewer_keys
 from collective.agent import Agent
 from collective.config import Home
-
-CMEM = str(Path(sys.executable).with_name("cmem"))
-PUMP = "The coolant pump in module C is safe to operate"
-NOT_PUMP = "The coolant pump in module C is not safe to operate"
-ROVER = "Rover 5 battery was replaced on Tuesday"
-QUERY = "is the coolant pump in module C safe?"
 
 
 def chromium_path() -> str:
@@ -63,18 +51,6 @@ def page(browser):
         context.close()
 
 
-def cmem(*args: str, home: Path, timeout: float = 120) -> subprocess.CompletedProcess:
-    """The CLI as a person runs it, in a child process."""
-    return subprocess.run([CMEM, *args, "--home", str(home)], capture_output=True, text=True, timeout=timeout)
-
-
-@dataclass
-class World:
-    home: Path
-    dispute_memories: dict = field(default_factory=dict)  # "safe" / "not safe" -> memory id
-    rover: str = ""
-
-
 @pytest.fixture
 def world(home, tmp_path, real_embedder) -> World:
     """earth-1 says the pump is safe, mars-1 that it is not; earth-2 pulls both (the dispute)
@@ -100,25 +76,6 @@ def world(home, tmp_path, real_embedder) -> World:
             agent.close()
 
 
-class Served:
-    """`cmem review` in a child process; stopped with SIGINT."""
-
-    def __init__(self, home: Path, *args: str):
-        self.child = subprocess.Popen([CMEM, "review", "--home", str(home), "--agent", "earth-2", "--by", "ana",
-                                       "--json", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        line = self.child.stdout.readline()
-        if not line:
-            raise AssertionError(f"cmem review did not start: {self.child.communicate(timeout=30)[1]}")
-        self.info = json.loads(line)
-        self.url = self.info["url"].rstrip("/")
-
-    def stop(self) -> tuple[int, str]:
-        if self.child.poll() is None:
-            self.child.send_signal(signal.SIGINT)
-        _, err = self.child.communicate(timeout=30)
-        return self.child.returncode, err
-
-
 @pytest.fixture
 def served(world):
     server = Served(world.home)
@@ -127,7 +84,3 @@ def served(world):
     finally:
         code, err = server.stop()
         assert (code, err.strip().splitlines()[-1:]) == (0, ["stopped"]), err
-
-
-def clock() -> float:
-    return time.perf_counter()

@@ -12,7 +12,7 @@ import re
 import pytest
 
 from collective.agent import Agent
-from conftest import NOT_PUMP, PUMP, QUERY, ROVER, Served, clock, cmem
+from review_support import NOT_PUMP, PUMP, QUERY, ROVER, Served, clock, cmem
 
 pytestmark = pytest.mark.browser
 

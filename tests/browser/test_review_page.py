@@ -27,7 +27,9 @@ def open_dispute(page, served) -> dict:
     return {side: page.locator(f"#side-{side} .claim").inner_text().strip() for side in ("a", "b")}
 
 
-def test_the_page_shows_both_claims_side_by_side(page, served):
+def test_the_page_shows_both_claims_side_by_side(page, served, world):
+    with Agent.open("earth-2", home=world.home) as agent:
+        head = agent.log(1)[0].hash
     claims = open_dispute(page, served)
     assert sorted(claims.values()) == sorted([PUMP, NOT_PUMP])
     origins = {side: page.locator(f"#side-{side} .origin").inner_text() for side in ("a", "b")}
@@ -41,6 +43,8 @@ def test_the_page_shows_both_claims_side_by_side(page, served):
     assert page.locator("#dispute-status").inner_text() in ("pending", "escalated")
     assert page.locator("#reviewer").inner_text() == "ana"
     assert page.locator("form#verdict button").all_inner_texts()[:3] == ["Keep a", "Keep b", "Both stand"]
+    with Agent.open("earth-2", home=world.home) as agent:
+        assert agent.log(1)[0].hash == head  # reading the page commits nothing
 
 
 def test_keep_b_with_a_note_resolves_the_dispute_and_recall_agrees(page, served, world, capsys):

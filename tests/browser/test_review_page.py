@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+import socket
 
 import pytest
 
@@ -112,6 +113,22 @@ def test_a_non_loopback_bind_without_a_token_is_refused(world):
     assert (done.returncode, done.stdout) == (2, "")
     assert done.stderr.strip().splitlines() == [
         "Error: token: binding 0.0.0.0 (not loopback) needs a token: --token or $CMEM_REVIEW_TOKEN"]
+
+
+def test_bad_addresses_tokens_and_ports_in_use_are_one_line(world):
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = str(taken.getsockname()[1])
+        cases = {("--host", "review.example.org"): (2, "Error: host: 'review.example.org' is not an IP address"),
+                 ("--token", "short"): (2, "Error: token: must be 12 to 256"),
+                 ("--by", "nobody"): (2, "Error: by: no reviewer key for nobody"),
+                 ("--port", port): (1, f"Error: cannot listen on 127.0.0.1:{port}: ")}
+        for args, (code, start) in cases.items():
+            done = cmem("review", *args, "--agent", "earth-2", "--for", "1", home=world.home)
+            lines = done.stderr.strip().splitlines()
+            assert (done.returncode, done.stdout, len(lines)) == (code, "", 1), (args, done.stderr)
+            assert lines[0].startswith(start), (args, lines)
 
 
 def test_with_a_token_every_request_needs_it_once_then_the_cookie(page, browser, world):

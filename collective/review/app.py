@@ -54,7 +54,7 @@ class ReviewPage:
     def render(self, request: Request, name: str, status: int = 200, **context: Any) -> HTMLResponse:
         key, new = self.guard.browser_key(request)
         html = self.templates.get_template(name).render({
-            "agent": None, "error": None, "entered": {}, **context, "reviewer": self.reviewer,
+            "agent": None, "error": None, "entered": {}, "status_filter": None, **context, "reviewer": self.reviewer,
             "csrf_field": CSRF_FIELD, "csrf": self.guard.csrf_token(key),
             "notice": request.query_params.get("done"), "unshared": request.query_params.get("unshared")})
         response = HTMLResponse(html, status_code=status)

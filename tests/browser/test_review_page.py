@@ -103,6 +103,10 @@ def test_a_promotion_approved_on_the_page(page, served, world):
     assert page.locator("#decided-by").inner_text() == "ana"
     with Agent.open("earth-2", home=world.home) as agent:
         assert [(p["memory"], p["status"]) for p in agent.promotions(None)] == [(world.rover, "promoted")]
+    page.goto(served.url + "/")
+    assert page.locator("#no-promotions").inner_text() == "No pending promotions."
+    page.goto(served.url + "/promotions?status=promoted")
+    assert page.locator(f"tr.promotion[data-memory='{world.rover}'] td").first.inner_text() == "promoted"
     recalled = cmem("recall", "rover battery", "--consensus", "--agent", "earth-2", "--json", home=world.home)
     assert recalled.returncode == 0, recalled.stderr
     assert [h["content"] for h in json.loads(recalled.stdout)] == [ROVER]
@@ -164,3 +168,16 @@ def test_merged_without_text_says_why_keeps_what_was_typed_and_writes_nothing(pa
     with Agent.open("earth-2", home=world.home) as agent:
         assert agent.log(1)[0].hash == head
         assert [d["status"] for d in agent.disputes(None)] == [page.locator("#dispute-status").inner_text()]
+
+
+def test_every_list_renders_and_unknown_things_say_so(page, served):
+    for path in ["/", *(f"/disputes?status={s}" for s in ("open", "pending", "escalated", "resolved", "all")),
+                 *(f"/promotions?status={s}" for s in ("pending", "promoted", "rejected", "all"))]:
+        assert page.goto(served.url + path).status == 200, path
+        assert page.locator("#reviewer").inner_text() == "ana"
+    assert page.goto(served.url + "/disputes/no-such-dispute").status == 404
+    assert "no-such-dispute" in page.locator("#problem").inner_text()
+    assert page.goto(served.url + "/promotions/no-such-memory").status == 404
+    assert page.goto(served.url + "/disputes?status=bogus").status == 400
+    assert page.locator("#problem").inner_text().startswith("status: must be one of")
+    assert page.goto(served.url + "/nowhere").status == 404

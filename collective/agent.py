@@ -62,7 +62,7 @@ class Agent:
                                      amplitude_cap=self.settings.amplitude_cap, penalty=self.settings.dispute_penalty)
         self.disputes_view = Disputes(self.repo, tables, self.peers_view, self.quarantine, agent_id=self.agent_id)
         self.remote_names = Remotes(self.repo, default=self.home.setting("CMEM_REMOTE", "remote"))
-        self.promotion = Promotions(self.repo, tables, self.upkeep, identity=lambda: self.identity,
+        self.promotion = Promotions(self.repo, tables, self.peers_view, self.upkeep, identity=lambda: self.identity,
                                     agent_id=self.agent_id, branch=self.branch)
         self.exchange = Exchange(self.repo, tables, self.remote_names, self.quarantine, keeper=self.keeper,
                                  model=self.model, peers=self.peers_view, upkeep=self.upkeep,

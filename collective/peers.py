@@ -8,13 +8,14 @@ until a person accepts or rejects it.
 
 from __future__ import annotations
 
-from typing import Iterable, Mapping
+from typing import Callable, Iterable, Mapping
 
 from .core import trust
 from .errors import NotFound
 from .identity import fingerprint
 from .model import iso, utcnow, uuid7
 from .model.enums import KeyDecision
+from .model.refs import QUARANTINE_BRANCH, peer_working, tracking
 from .store.tables import Tables
 
 
@@ -28,6 +29,24 @@ class Peers:
         scores = self.tables.agents.trust_scores(as_of=as_of)
         scores[self.agent_id] = 1.0  # an agent's own memories have trust 1
         return scores
+
+    def signer_keys(self, remote: str) -> Callable[[str], list[str]]:
+        """What checks a shared row's signature: an agent's keys, the one held for it (for
+        one not met yet, the one its branch, else the shared branch, shows on `remote`) and
+        those it rotated away from."""
+        repo = self.tables.repo
+        keys: dict[str, str | None] = dict(self.tables.agents.keys())
+        rotated: dict[str, list[str]] = {}
+        for row in self.tables.key_rotations.all():
+            rotated.setdefault(row["agent_id"], []).append(row["old_key"])
+
+        def key_of(agent_id: str) -> list[str]:
+            if agent_id not in keys:
+                keys[agent_id] = next((self.tables.agents.public_key(agent_id, as_of=ref)
+                                       for ref in (peer_working(remote, agent_id), tracking(remote, QUARANTINE_BRANCH))
+                                       if ref in repo.remote_branches()), None)
+            return [k for k in [keys[agent_id], *rotated.get(agent_id, [])] if k]
+        return key_of
 
     def known(self, agent_id: str) -> bool:
         return self.tables.agents.get(agent_id) is not None

@@ -98,7 +98,7 @@ def _render_pull(r: dict) -> str:
         if p.get("key", {}).get("rotated"):
             lines.append(f"{p['peer']}: key rotated to {p['key']['rotated']} (signed by the key held)")
     for reason, ids in (r.get("refused", {}).get("collective/quarantine") or {}).items():
-        lines.append(f"collective/quarantine: REFUSED {len(ids)} case(s) ({reason}): {', '.join(ids)}")
+        lines.append(f"collective/quarantine: REFUSED {len(ids)} row(s) ({reason}): {', '.join(ids)}")
     if not r["peers"]:
         lines.append("no peers on the remote yet")
     for run in r.get("dreams", {}).get("runs", []):
@@ -126,6 +126,7 @@ def pull(remote_name, peers, dry_run, allow_refused, home, agent_id, as_json):
     JSON: {"remote", "dry_run", "peers": [{"peer", "head", "status", "commit",
            "summary", "refused", "pairs", "seconds", "key"}], "cases_taken",
            "refused": {"PEER" or "collective/quarantine": {reason: ...}}, "quarantine",
+           "promotions": {"consensus_moved", "taken", "refused", "promoted", "pushed"},
            "dreams": {"remote", "runs": [{"peer", "run", "imported", ...}]}}
     """
     with cli_errors():

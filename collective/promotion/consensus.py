@@ -93,7 +93,8 @@ def land_once(repo: Repository, tables: Tables, remote: str, expect: str, *, mem
             repo.migrate(author=author, now=iso(utcnow()))  # a main made before promotions existed
             if not on_main(tables, memory_row["id"]):
                 with repo.transaction():
-                    tables.memories.write_rows([memory_row])
+                    # main holds the claim, not this holder's view of it: never absorbed, not disputed
+                    tables.memories.write_rows([{**memory_row, "absorbed_into": None, "disputed": 0}])
                     tables.promotions.write([promotion])
                     tables.endorsements.write(list(endorsements))
                     repo.commit(rules.commit_message(memory_row["id"], reason), author=author)

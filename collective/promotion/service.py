@@ -14,9 +14,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Callable
 
 from ..errors import BadInput, CollectiveError, NonFastForward, NotFound, NotShared, StorageError
-from ..identity import Identity, endorsement
-from ..model import iso, utcnow
-from ..model.refs import MAIN_BRANCH, QUARANTINE_BRANCH, peer_working, tracking
+from ..identity import Identity, endorsement, verify
+from ..model import Memory, iso, utcnow
+from ..model.refs import MAIN_BRANCH, QUARANTINE_BRANCH, tracking
+from ..peers import Peers
 from ..runtime.retry import retrying
 from ..store.tables import Tables
 from ..upkeep import Upkeep
@@ -29,15 +30,21 @@ SHARE_ATTEMPTS = 4
 AWAITING_REVIEWER = "awaiting an authorised reviewer"
 
 
+def signed_by_origin(row: dict, key_of: Callable[[str], list[str]]) -> bool:
+    claim = Memory.from_row(row).claim()
+    return any(verify(key, claim, row["signature"] or "") for key in key_of(row["origin_agent"]))
+
+
 class PromotionsUnshared(CollectiveError):
     """collective/quarantine could not be pushed: others kept pushing in between."""
 
 
 class Promotions:
-    def __init__(self, repo: Repository, tables: Tables, upkeep: Upkeep, *, identity: Callable[[], Identity],
-                 agent_id: str, branch: str):
+    def __init__(self, repo: Repository, tables: Tables, peers: Peers, upkeep: Upkeep, *,
+                 identity: Callable[[], Identity], agent_id: str, branch: str):
         self.repo = repo
         self.tables = tables
+        self.peers = peers
         self.upkeep = upkeep
         self.identity = identity
         self.agent_id = agent_id
@@ -202,33 +209,18 @@ class Promotions:
             endorsements = self.tables.endorsements.all(as_of=ref)
         except StorageError:  # the shared branch predates promotions
             return rules.Checked()
-        return rules.check(promotions, endorsements, self._key_finder(remote))
-
-    def _key_finder(self, remote: str) -> Callable[[str], list[str]]:
-        """An agent's keys: the one held for it (else the one its branch or the shared branch
-        shows), and those it rotated away from."""
-        keys = self.tables.agents.keys()
-        rotated: dict[str, list[str]] = {}
-        for row in self.tables.key_rotations.all():
-            rotated.setdefault(row["agent_id"], []).append(row["old_key"])
-
-        def key_of(agent_id: str) -> list[str]:
-            if agent_id not in keys:
-                keys[agent_id] = next((self.tables.agents.public_key(agent_id, as_of=ref)
-                                       for ref in (peer_working(remote, agent_id), tracking(remote, QUARANTINE_BRANCH))
-                                       if ref in self.repo.remote_branches()), None)
-            return [k for k in [keys[agent_id], *rotated.get(agent_id, [])] if k]
-        return key_of
+        return rules.check(promotions, endorsements, self.peers.signer_keys(remote))
 
     def settle(self, remote: str) -> list[dict]:
         """Land every proposal due here that the commons' main does not hold yet."""
         on_main = {r["id"] for r in self.tables.memories.rows(as_of=MAIN_BRANCH, columns=("id",))}
+        key_of = self.peers.signer_keys(remote)
         landed = []
         for row in self.tables.promotions.by_id().values():
             standing = self._standing(row, on_main)
             memory = self._memory_row(row["memory_id"]) if standing.due else None
-            if memory is None or memory["origin_agent"] != row["origin_agent"]:
-                continue
+            if memory is None or memory["origin_agent"] != row["origin_agent"] or not signed_by_origin(memory, key_of):
+                continue  # only the memory its origin signed reaches main
             endorsements = [e for e in self.tables.endorsements.of(row["memory_id"])
                             if e["agent_id"] in standing.endorsers]
             landed.append(consensus.land(self.repo, self.tables, remote, memory_row=memory, promotion=row,
@@ -241,6 +233,12 @@ class Promotions:
         on collective/quarantine. The caller fetched; a lost race fetches and rebuilds."""
         if not self.tables.promotions.by_id():
             return {"pushed": False}
+        ref = tracking(remote, QUARANTINE_BRANCH)
+        try:  # most often the commons has all of ours: say so without building a branch
+            if ref in self.repo.remote_branches() and not any(self._unshared(ref, remote)):
+                return {"pushed": False}
+        except StorageError:  # the shared branch predates promotions: the share migrates it
+            pass
         try:
             return retrying(lambda: self._share_once(remote), retry_on=NonFastForward, attempts=SHARE_ATTEMPTS,
                             before_retry=lambda _: self.repo.fetch(remote))
@@ -248,18 +246,22 @@ class Promotions:
             raise PromotionsUnshared(f"could not push {QUARANTINE_BRANCH} to {remote} "
                                      f"after {SHARE_ATTEMPTS} attempts") from None
 
+    def _unshared(self, ref: str, remote: str) -> tuple[list[dict], list[dict]]:
+        """Our proposals and endorsements that `ref` lacks or holds only as forgeries."""
+        theirs = rules.check(list(self.tables.promotions.by_id(as_of=ref).values()),
+                             self.tables.endorsements.all(as_of=ref), self.peers.signer_keys(remote))
+        promotions = rules.join({r["memory_id"]: r for r in theirs.promotions},
+                                list(self.tables.promotions.by_id().values()))
+        held = {(e["memory_id"], e["agent_id"]) for e in theirs.endorsements}
+        return promotions, [e for e in self.tables.endorsements.all() if (e["memory_id"], e["agent_id"]) not in held]
+
     def _share_once(self, remote: str) -> dict:
         ref = tracking(remote, QUARANTINE_BRANCH)
         base = ref if ref in self.repo.remote_branches() else MAIN_BRANCH
         self.repo.create_branch_at(QUARANTINE_BRANCH, base)
         with self.repo.on_branch(QUARANTINE_BRANCH):  # made by an agent of an older schema
             self.repo.migrate(author=self.agent_id, now=iso(utcnow()))
-        theirs = rules.check(list(self.tables.promotions.by_id(as_of=QUARANTINE_BRANCH).values()),
-                             self.tables.endorsements.all(as_of=QUARANTINE_BRANCH), self._key_finder(remote))
-        promotions = rules.join({r["memory_id"]: r for r in theirs.promotions},
-                                list(self.tables.promotions.by_id().values()))
-        held = {(e["memory_id"], e["agent_id"]) for e in theirs.endorsements}
-        endorsements = [e for e in self.tables.endorsements.all() if (e["memory_id"], e["agent_id"]) not in held]
+        promotions, endorsements = self._unshared(QUARANTINE_BRANCH, remote)
         if promotions or endorsements:
             memories = self.tables.memories.rows_by_id([p["memory_id"] for p in promotions])
             with self.repo.on_branch(QUARANTINE_BRANCH), self.repo.transaction():

@@ -19,7 +19,7 @@ from ..errors import BadInput, CollectiveError, NonFastForward, NotFound, NotSha
 from ..identity import Identity, valid_public_key
 from ..model import events, iso, utcnow
 from ..model.enums import CaseStatus
-from ..model.refs import MAIN_BRANCH, QUARANTINE_BRANCH, peer_working, tracking
+from ..model.refs import MAIN_BRANCH, QUARANTINE_BRANCH, tracking
 from ..peers import Peers
 from ..runtime.retry import retrying
 from ..store.tables import Tables
@@ -210,19 +210,8 @@ class Quarantine:
         """The shared rows whose signatures verify (see signing.check_cases); a row the
         same as the one `held` here was checked when it came (or is ours)."""
         same = {r["id"] for r in rows if r["id"] in held and rules.normalise(r) == rules.normalise(held[r["id"]])}
-        keys = self.tables.agents.keys()
-        rotated: dict[str, list[str]] = {}
-        for row in self.tables.key_rotations.all():
-            rotated.setdefault(row["agent_id"], []).append(row["old_key"])
-
-        def key_of(agent_id: str) -> list[str]:
-            if agent_id not in keys:  # not met yet: its key as its own branch, else the shared one, has it
-                keys[agent_id] = next((self.tables.agents.public_key(agent_id, as_of=ref)
-                                       for ref in (peer_working(remote, agent_id), tracking(remote, QUARANTINE_BRANCH))
-                                       if ref in self.repo.remote_branches()), None)
-            return [k for k in [keys[agent_id], *rotated.get(agent_id, [])] if k]
-
-        checked = signing.check_cases([r for r in rows if r["id"] not in same], key_of, threshold=self.threshold)
+        checked = signing.check_cases([r for r in rows if r["id"] not in same], self.peers.signer_keys(remote),
+                                      threshold=self.threshold)
         checked.kept += [r for r in rows if r["id"] in same]
         return checked
 

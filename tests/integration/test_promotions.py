@@ -174,7 +174,7 @@ def test_self_endorsement_is_refused_and_nothing_written(agents, pump):
     assert m1.repo.head() == head
 
 
-def test_forged_and_self_endorsements_arriving_by_pull_are_ignored_and_reported(agents, pump, tmp_path):
+def test_forged_and_self_endorsements_arriving_by_pull_are_ignored_and_reported(agents, pump, tmp_path, cmem):
     e1, e2, m1 = agents["earth-1"], agents["earth-2"], agents["mars-1"]
     e1.endorse(pump.id)
     stranger = Identity.generate(tmp_path / "stranger.pem")
@@ -194,6 +194,9 @@ def test_forged_and_self_endorsements_arriving_by_pull_are_ignored_and_reported(
     assert refused["self_endorsement"] == [f"{pump.id} by mars-1"]
     assert e1.promotions()[0]["endorsements"] == ["earth-1"]
     assert commons_main(e1) == before
+    pulled = cmem("pull", "--agent", "earth-2")   # as a forged case does: named, exit 1
+    assert pulled.exit_code == 1 and "forged_endorsement" in pulled.stderr and "self_endorsement" in pulled.stderr
+    assert "REFUSED 1 row(s) (forged_endorsement)" in pulled.stdout
 
 
 def test_bad_input_writes_nothing(agents, pump, home):
@@ -337,3 +340,17 @@ def test_bad_input_on_the_cli_is_one_line_exit_2_and_writes_nothing(agents, pump
     if message:
         assert result.stderr == message.replace("{pump}", pump.id)
     assert {n: a.repo.head() for n, a in agents.items()} == heads
+
+
+def test_a_memory_its_origin_did_not_sign_never_reaches_main(agents, foreign):
+    """mars-1 makes up a memory in earth-1's name and gets it endorsed: it stays off main."""
+    e2, m1 = agents["earth-2"], agents["mars-1"]
+    made_up = foreign(m1, "earth-1", "The coolant pump in module C was never inspected")
+    m1.push()
+    m1.promote(made_up.id)
+    m1.endorse(made_up.id)
+    before = commons_main(e2)
+    e2.pull()
+    result = e2.endorse(made_up.id)
+    assert result["status"] == "pending" and result["endorsements"] == ["earth-2", "mars-1"]
+    assert commons_main(e2) == before and e2.recall(made_up.content, consensus=True) == []

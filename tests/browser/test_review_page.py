@@ -181,3 +181,22 @@ def test_every_list_renders_and_unknown_things_say_so(page, served):
     assert page.goto(served.url + "/disputes?status=bogus").status == 400
     assert page.locator("#problem").inner_text().startswith("status: must be one of")
     assert page.goto(served.url + "/nowhere").status == 404
+
+
+def test_a_second_verdict_from_a_stale_tab_is_refused_and_changes_nothing(page, served, world):
+    open_dispute(page, served)
+    stale = page.context.new_page()
+    stale.goto(page.url)
+    page.fill("#note", "first")
+    page.click("form#verdict button[value=both]")
+    page.wait_for_selector("#resolution")
+    with Agent.open("earth-2", home=world.home) as agent:
+        head = agent.log(1)[0].hash
+    stale.fill("#note", "second")
+    with stale.expect_response(lambda r: r.request.method == "POST") as posted:
+        stale.click("form#verdict button[value=a]")
+    assert posted.value.status == 400
+    assert "already resolved" in stale.locator("#error").inner_text()
+    assert "keep both" in stale.locator("#resolution").inner_text()  # the page shows the verdict that stands
+    with Agent.open("earth-2", home=world.home) as agent:
+        assert agent.log(1)[0].hash == head

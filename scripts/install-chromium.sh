@@ -16,7 +16,7 @@ log() { printf '[install-chromium] %s\n' "$*" >&2; }
 die() { printf '[install-chromium] ERROR: %s\n' "$*" >&2; exit 1; }
 
 version() {
-  "$CHROMIUM" --headless=new --no-sandbox --version 2>/dev/null || "$CHROMIUM" --version
+  "$CHROMIUM" --version
 }
 
 if [[ -x "$CHROMIUM" ]]; then

@@ -13,7 +13,7 @@ from . import history, keys, provision, reviewer_keys, status
 from .config import Home, Settings
 from .embed import Embedder
 from .embedding import EmbeddingModel
-from .errors import AgentExists, BadInput
+from .errors import AgentExists, BadInput, NotShared
 from .exchange import Exchange
 from .exchange.remotes import Remotes
 from .index.keeper import IndexKeeper
@@ -152,21 +152,22 @@ class Agent:
         return self.writer.forget(memory_id)
 
     def recall(self, query: str, *, k: int = 5, as_of: str | None = None, include_faded: bool = False,
-               vector: Any = None, now=None, consensus: bool = False) -> list[RecallHit]:
-        """Memories ranked by cos^2 * amplitude * trust * recency * boost(access); `consensus`:
-        only those the collective promoted to main."""
+               include_refuted: bool = False, vector: Any = None, now=None, consensus: bool = False) -> list[RecallHit]:
+        """Memories ranked by cos^2 * amplitude * trust * recency * boost(access); refuted ones
+        only when asked (marked by their `refuted_by`); `consensus`: only those the collective
+        promoted to main."""
         query_vector = validate_vector(vector if vector is not None else
                                        self.model.embed([validate_content(query, "query")])[0], self.dim)
-        return self.recaller.recall(query_vector, k=k, as_of=as_of, include_faded=include_faded, now=now,
-                                    consensus=consensus)
+        return self.recaller.recall(query_vector, k=k, as_of=as_of, include_faded=include_faded,
+                                    include_refuted=include_refuted, now=now, consensus=consensus)
 
     def get(self, memory_id: str, *, as_of: str | None = None) -> Memory:
         return self.tables.memories.require(memory_id, as_of=as_of)
 
     def show(self, memory_id: str) -> dict:
-        """One memory with its links and access count."""
+        """One memory with its links, access count and the dispute it stands in (or None)."""
         return {**self.get(memory_id).to_dict(), "links": self.tables.links.touching(memory_id),
-                "access_count": self.access.count_of(memory_id)}
+                "access_count": self.access.count_of(memory_id), "dispute": self.disputes_view.of_memory(memory_id)}
 
     def history(self, memory_id: str, limit: int = 20) -> list[dict]:
         """The commits on this agent's branch that changed one memory's row, newest first,
@@ -243,14 +244,15 @@ class Agent:
 
     def resolve_case(self, case_id: str, *, keep: str, note: str | None = None, by: str | None = None,
                      remote: str | None = None) -> dict:
-        """A person's verdict, signed with their reviewer key (`by`, else the default one):
-        recorded with who and why, flags and trust follow when this agent honours that
-        reviewer, then pushed. NotShared when it is recorded here but the push failed."""
+        """A person's verdict on a case (keep as the case's a and b), given to its whole dispute:
+        the case's row after it, with "commit", "dispute" and "quarantine" (see resolve_dispute)."""
         self.quarantine.check_verdict(case_id, keep)  # bad input is said before the remote is chosen
-        reviewer, name = self._reviewer(by)
-        remote_name = self.remote_names.choose(remote) if self.remote_names.all() else None
-        resolved = self.quarantine.resolve(case_id, keep=keep, note=note, by=name, reviewer=reviewer)
-        return self.quarantine.share_after("verdict", resolved, remote_name)
+        try:
+            resolved = self.resolve_dispute(case_id, keep=keep, note=note, by=by, remote=remote)
+        except NotShared as e:
+            e.result = self.quarantine.case_after(case_id, e.result)
+            raise
+        return self.quarantine.case_after(case_id, resolved)
 
     def disputes(self, status: str | None = None) -> list[dict]:
         """Disagreements grouped by claim: escalated first, oldest first; status "open"
@@ -260,7 +262,7 @@ class Agent:
     def dispute(self, dispute_id: str) -> dict:
         return self.disputes_view.show(dispute_id)
 
-    def resolve_dispute(self, dispute_id: str, *, keep: str, text: str | None = None, note: str,
+    def resolve_dispute(self, dispute_id: str, *, keep: str, text: str | None = None, note: str | None,
                         by: str | None = None, remote: str | None = None) -> dict:
         """A person's verdict on a whole dispute (every case of it), signed with their reviewer
         key, then shared (with the corrected memory, for merged). NotShared when recorded here

@@ -142,3 +142,36 @@ def effects(case: dict) -> Effects:
     if keep == "both":
         return Effects({a: False, b: False}, [], True, (), (a, b))
     return Effects({a: False, b: False}, [], False, (a, b), ())
+
+
+@dataclass(frozen=True)
+class Standing:
+    """Where verdicts applied here leave the memories they name, for merges that meet them
+    later: the losers (refuted, by what and since when), the winners (what their opponents
+    are refuted by) and the memories verdicts made (merged: never refuted on arrival)."""
+
+    losers: dict[str, tuple[str, str]]
+    winners: dict[str, tuple[str, str]]
+    made: frozenset[str]
+
+
+def standing(resolved: list[dict]) -> Standing:
+    """The Standing of the verdicts of these resolved (and applied) cases."""
+    losers: dict[str, tuple[str, str]] = {}
+    winners: dict[str, tuple[str, str]] = {}
+    made = set()
+    for case in sorted(resolved, key=lambda c: c["id"]):
+        decision = json.loads(case["resolution"])
+        refuted_by = (decision.get("memory") or decision.get("dispute") or case["id"], decision.get("at") or "")
+        effect = effects(case)
+        for memory_id in effect.refuted:
+            losers.setdefault(memory_id, refuted_by)
+        if effect.refuted:
+            for memory_id in effect.winners:
+                winners.setdefault(memory_id, refuted_by)
+        if decision.get("memory"):
+            made.add(decision["memory"])
+    return Standing(losers, winners, frozenset(made))
+
+
+NO_STANDING = Standing({}, {}, frozenset())

@@ -56,6 +56,14 @@ class Disputes:
         did, cases = self._group(dispute_id)
         return self._describe(did, cases, self.peers.trust_scores())
 
+    def of_memory(self, memory_id: str) -> dict | None:
+        """The dispute a memory (or a copy of it) stands in: {"dispute", "status"}, or None."""
+        mine = verdicts.copies(self.tables, memory_id)
+        for did, cases in grouping.members(self.tables.cases.all()).items():
+            if any(mine & {c["memory_id_a"], c["memory_id_b"]} for c in cases):
+                return {"dispute": did, "status": grouping.status(cases)}
+        return None
+
     def _group(self, dispute_id: str) -> tuple[str, list[dict]]:
         if not isinstance(dispute_id, str) or not dispute_id:
             raise NotFound("dispute", f"no dispute {dispute_id!r}")
@@ -124,6 +132,7 @@ class Disputes:
         did, cases = self._group(dispute["dispute"])
         root = next(c for c in cases if c["id"] == did)
         flipped, _, _ = grouping.orient([root, *[c for c in cases if c is not root]], self._copies(cases))
+        keep = grouping.side_keep(keep, flipped.get(dispute_id, False))  # named by a case: its a and b
         now = iso(utcnow())
         decided = {"dispute": did, "dispute_keep": keep, "text": text, "memory": merged.id if merged else None}
         rows = []

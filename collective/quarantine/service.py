@@ -88,6 +88,11 @@ class Quarantine:
                            if any(n in c.message for n in named)]
         return case
 
+    def case_after(self, case_id: str, resolved: dict) -> dict:
+        """One case as a dispute's verdict left it, with what resolving the dispute reported."""
+        row = case_dict(self._row(case_id), self.tables.applied_verdicts.case_ids())
+        return {**row, **{k: resolved[k] for k in ("commit", "dispute", "quarantine") if k in resolved}}
+
     def _row(self, case_id: str) -> dict:
         row = self.tables.cases.get(case_id)
         if row is None:

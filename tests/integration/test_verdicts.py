@@ -83,3 +83,56 @@ def test_keep_refutes_the_losing_side_on_every_copy(trio, ana):
             row = agent.get(loser)
             assert row.refuted_by == dispute["dispute"] and row.valid_until == resolved["resolution"]["at"]
         assert agent.get(not_pump.id).refuted_by is None and not agent.get(not_pump.id).disputed
+
+
+def resolved_for_mars(trio, *, sync: bool = True) -> dict:
+    """earth-1 and mars-1 dispute the pump; ana sides with mars-1 on mars-1."""
+    e1, m1 = trio["earth-1"], trio["mars-1"]
+    e1.push()
+    m1.push()
+    e1.pull()
+    e1.push()
+    m1.pull()
+    (dispute,) = m1.disputes("open")
+    keep = "a" if dispute["a"]["origin_agent"] == "mars-1" else "b"
+    return m1.resolve_dispute(dispute["dispute"], keep=keep, note="cracked impeller", by="ana")
+
+
+def test_verdict_before_its_memories_and_refuted_on_arrival(trio, ana):
+    e1, e2, m1 = trio["earth-1"], trio["earth-2"], trio["mars-1"]
+    pump, not_pump = e1.store(PUMP).memory, m1.store(NOT_PUMP).memory
+    resolved = resolved_for_mars(trio)
+    # earth-2 meets the verdict first, then the memories it names, then holds a copy of its own
+    pump_too = e2.store(PUMP_TOO).memory
+    result = e2.pull()
+    assert e2.get(pump.id).refuted_by == resolved["dispute"]
+    assert e2.get(pump_too.id).refuted_by == resolved["dispute"]  # its own copy of the refuted claim
+    assert e2.get(not_pump.id).refuted_by is None
+    assert e2.disputes("open") == [] and all(not p["summary"]["cases"] for p in result["peers"])
+    # a claim on the refuted side arriving later is refuted on arrival, not disputed again
+    e2.push()
+    for agent in (e1, m1):
+        agent.pull()
+        assert agent.get(pump_too.id).refuted_by == resolved["dispute"]
+        assert agent.disputes("open") == []
+    again = e1.store("The coolant pump of module B is safe to operate.").memory
+    e1.push()
+    m1.pull()
+    assert m1.get(again.id).refuted_by == resolved["dispute"] and m1.disputes("open") == []
+
+
+def test_applying_a_verdict_twice_changes_nothing(trio, ana):
+    e1, m1 = trio["earth-1"], trio["mars-1"]
+    e1.store(PUMP)
+    m1.store(NOT_PUMP)
+    resolved = resolved_for_mars(trio)
+    e1.pull()
+    rows = e1.repo.select("memories", order_by="id")
+    trust = e1.trust_ledger("mars-1")
+    (case,) = [c for c in e1.tables.cases.all() if c["id"] in resolved["cases"]]
+    with e1.repo.transaction():
+        e1.quarantine.apply_authorised([case])  # already applied: skipped
+    e1.pull()
+    m1.push()
+    e1.pull()
+    assert e1.repo.select("memories", order_by="id") == rows and e1.trust_ledger("mars-1") == trust

@@ -28,8 +28,10 @@ def chromium_path() -> str:
     return path
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser():
+    """Module-scoped: Playwright's sync API keeps an event loop running in this thread while
+    it is open, and later tests (MCP, events) start their own with asyncio.run."""
     executable = chromium_path()
     from playwright.sync_api import sync_playwright
     with sync_playwright() as playwright:

@@ -84,7 +84,7 @@ def land_once(repo: Repository, tables: Tables, remote: str, expect: str, *, mem
               endorsements: Sequence[dict], reason: str, author: str) -> str:
     """Build the promoting commit on `expect` (the commons' main; "" when it has none:
     then on our own main) and push it as a compare-and-swap. NonFastForward when the
-    commons' main moved; our main is put back where it was."""
+    commons' main moved; our main is put back where it was whenever the push fails."""
     before = repo.head(MAIN_BRANCH)
     if expect:
         repo.create_branch_at(MAIN_BRANCH, tracking(remote, MAIN_BRANCH))
@@ -99,7 +99,7 @@ def land_once(repo: Repository, tables: Tables, remote: str, expect: str, *, mem
                     tables.endorsements.write(list(endorsements))
                     repo.commit(rules.commit_message(memory_row["id"], reason), author=author)
         repo.push(remote, MAIN_BRANCH, expect=expect)
-    except NonFastForward:
+    except CollectiveError:  # lost the race, or the commons is away: our main holds only what it holds
         repo.create_branch_at(MAIN_BRANCH, before)
         raise
     return repo.head(MAIN_BRANCH)

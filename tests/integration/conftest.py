@@ -3,7 +3,9 @@ a commons per engine (a file, or an HTTP server), three agents sharing it, and t
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 from click.testing import CliRunner
@@ -67,14 +69,27 @@ def commons_url(request, tmp_path, engine):
         server.stop()
 
 
-@pytest.fixture
-def trio(home: Path, commons_url, real_embedder):
-    """earth-1, earth-2 and mars-1, with the real embedder, sharing one commons as `origin`."""
-    agents = {name: Agent.init(name, home=home, embedder=real_embedder) for name in TRIO}
+@contextlib.contextmanager
+def three_agents(home: Path, url: str, embedder) -> Iterator[dict[str, Agent]]:
+    """earth-1, earth-2 and mars-1 sharing the commons at `url` as `origin`, closed after."""
+    agents = {name: Agent.init(name, home=home, embedder=embedder) for name in TRIO}
     try:
         for agent in agents.values():
-            agent.add_remote("origin", commons_url)
+            agent.add_remote("origin", url)
         yield agents
     finally:
         for agent in agents.values():
             agent.close()
+
+
+@pytest.fixture
+def sharing():
+    """`with sharing(home, url, embedder) as agents:` the trio on any commons and model."""
+    return three_agents
+
+
+@pytest.fixture
+def trio(home: Path, commons_url, real_embedder):
+    """earth-1, earth-2 and mars-1, with the real embedder, sharing one commons as `origin`."""
+    with three_agents(home, commons_url, real_embedder) as agents:
+        yield agents

@@ -8,7 +8,6 @@ hold it after a pull. Both engines; the commons is a file.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import threading
 
@@ -18,30 +17,17 @@ from collective import reviewer_keys
 from dream import dream
 from collective.agent import Agent
 from collective.config import Home
-from collective.errors import BadInput, NotFound
+from collective.errors import BadInput, NotFound, NotShared
 from collective.identity import Identity, endorsement
 from collective.model import iso, utcnow
 from collective.model.refs import MAIN_BRANCH, QUARANTINE_BRANCH, tracking
 from collective.promotion import consensus
 
-TRIO = ("earth-1", "earth-2", "mars-1")
 
 PUMP = "The coolant pump in module C is not safe to operate"
 ROVER = "Rover 5 battery was replaced on Tuesday"
 
 pytestmark = pytest.mark.usefixtures("engine")
-
-
-@contextlib.contextmanager
-def three_agents(home, url: str, embedder):
-    made = {name: Agent.init(name, home=home, embedder=embedder) for name in TRIO}
-    try:
-        for agent in made.values():
-            agent.add_remote("origin", url)
-        yield made
-    finally:
-        for agent in made.values():
-            agent.close()
 
 
 def file_commons(tmp_path, engine) -> str:
@@ -51,8 +37,8 @@ def file_commons(tmp_path, engine) -> str:
 
 
 @pytest.fixture
-def agents(home, tmp_path, hash_embedder, engine):
-    with three_agents(home, file_commons(tmp_path, engine), hash_embedder) as made:
+def agents(home, tmp_path, hash_embedder, engine, sharing):
+    with sharing(home, file_commons(tmp_path, engine), hash_embedder) as made:
         yield made
 
 
@@ -86,9 +72,11 @@ def test_one_endorsement_is_not_enough_and_consensus_stays_untouched(agents, pum
     result = e1.endorse(pump.id)
     assert result["status"] == "pending" and result["endorsements"] == ["earth-1"]
     mains = {a.agent_id: a.repo.head(MAIN_BRANCH) for a in (e1, e2, m1)}
-    for agent in (e1, e2, m1):   # push, pull, the quarantine's sharing and a dream leave main alone
-        agent.pull()
+    e2.store("The coolant pump in module C is safe to operate")   # a contradiction: a case to share
+    for agent in (e2, e1, m1, e2):   # push, pull, the quarantine's sharing and a dream leave main alone
         agent.push()
+        agent.pull()
+    assert e1.cases() and tracking("origin", QUARANTINE_BRANCH) in e1.repo.remote_branches()
     dream(m1, full=True)
     assert commons_main(e2) == before
     assert {a.agent_id: a.repo.head(MAIN_BRANCH) for a in (e1, e2, m1)} == mains
@@ -101,6 +89,7 @@ def test_two_endorsements_promote_in_one_commit_naming_them(agents, pump):
     e1, e2, m1 = agents["earth-1"], agents["earth-2"], agents["mars-1"]
     e1.endorse(pump.id)
     e2.pull()
+    main_before = e2.repo.head(MAIN_BRANCH)
     result = e2.endorse(pump.id)
     assert result["status"] == "promoted", result
     head = commons_main(m1)
@@ -108,7 +97,7 @@ def test_two_endorsements_promote_in_one_commit_naming_them(agents, pump):
     assert len(commits) == 1 and commits[0].hash == head == result["commit"]
     assert commits[0].message == f"promote {pump.id}: endorsed by earth-1, earth-2"
     # main moved by exactly that one commit
-    assert [c.hash for c in e2.repo.log(MAIN_BRANCH)][:2][0] == head
+    assert [c.hash for c in e2.repo.log(MAIN_BRANCH, limit=2)] == [head, main_before]
     m1.pull()
     assert m1.promotions("promoted")[0]["commit"] == head
     assert [h.memory.id for h in m1.recall(PUMP, consensus=True)] == [pump.id]
@@ -137,6 +126,14 @@ def test_a_persons_approval_promotes(agents, pump, home):
     assert promote_commits(e1)[0].message == f"promote {pump.id}: approved by ana"
     m1.pull()
     assert [h.memory.id for h in m1.recall(PUMP, consensus=True)] == [pump.id]
+    # a second promotion is one more commit on top of the commons' main
+    rover = next(h.memory for h in m1.recall(ROVER, k=5) if h.memory.content == ROVER)
+    m1.promote(rover.id)
+    e1.pull()
+    before = commons_main(e1)
+    second = e1.decide_promotion(rover.id, approve=True, note="the rover log says so", by="ana")
+    assert [c.hash for c in e1.repo.log(MAIN_BRANCH, limit=2)] == [second["commit"], before]
+    assert second["commit"] == commons_main(m1)
 
 
 def test_an_unauthorised_approval_awaits_and_a_rejection_blocks(agents, pump, home):
@@ -279,9 +276,9 @@ def test_two_agents_landing_at_once_give_one_promotion(agents, pump):
     assert len(promote_commits(m1)) == 1
 
 
-def test_over_every_kind_of_commons(commons_url, home, hash_embedder):
+def test_over_every_kind_of_commons(commons_url, home, hash_embedder, sharing):
     """A file or a served commons (a Dolt server's starts with an empty main)."""
-    with three_agents(home, commons_url, hash_embedder) as made:
+    with sharing(home, commons_url, hash_embedder) as made:
         e1, e2, m1 = made["earth-1"], made["earth-2"], made["mars-1"]
         memory = m1.store(PUMP).memory
         m1.push()
@@ -296,9 +293,9 @@ def test_over_every_kind_of_commons(commons_url, home, hash_embedder):
 
 
 @pytest.fixture
-def agents_with_the_real_model(home, tmp_path, real_embedder, engine):
+def agents_with_the_real_model(home, tmp_path, real_embedder, engine, sharing):
     """As `agents`, with the model `cmem` loads."""
-    with three_agents(home, file_commons(tmp_path, engine), real_embedder) as made:
+    with sharing(home, file_commons(tmp_path, engine), real_embedder) as made:
         yield made
 
 
@@ -354,3 +351,19 @@ def test_a_memory_its_origin_did_not_sign_never_reaches_main(agents, foreign):
     result = e2.endorse(made_up.id)
     assert result["status"] == "pending" and result["endorsements"] == ["earth-2", "mars-1"]
     assert commons_main(e2) == before and e2.recall(made_up.content, consensus=True) == []
+
+
+def test_an_approval_the_commons_did_not_get_lands_at_the_next_pull(agents, pump, home, tmp_path):
+    e1 = agents["earth-1"]
+    made = reviewer_keys.init(Home.at(home), "ana")
+    e1.add_reviewer("ana", made["public_key"])
+    main_before = e1.repo.head(MAIN_BRANCH)
+    (tmp_path / "commons").rename(tmp_path / "away")
+    with pytest.raises(NotShared) as unshared:
+        e1.decide_promotion(pump.id, approve=True, note="checked the logs", by="ana")
+    assert unshared.value.result["decided_by"] == "ana" and unshared.value.result["status"] == "pending"
+    assert e1.repo.head(MAIN_BRANCH) == main_before
+    (tmp_path / "away").rename(tmp_path / "commons")
+    pulled = e1.pull()
+    assert [p["memory"] for p in pulled["promotions"]["promoted"]] == [pump.id]
+    assert e1.promotions("promoted")[0]["decided_by"] == "ana"

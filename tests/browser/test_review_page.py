@@ -200,3 +200,22 @@ def test_a_second_verdict_from_a_stale_tab_is_refused_and_changes_nothing(page, 
     assert "keep both" in stale.locator("#resolution").inner_text()  # the page shows the verdict that stands
     with Agent.open("earth-2", home=world.home) as agent:
         assert agent.log(1)[0].hash == head
+
+
+def test_merged_stores_the_corrected_statement_with_both_sides_as_parents(page, served, world):
+    open_dispute(page, served)
+    corrected = "The coolant pump in module C is safe to operate only below 40 bar"
+    page.fill("#note", "both half right")
+    page.fill("#text", corrected)
+    page.click("form#verdict button[value=merged]")
+    page.wait_for_selector("#resolution")
+    assert corrected in page.locator("#resolution").inner_text()
+    for side in ("a", "b"):
+        assert "refuted" in page.locator(f"#side-{side} h2").inner_text()
+    with Agent.open("earth-2", home=world.home) as agent:
+        (dispute,) = agent.disputes("resolved")
+        merged = agent.get(dispute["resolution"]["memory"])
+    assert merged.content == corrected
+    assert sorted(merged.parents) == sorted(world.dispute_memories.values())
+    recalled = cmem("recall", QUERY, "--agent", "earth-2", "--json", home=world.home)
+    assert [h["content"] for h in json.loads(recalled.stdout)][:1] == [corrected]

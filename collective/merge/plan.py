@@ -119,8 +119,10 @@ class _Planner:
         a_remote = effective_amplitude(remote, self.trust.scores.get(peer, trust.START), self.ctx.now,
                                        self.ctx.settings)
         verdicts = [(candidate, comparator.relate(candidate, remote, similarity)) for candidate, similarity in judged]
-        constructive = [(c, v) for c, v in verdicts if v.relation == wave.CONSTRUCTIVE]
         self.follow_verdicts(remote, verdicts)
+        # a standing claim is never absorbed into a refuted one (recall would hide it with it)
+        constructive = [(c, v) for c, v in verdicts
+                        if v.relation == wave.CONSTRUCTIVE and (remote.refuted_by or not c.refuted_by)]
         for candidate, v in verdicts:
             self.result.pairs.append(PlannedPair(remote.id, candidate.id, v.relation, v.similarity, v.dphi, v.reason))
             if v.relation == wave.DESTRUCTIVE and (remote.refuted_by or candidate.refuted_by):

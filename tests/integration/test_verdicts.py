@@ -8,30 +8,9 @@ import json
 
 import pytest
 
-from collective import reviewer_keys
-from collective.agent import Agent
-from collective.config import Home
-
-PUMP = "The coolant pump in module B is safe to operate"
-PUMP_TOO = "Module B's coolant pump is safe to operate"
-NOT_PUMP = "The coolant pump in module B is not safe to operate"
-ASK_PUMP = "Is the coolant pump in module B safe?"
+from tests.integration.test_exchange import ASK_PUMP, NOT_PUMP, PUMP, PUMP_TOO, ana, sync_round  # noqa: F401
 
 pytestmark = pytest.mark.usefixtures("engine")
-
-
-@pytest.fixture
-def ana(trio, home):
-    made = reviewer_keys.init(Home.at(home), "ana")
-    for agent in trio.values():
-        agent.add_reviewer("ana", made["public_key"])
-    return made
-
-
-def sync_round(agents: dict[str, Agent]) -> None:
-    for agent in agents.values():
-        agent.pull()
-        agent.push()
 
 
 def stored(trio):
@@ -46,12 +25,18 @@ def side_of(dispute: dict, memory_id: str) -> str:
     raise AssertionError(f"{memory_id} on neither side of {dispute['dispute']}")
 
 
-def test_one_dispute_per_claim_the_same_on_every_agent(trio, ana):
+def disputed_trio(trio) -> tuple:
+    """Two sync rounds after earth-1, earth-2 (agreeing) and mars-1 (contradicting) stored the pump."""
     pump, pump_too, not_pump = stored(trio)
     for agent in trio.values():
         agent.push()
     sync_round(trio)
     sync_round(trio)
+    return pump, pump_too, not_pump
+
+
+def test_one_dispute_per_claim_the_same_on_every_agent(trio, ana):
+    pump, pump_too, not_pump = disputed_trio(trio)
     seen = {name: agent.disputes() for name, agent in trio.items()}
     assert [len(d) for d in seen.values()] == [1, 1, 1], seen
     ids = {name: (d[0]["dispute"], tuple(sorted(d[0]["cases"]))) for name, d in seen.items()}
@@ -63,11 +48,7 @@ def test_one_dispute_per_claim_the_same_on_every_agent(trio, ana):
 
 
 def test_keep_refutes_the_losing_side_on_every_copy(trio, ana):
-    pump, pump_too, not_pump = stored(trio)
-    for agent in trio.values():
-        agent.push()
-    sync_round(trio)
-    sync_round(trio)
+    pump, pump_too, not_pump = disputed_trio(trio)
     m1 = trio["mars-1"]
     (dispute,) = m1.disputes("open")
     keep = side_of(dispute, not_pump.id)
@@ -138,16 +119,6 @@ def test_applying_a_verdict_twice_changes_nothing(trio, ana):
     m1.push()
     e1.pull()
     assert e1.repo.select("memories", order_by="id") == rows and e1.trust_ledger("mars-1") == trust
-
-
-def disputed_trio(trio) -> tuple:
-    """Two sync rounds after earth-1, earth-2 (agreeing) and mars-1 (contradicting) stored the pump."""
-    pump, pump_too, not_pump = stored(trio)
-    for agent in trio.values():
-        agent.push()
-    sync_round(trio)
-    sync_round(trio)
-    return pump, pump_too, not_pump
 
 
 @pytest.mark.parametrize("keep", ["mars", "earth", "both", "merged"])
@@ -241,6 +212,8 @@ def test_the_demo_story_the_verdict_changes_what_all_three_recall(trio, ana):
         assert agent.recall(ASK_PUMP_C, k=3)[0].memory.id == not_safe.id, name
         assert [d for d in agent.disputes("open") if "pump" in d["a"]["content"] + d["b"]["content"]] == [], name
     assert e1.recall(ASK_PUMP_C, k=3, as_of=before["earth-1"])[0].memory.content == PUMP_C
+    for agent in (e1, e2):  # one verdict, however many cases it resolved, moves trust once
+        assert [e["reason"] for e in agent.trust_ledger("mars-1")["events"]].count("verdict_for") == 1
 
 
 def test_bad_verdicts_are_one_line_exit_2_and_write_nothing(trio, ana, cmem):

@@ -197,9 +197,12 @@ class Quarantine:
         return report
 
     def regroup(self) -> int:
-        """Record which cases share a dispute, as this agent's copies show it (one commit when
-        any link is new). Returns how many cases were linked."""
-        rows = self.tables.cases.all()
+        """Record which open cases share a dispute, as this agent's copies show it (one commit
+        when any link is new; a pull's cost stays with the open cases). Returns how many
+        cases were linked."""
+        rows = self.tables.cases.all(status=[CaseStatus.PENDING, CaseStatus.ESCALATED])
+        if len(rows) < 2:
+            return 0
         ids = {m for c in rows for m in (c["memory_id_a"], c["memory_id_b"])}
         links = grouping.regroup(rows, {m: verdicts.copies(self.tables, m) for m in ids})
         if not links:

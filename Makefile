@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup dolt demo demo-mars test bench clean
+.PHONY: setup dolt chromium demo demo-mars test bench clean
 
 setup: $(STAMP)
 
@@ -17,6 +17,10 @@ $(STAMP): pyproject.toml
 dolt:
 	scripts/install-dolt.sh
 
+# Debian's chromium, which the review page's browser tests drive (tests/browser/).
+chromium:
+	scripts/install-chromium.sh
+
 demo: setup
 	$(BIN)/python scripts/demo.py
 
@@ -26,8 +30,9 @@ demo-mars: setup
 
 # First the import contracts (.importlinter: dependencies point one way), then the
 # suite, which includes tests/integration/test_wheel.py: the built wheel, installed
-# offline in a fresh venv, runs `cmem` (select it alone with -m wheel).
-test: setup dolt
+# offline in a fresh venv, runs `cmem` (select it alone with -m wheel), and tests/browser/,
+# which drive chromium through Playwright (select them alone with -m browser).
+test: setup dolt chromium
 	$(BIN)/lint-imports
 	$(BIN)/python -m pytest
 

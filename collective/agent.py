@@ -9,17 +9,18 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
-from . import keys, provision, reviewer_keys, status
+from . import history, keys, provision, reviewer_keys, status
 from .config import Home, Settings
 from .embed import Embedder
 from .embedding import EmbeddingModel
-from .errors import AgentExists, BadInput
+from .errors import AgentExists, BadInput, NotShared
 from .exchange import Exchange
 from .exchange.remotes import Remotes
 from .index.keeper import IndexKeeper
 from .model import DEFAULT_AMPLITUDE, Memory, events, utcnow, validate_content, validate_vector
 from .peers import Peers
 from .promotion import Promotions
+from .quarantine.disputes import Disputes
 from .quarantine.service import Quarantine
 from .recall import AccessCounter, Recall, RecallHit
 from .runtime.progress import Progress
@@ -57,7 +58,9 @@ class Agent:
         self.recaller = Recall(self.repo, tables, self.keeper, self.access, branch=self.branch,
                                settings=self.settings, trust_scores=self.peers_view.trust_scores)
         self.quarantine = Quarantine(self.repo, tables, self.peers_view, self.upkeep, agent_id=self.agent_id,
-                                     branch=self.branch, threshold=self.settings.escalation_threshold)
+                                     branch=self.branch, threshold=self.settings.escalation_threshold,
+                                     amplitude_cap=self.settings.amplitude_cap, penalty=self.settings.dispute_penalty)
+        self.disputes_view = Disputes(self.repo, tables, self.peers_view, self.quarantine, agent_id=self.agent_id)
         self.remote_names = Remotes(self.repo, default=self.home.setting("CMEM_REMOTE", "remote"))
         self.promotion = Promotions(self.repo, tables, self.peers_view, self.upkeep, identity=lambda: self.identity,
                                     agent_id=self.agent_id, branch=self.branch)
@@ -149,21 +152,27 @@ class Agent:
         return self.writer.forget(memory_id)
 
     def recall(self, query: str, *, k: int = 5, as_of: str | None = None, include_faded: bool = False,
-               vector: Any = None, now=None, consensus: bool = False) -> list[RecallHit]:
-        """Memories ranked by cos^2 * amplitude * trust * recency * boost(access); `consensus`:
-        only those the collective promoted to main."""
+               include_refuted: bool = False, vector: Any = None, now=None, consensus: bool = False) -> list[RecallHit]:
+        """Memories ranked by cos^2 * amplitude * trust * recency * boost(access); refuted ones
+        only when asked (marked by their `refuted_by`); `consensus`: only those the collective
+        promoted to main."""
         query_vector = validate_vector(vector if vector is not None else
                                        self.model.embed([validate_content(query, "query")])[0], self.dim)
-        return self.recaller.recall(query_vector, k=k, as_of=as_of, include_faded=include_faded, now=now,
-                                    consensus=consensus)
+        return self.recaller.recall(query_vector, k=k, as_of=as_of, include_faded=include_faded,
+                                    include_refuted=include_refuted, now=now, consensus=consensus)
 
     def get(self, memory_id: str, *, as_of: str | None = None) -> Memory:
         return self.tables.memories.require(memory_id, as_of=as_of)
 
     def show(self, memory_id: str) -> dict:
-        """One memory with its links and access count."""
+        """One memory with its links, access count and the dispute it stands in (or None)."""
         return {**self.get(memory_id).to_dict(), "links": self.tables.links.touching(memory_id),
-                "access_count": self.access.count_of(memory_id)}
+                "access_count": self.access.count_of(memory_id), "dispute": self.disputes_view.of_memory(memory_id)}
+
+    def history(self, memory_id: str, limit: int = 20) -> list[dict]:
+        """The commits on this agent's branch that changed one memory's row, newest first,
+        with its amplitude, disputed and refuted_by after each."""
+        return history.memory_history(self.repo, memory_id, branch=self.branch, limit=limit)
 
     def log(self, n: int | None = 20) -> list[Commit]:
         """The agent's commits, newest first."""
@@ -235,18 +244,46 @@ class Agent:
 
     def resolve_case(self, case_id: str, *, keep: str, note: str | None = None, by: str | None = None,
                      remote: str | None = None) -> dict:
-        """A person's verdict, signed with their reviewer key (`by`, else the default one):
-        recorded with who and why, flags and trust follow when this agent honours that
-        reviewer, then pushed. NotShared when it is recorded here but the push failed."""
+        """A person's verdict on a case (keep as the case's a and b), given to its whole dispute:
+        the case's row after it, with "commit", "dispute" and "quarantine" (see resolve_dispute)."""
         self.quarantine.check_verdict(case_id, keep)  # bad input is said before the remote is chosen
+        try:
+            resolved = self.resolve_dispute(case_id, keep=keep, note=note, by=by, remote=remote)
+        except NotShared as e:
+            e.result = self.quarantine.case_after(case_id, e.result)
+            raise
+        return self.quarantine.case_after(case_id, resolved)
+
+    def disputes(self, status: str | None = None) -> list[dict]:
+        """Disagreements grouped by claim: escalated first, oldest first; status "open"
+        (pending or escalated), "pending", "escalated", "resolved" or None (all)."""
+        return self.disputes_view.list(status)
+
+    def dispute(self, dispute_id: str) -> dict:
+        return self.disputes_view.show(dispute_id)
+
+    def resolve_dispute(self, dispute_id: str, *, keep: str, text: str | None = None, note: str | None,
+                        by: str | None = None, remote: str | None = None) -> dict:
+        """A person's verdict on a whole dispute (every case of it), signed with their reviewer
+        key, then shared (with the corrected memory, for merged). NotShared when recorded here
+        but not pushed."""
+        dispute = self.disputes_view.check(dispute_id, keep, text)  # bad input is said before anything else
+        reviewer, name = self._reviewer(by)
+        remote_name = self.remote_names.choose(remote) if self.remote_names.all() else None
+        merged = None if keep != "merged" else self.writer.compose(
+            text, parents=[dispute["a"]["memory"], dispute["b"]["memory"]], importance=0.9)
+        resolved = self.disputes_view.resolve(dispute_id, keep=keep, note=note, by=name, reviewer=reviewer,
+                                              text=text, merged=merged)
+        if merged is not None and remote_name is not None:
+            return self.exchange.share_verdict(resolved, remote_name)
+        return self.quarantine.share_after("verdict", resolved, remote_name)
+
+    def _reviewer(self, by: str | None):
         name = by or reviewer_keys.default_name(self.home)
         if name is None:
             raise BadInput("by", "no reviewer key to sign with: run `cmem reviewer init --name NAME`, "
                                  "or name one with --by")
-        reviewer = reviewer_keys.load(self.home, name)
-        remote_name = self.remote_names.choose(remote) if self.remote_names.all() else None
-        resolved = self.quarantine.resolve(case_id, keep=keep, note=note, by=name, reviewer=reviewer)
-        return self.quarantine.share_after("verdict", resolved, remote_name)
+        return reviewer_keys.load(self.home, name), name
 
     def reviewers(self) -> list[dict]:
         return self.quarantine.reviewers()
@@ -271,20 +308,12 @@ class Agent:
         """A person approves (promotes) or rejects a proposal, signed with their reviewer key;
         it takes effect where that reviewer is authorised."""
         self.promotion.check_decision(memory_id, note)  # bad input is said before the key is looked for
-        name = self._reviewer_name(by)
-        result = self.promotion.decide(memory_id, approve=approve, note=note, by=name,
-                                       reviewer=reviewer_keys.load(self.home, name))
+        reviewer, name = self._reviewer(by)
+        result = self.promotion.decide(memory_id, approve=approve, note=note, by=name, reviewer=reviewer)
         return self.promotion.share_after("decision", result, self._sharing_remote(remote))
 
     def _sharing_remote(self, remote: str | None) -> str | None:
         return self.remote_names.choose(remote) if self.remote_names.all() else None
-
-    def _reviewer_name(self, by: str | None) -> str:
-        name = by or reviewer_keys.default_name(self.home)
-        if name is None:
-            raise BadInput("by", "no reviewer key to sign with: run `cmem reviewer init --name NAME`, "
-                                 "or name one with --by")
-        return name
 
     def add_reviewer(self, name: str, public_key: str) -> dict:
         """Honour this reviewer's verdicts; those kept until now take effect."""

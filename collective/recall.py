@@ -46,7 +46,8 @@ class RecallHit:
     def to_dict(self) -> dict:
         return {"id": self.memory.id, "score": round(self.score, 6), "similarity": round(self.similarity, 6),
                 "strength": round(self.strength, 6), "access_count": self.access_count,
-                "disputed": self.memory.disputed, "summary": self.memory.summary,
+                "disputed": self.memory.disputed, "refuted_by": self.memory.refuted_by,
+                "valid_until": self.memory.valid_until, "summary": self.memory.summary,
                 "content": self.memory.content, "category": self.memory.category,
                 "origin_agent": self.memory.origin_agent, "amplitude": round(self.memory.amplitude, 6),
                 "created_at": self.memory.created_at}
@@ -129,24 +130,26 @@ class Recall:
         self.trust_scores = trust_scores
 
     def recall(self, query_vector: np.ndarray, *, k: int, as_of: str | None = None, include_faded: bool = False,
-               now: datetime | None = None, consensus: bool = False) -> list[RecallHit]:
+               include_refuted: bool = False, now: datetime | None = None, consensus: bool = False) -> list[RecallHit]:
         """Memories ranked by score, best first; `as_of` recalls what the agent believed then,
-        `consensus` only what is on main (scored with the trust of now)."""
+        `consensus` only what is on main (scored with the trust of now). Memories less similar
+        to the query than the relevance floor are not about it: left out."""
         k = validate_count(k, "k", maximum=MAX_K)
         now = now or utcnow()
         if consensus:
             if as_of is not None:
                 raise BadInput("consensus", "recalls main as it is now: it cannot be combined with --as-of")
-            return self._recall_as_of(query_vector, k, self.repo.head(MAIN_BRANCH), include_faded, now,
-                                      trust_of_then=False)
+            return self._recall_as_of(query_vector, k, self.repo.head(MAIN_BRANCH), include_faded, include_refuted,
+                                      now, trust_of_then=False)
         if as_of is not None:
-            return self._recall_as_of(query_vector, k, self.resolve_as_of(as_of), include_faded, now)
-        hits = self._hits(self._search(query_vector, k, include_faded, now))
+            return self._recall_as_of(query_vector, k, self.resolve_as_of(as_of), include_faded, include_refuted, now)
+        hits = self._hits(self._search(query_vector, k, include_faded, include_refuted, now))
         if hits:
             self.access.record([h.memory.id for h in hits], now)
         return hits
 
-    def _search(self, query_vector: np.ndarray, k: int, include_faded: bool, now: datetime) -> list[Scored]:
+    def _search(self, query_vector: np.ndarray, k: int, include_faded: bool, include_refuted: bool,
+                now: datetime) -> list[Scored]:
         """The exact top k from the index: the search widens until nothing it has not
         returned yet can beat the k-th score."""
         index = self.keeper.current()
@@ -160,6 +163,8 @@ class Recall:
             last = float(sims[-1]) if len(sims) else 0.0
             fresh = ~seen[labels]
             seen[labels] = True
+            if not include_refuted:
+                fresh &= ~index.refuted_at(labels)
             labels, sims = labels[fresh], sims[fresh]
             # the index keeps what the score needs (amplitude, origin, age, category): no row is read
             strength = index.strengths_at(labels, trust_scores, now.timestamp(), self.settings.half_lives)
@@ -172,17 +177,20 @@ class Recall:
                                                  include_faded), key=lambda s: s[0], reverse=True)[:k]
             # What the index has not returned yet is at most as similar as its last candidate.
             bound = max(last, 0.0) ** 2 * index.max_amplitude * boost_bound
-            if want >= len(index) or (len(scored) >= k and scored[k - 1][0] >= bound):
+            # nothing unseen passes the relevance floor, or nothing unseen can beat the k-th score
+            beaten = len(scored) >= k and scored[k - 1][0] >= bound
+            if want >= len(index) or last < self.settings.recall_floor or beaten:
                 return scored[:k]
             want *= 4
 
     def _recall_as_of(self, query_vector: np.ndarray, k: int, commit: str, include_faded: bool,
-                      now: datetime, *, trust_of_then: bool = True) -> list[RecallHit]:
+                      include_refuted: bool, now: datetime, *, trust_of_then: bool = True) -> list[RecallHit]:
         """Brute force over the memories as they were at `commit`, scored with the trust of
-        then (or of now)."""
+        then (or of now; a memory refuted later is not refuted then)."""
         dim = int(query_vector.shape[0])
         rows = {r["id"]: r for r in self.tables.memories.rows(as_of=commit)
-                if not r["retracted"] and r["absorbed_into"] is None and r["dim"] == dim}
+                if not r["retracted"] and r["absorbed_into"] is None and r["dim"] == dim
+                and (include_refuted or not r.get("refuted_by"))}
         if not rows:
             return []
         ids = list(rows)
@@ -194,12 +202,13 @@ class Recall:
 
     def _score(self, ids: Sequence[str], sims: np.ndarray, strengths: np.ndarray, include_faded: bool
                ) -> list[Scored]:
-        """Best first; faded memories left out unless asked for."""
+        """Best first; faded memories left out unless asked for, and those below the relevance floor."""
         known, pending = self.access.counts(), self.access.pending
         counts = np.array([known.get(mid, 0) + pending.get(mid, 0) for mid in ids], dtype=np.int64)
         scores = scoring.scores(sims, strengths, counts)
+        floor = self.settings.recall_floor
         order = [int(i) for i in np.argsort(-scores, kind="stable")
-                 if include_faded or strengths[i] >= self.settings.fade_threshold]
+                 if (include_faded or strengths[i] >= self.settings.fade_threshold) and sims[i] >= floor]
         return [(float(scores[i]), float(sims[i]), float(strengths[i]), int(counts[i]), ids[i]) for i in order]
 
     def _hits(self, scored: list[Scored], *, rows: Mapping[str, dict] | None = None) -> list[RecallHit]:

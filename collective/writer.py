@@ -104,6 +104,17 @@ class Writer:
             self._embed_missing(prepared)
             return self._write(prepared)
 
+    def compose(self, content: str, *, parents: Sequence[str], category: str | None = None,
+                importance: float = DEFAULT_AMPLITUDE) -> Memory:
+        """A new memory of this agent with lineage, signed but not written (a merged verdict
+        stores it in its own commit)."""
+        prepared = [self._prepare(MemoryInput(content, category, (), importance))]
+        self._embed_missing(prepared)
+        memory = self._new_memory(prepared[0], iso(utcnow()))
+        memory.parents = list(parents)
+        memory.signature = self.identity.sign(memory.claim())
+        return memory
+
     def _prepare(self, item: MemoryInput) -> dict:
         content = validate_content(item.content)
         phase, stance = phase_mod.resolve(content, estimator=estimate_stance, phase=item.phase, stance=item.stance)

@@ -90,7 +90,7 @@ def _context(agent: Agent, index, coaccess, selection: select.Selection, synthes
     return consolidate.Context(
         index=index, comparator=agent.comparator(), repo=agent.repo, coaccess=coaccess,
         parents_of_live=lambda: prune.with_live_descendants(
-            memories.rows(columns=("id", "parents", "retracted", "absorbed_into"))),
+            memories.rows(columns=("id", "parents", "retracted", "absorbed_into", "refuted_by"))),
         agent_id=agent.agent_id, model_version=agent.embedder_version, amplitude_cap=agent.settings.amplitude_cap,
         fade_threshold=agent.settings.fade_threshold, cross_cluster=cross_cluster, synthesiser=synthesiser,
         changed=None if selection.full else selection.changed_ids,

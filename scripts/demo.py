@@ -47,10 +47,26 @@ def heading(text: str) -> None:
 
 
 def show_recall(agent: Agent, query: str, **kwargs) -> None:
-    print(f"  {agent.agent_id} recalls {query!r}{' as of ' + kwargs['as_of'][:12] if 'as_of' in kwargs else ''}:")
-    for hit in agent.recall(query, k=3, **kwargs):
-        flag = "  [disputed]" if hit.memory.disputed else ""
+    how = (" as of " + kwargs["as_of"][:12] if "as_of" in kwargs else "") + (
+        " with refuted memories" if kwargs.get("include_refuted") else "")
+    print(f"  {agent.agent_id} recalls {query!r}{how}:")
+    hits = agent.recall(query, k=3, **kwargs)
+    for hit in hits:
+        flag = (f"  [refuted by {hit.memory.refuted_by[:12]}]" if hit.memory.refuted_by
+                else "  [disputed]" if hit.memory.disputed else "")
         print(f"    {hit.score:.3f}  {hit.memory.summary}  ({hit.memory.origin_agent}){flag}")
+    if not hits:
+        print("    nothing recalled")
+
+
+def resolve_for_mars(reviewer: Agent) -> dict | None:
+    """The flight surgeon sides with mars-1 on the pump: one verdict for the whole dispute."""
+    for dispute in reviewer.disputes("open"):
+        for side in ("a", "b"):
+            if dispute[side]["origin_agent"] == "mars-1" and "pump" in dispute[side]["content"]:
+                return reviewer.resolve_dispute(dispute["dispute"], keep=side, by="flight-surgeon",
+                                                note="inspection on Mars found a cracked impeller")
+    return None
 
 
 def show_events(root: Path, earth: Agent, mars: Agent) -> None:
@@ -164,12 +180,11 @@ def main() -> None:
 
     heading("5. The quarantine: a person reviews the contradiction")
     reviewer = agents["earth-1"]
-    cases = reviewer.cases()
-    for case in cases:
-        detail = reviewer.case(case["id"])
-        say(f"  case {case['id'][:12]} ({case['status']}, {case['dispute_count']} dispute(s)): "
-            f"{detail['a'].get('origin_agent')} says {detail['a'].get('content')!r}; "
-            f"{detail['b'].get('origin_agent')} says {detail['b'].get('content')!r}")
+    for dispute in reviewer.disputes():
+        a, b = dispute["a"], dispute["b"]
+        say(f"  dispute {dispute['dispute'][:12]} ({dispute['status']}, {dispute['case_count']} case(s) among "
+            f"{', '.join(dispute['agents'])}): {a['origin_agent']} says {a['content']!r} "
+            f"(+{len(a['copies'])} copies); {b['origin_agent']} says {b['content']!r} (+{len(b['copies'])} copies)")
     # the reviewer signs verdicts with a key of their own; each agent's operator decides to honour it
     surgeon = Home.at(home)
     if not reviewer_keys.key_path(surgeon, "flight-surgeon").exists():
@@ -178,25 +193,26 @@ def main() -> None:
     for agent in agents.values():
         agent.add_reviewer("flight-surgeon", surgeon_key)
     say("  Every agent honours verdicts signed by the flight surgeon's reviewer key.")
-    pump_cases = [c for c in cases if "mars-1" in (c["agent_a"], c["agent_b"]) and c["status"] != "resolved"]
-    if pump_cases:
-        case = pump_cases[0]
-        keep = "a" if case["agent_a"] == "mars-1" else "b"
-        resolved = reviewer.resolve_case(case["id"], keep=keep, by="flight-surgeon",
-                                         note="inspection on Mars found a cracked impeller")
-        say(f"  The reviewer sides with mars-1 (keep {keep}); the verdict is recorded and pushed "
-            f"({'pushed' if resolved['quarantine'].get('pushed') else 'not pushed'}).")
-    for agent in agents.values():
+    before_verdict = {name: agent.log(n=1)[0].hash for name, agent in agents.items()}
+    verdict = resolve_for_mars(reviewer)
+    if verdict is not None:
+        say(f"  The reviewer sides with mars-1 (keep {verdict['resolution']['keep']}) on dispute "
+            f"{verdict['dispute'][:12]}: {len(verdict['resolved_cases'])} case(s) resolved, "
+            f"{'pushed' if verdict['quarantine'].get('pushed') else 'not pushed'}.")
+    for agent in agents.values():  # one sync round
+        agent.pull()
         agent.push()
     for agent in agents.values():
-        agent.pull()
-    for agent in agents.values():
-        open_cases = agent.cases("pending") + agent.cases("escalated")
+        open_disputes = agent.disputes("open")
         peers = ", ".join(f"{p['agent']} {p['trust']:.2f}" for p in agent.peers())
-        print(f"  {agent.agent_id:8} open cases: {len(open_cases)}; trust in peers: {peers}")
+        print(f"  {agent.agent_id:8} open disputes: {len(open_disputes)}; trust in peers: {peers}")
 
-    heading("6. Recall after the resolution")
-    show_recall(agents["earth-2"], "is the coolant pump safe?")
+    heading("6. Recall after the verdict, and as of before it")
+    for agent in agents.values():
+        show_recall(agent, "is the coolant pump safe?")
+    show_recall(agents["earth-2"], "is the coolant pump safe?", include_refuted=True)
+    show_recall(agents["earth-1"], "is the coolant pump safe?", as_of=before_verdict["earth-1"])
+    show_recall(agents["earth-1"], "who won the chess match last night?")  # about nothing held
 
     heading("7. Events: earth-1 tells its site what it learned; mars-1 decides to pull")
     show_events(root, agents["earth-1"], agents["mars-1"])

@@ -65,7 +65,8 @@ def _render_hits(hits: list[dict]) -> str:
         return "nothing recalled"
     lines = []
     for n, h in enumerate(hits, 1):
-        flag = " [disputed]" if h["disputed"] else ""
+        flag = f" [refuted by {h['refuted_by']} at {h['valid_until']}]" if h.get("refuted_by") else (
+            " [disputed]" if h["disputed"] else "")
         lines.append(f"{n:2}. {h['score']:.3f}  {h['summary']}{flag}  ({h['origin_agent']}, {h['id']})")
     return "\n".join(lines)
 
@@ -75,20 +76,25 @@ def _render_hits(hits: list[dict]) -> str:
 @click.option("-k", "k", default=5, show_default=True, type=int, help="How many memories.")
 @click.option("--as-of", help="Recall as of a commit, branch or timestamp.")
 @click.option("--include-faded", is_flag=True, help="Include memories whose strength fell below the fade threshold.")
+@click.option("--include-refuted", is_flag=True, help="Include memories a person's verdict refuted (marked).")
 @click.option("--consensus", is_flag=True, help="Only what the collective promoted to main (after the last pull).")
 @agent_options
 @json_option
-def recall(query, k, as_of, include_faded, consensus, home, agent_id, as_json):
+def recall(query, k, as_of, include_faded, include_refuted, consensus, home, agent_id, as_json):
     """Recall the memories that resonate most with QUERY. Never creates a commit.
+
+    Memories less similar to QUERY than the relevance floor ([recall] recall_floor
+    in cmem.toml) are left out; "nothing recalled" when none passes.
 
     \b
     JSON: [{"id", "score", "similarity", "strength", "access_count", "disputed",
-            "summary", "content", "category", "origin_agent", "amplitude", "created_at"}]
+            "refuted_by", "valid_until", "summary", "content", "category",
+            "origin_agent", "amplitude", "created_at"}]
     """
     with cli_errors():
         with open_agent(home, agent_id) as agent:
             hits = [h.to_dict() for h in agent.recall(query, k=k, as_of=as_of, include_faded=include_faded,
-                                                      consensus=consensus)]
+                                                      include_refuted=include_refuted, consensus=consensus)]
     emit(hits, as_json=as_json, text=_render_hits)
 
 
@@ -97,10 +103,13 @@ def recall(query, k, as_of, include_faded, consensus, home, agent_id, as_json):
 @agent_options
 @json_option
 def show(memory_id, home, agent_id, as_json):
-    """Show one memory with its links and access count.
+    """Show one memory with its links, access count and dispute.
+
+    A memory a verdict refuted shows what refuted it ("refuted_by": the dispute or
+    the corrected memory) and since when ("valid_until").
 
     \b
-    JSON: a memory plus "links" and "access_count".
+    JSON: a memory plus "links", "access_count" and "dispute" ({"dispute", "status"} or null).
     """
     with cli_errors():
         with open_agent(home, agent_id) as agent:

@@ -1,4 +1,4 @@
-"""Quarantine: disagreements between memories, waiting for a person's decision."""
+"""Quarantine: disagreements between memories, grouped by claim, waiting for a person's decision."""
 
 from __future__ import annotations
 
@@ -6,94 +6,118 @@ import click
 
 from .common import agent_options, cli_errors, emit, json_option, open_agent
 
+AWAITING = "awaiting an authorised reviewer"
+
 
 @click.group("quarantine")
 def quarantine_group():
     """Disagreements between memories, waiting for a person."""
 
 
-def _render_cases(cases: list[dict]) -> str:
-    if not cases:
-        return "no cases"
-    return "\n".join(f"{c['id']}  {c['status']:9} disputes {c['dispute_count']}  "
-                     f"{c['agent_a']} vs {c['agent_b']}" + (f"  ({c['awaiting']})" if c.get("awaiting") else "")
-                     for c in cases)
+def _awaiting(d: dict) -> bool:
+    """Resolved, but by no reviewer this agent honours: the verdict has not taken effect here."""
+    return d["status"] == "resolved" and not d["applied"]
+
+
+def _render_disputes(disputes: list[dict]) -> str:
+    if not disputes:
+        return "no disputes"
+    return "\n".join(f"{d['dispute']}  {d['status']:9} {d['case_count']} case(s)  {', '.join(d['agents'])}  "
+                     f"{d['a']['summary'] or d['a']['memory']!r} vs {d['b']['summary'] or d['b']['memory']!r}"
+                     + (f"  ({AWAITING})" if _awaiting(d) else "") for d in disputes)
 
 
 @quarantine_group.command("list")
-@click.option("--status", help="pending, escalated or resolved.")
+@click.option("--status", help="open (pending or escalated), pending, escalated or resolved.")
 @agent_options
 @json_option
 def quarantine_list(status, home, agent_id, as_json):
-    """List quarantine cases.
+    """List disputes: disagreements between two claims, escalated first, oldest first.
 
     \b
-    A resolved case whose verdict no reviewer this agent honours signed is shown
+    Copies that agree stand on the same side, so the cases opened about one
+    disagreement (by any agent, about any copies) are one dispute. A resolved
+    dispute whose verdict no reviewer this agent honours signed is shown
     "awaiting an authorised reviewer" (see `cmem reviewers add`).
 
     \b
-    JSON: [{"id", "memory_id_a", "memory_id_b", "agent_a", "agent_b", "similarity",
-            "phase_diff", "dispute_count", "status", "resolution", "created_at", "resolved_at",
-            "applied", "awaiting", "opened_by", "counted_by", ...signatures}]
+    JSON: [{"dispute", "status", "cases", "case_count", "agents", "opened_at",
+            "similarity", "phase_diff", "reason", "a": SIDE, "b": SIDE, "resolution",
+            "applied"}]; SIDE = {"memory", "content", "summary", "origin_agent", "trust",
+            "amplitude", "disputed", "refuted_by", "valid_until", "copies", "parents"}
     """
     with cli_errors():
         with open_agent(home, agent_id) as agent:
-            result = agent.cases(status)
-    emit(result, as_json=as_json, text=_render_cases)
+            result = agent.disputes(status)
+    emit(result, as_json=as_json, text=_render_disputes)
 
 
-def _render_case(c: dict) -> str:
-    lines = [f"case {c['id']} ({c['status']}, {c['dispute_count']} dispute(s))",
-             f"similarity {c['similarity']:.3f}, phase difference {c['phase_diff']:.3f} rad"]
+def _render_dispute(d: dict) -> str:
+    lines = [f"dispute {d['dispute']} ({d['status']}, {d['case_count']} case(s): {', '.join(d['cases'])})",
+             f"agents {', '.join(d['agents'])}; similarity {d['similarity']:.3f}, "
+             f"phase difference {d['phase_diff']:.3f} rad"]
     for side in ("a", "b"):
-        m = c[side]
-        lines.append(f"  {side}: [{m.get('origin_agent', '?')}, trust {m['trust']:.2f}] {m.get('content', '(not held)')}")
-    if c["resolution"]:
-        r = c["resolution"]
-        lines.append(f"resolved: keep {r['keep']} by {r['by']}: {r['note']}"
-                     + (f" ({c['awaiting']})" if c.get("awaiting") else ""))
+        s = d[side]
+        refuted = f" [refuted by {s['refuted_by']} at {s['valid_until']}]" if s["refuted_by"] else ""
+        lines.append(f"  {side}: [{s['origin_agent']}, trust {s['trust']:.2f}] {s['content'] or '(not held)'}{refuted}")
+        lines += [f"       copy {c['memory']} ({c['origin_agent'] or 'not held'})" for c in s["copies"]]
+    if d["resolution"]:
+        r = d["resolution"]
+        lines.append(f"resolved: keep {r['keep']} by {r['by']} at {r['at']}: {r['note']}"
+                     + (f" -> {r['memory']}: {r['text']!r}" if r.get("memory") else "")
+                     + (f" ({AWAITING})" if _awaiting(d) else ""))
     return "\n".join(lines)
 
 
 @quarantine_group.command("show")
-@click.argument("case_id")
+@click.argument("dispute_id")
 @agent_options
 @json_option
-def quarantine_show(case_id, home, agent_id, as_json):
-    """The two memories side by side, with origins, trust, similarity and history.
+def quarantine_show(dispute_id, home, agent_id, as_json):
+    """One dispute: both claims side by side, with origins, trust, copies and the verdict.
+
+    DISPUTE_ID is a dispute's id, or the id of one of its cases.
 
     \b
-    JSON: a case plus "a" and "b" (memories with "trust") and "history" (commits).
+    JSON: one dispute, as `quarantine list --json` shows each.
     """
     with cli_errors():
         with open_agent(home, agent_id) as agent:
-            result = agent.case(case_id)
-    emit(result, as_json=as_json, text=_render_case)
+            result = agent.dispute(dispute_id)
+    emit(result, as_json=as_json, text=_render_dispute)
 
 
 @quarantine_group.command("resolve")
-@click.argument("case_id")
+@click.argument("dispute_id")
 @click.option("--keep", required=True, help="a, b, both or merged.")
-@click.option("--note", help="Why.")
+@click.option("--text", help="The corrected statement (merged only): stored as a new memory.")
+@click.option("--note", required=True, help="Why: kept with the verdict.")
 @click.option("--by", help="Reviewer whose key signs the verdict (`cmem reviewer init`; "
                            "default: the key named $USER, else the only one).")
 @click.argument("remote_name", metavar="[REMOTE]", required=False)
 @agent_options
 @json_option
-def quarantine_resolve(case_id, keep, note, by, remote_name, home, agent_id, as_json):
-    """Record a person's decision on a case, signed with their reviewer key, then push it.
-
-    It takes effect on each agent whose operator authorised that reviewer.
-    Exit 3: recorded locally, not shared (run `cmem push`); 1: nothing written.
+def quarantine_resolve(dispute_id, keep, text, note, by, remote_name, home, agent_id, as_json):
+    """Decide a dispute, signed with the reviewer's key, then push it.
 
     \b
-    JSON: the case after resolution plus "commit", "applied" and "quarantine".
+    keep a / keep b: the other side and every copy of it are refuted (recall leaves
+      them out; --as-of before the verdict still finds them);
+    both: not a contradiction after all: flags cleared, linked as partly agreeing;
+    merged: --text is stored as a new memory whose parents are both sides, and
+      both sides are refuted by it.
+    It takes effect on each agent whose operator authorised that reviewer, on its own
+    copies, once. DISPUTE_ID may name one of its cases (then a and b are that case's).
+    Exit 3: recorded locally, not shared (run `cmem push`); 2: bad input, nothing written.
+
+    \b
+    JSON: the dispute after the verdict plus "commit", "resolved_cases" and "quarantine".
     """
     with cli_errors():
         with open_agent(home, agent_id) as agent:
-            result = agent.resolve_case(case_id, keep=keep, note=note, by=by, remote=remote_name)
-    emit(result, as_json=as_json, text=lambda r: f"resolved {r['id']}: keep {r['resolution']['keep']}"
-         + (f" ({r['awaiting']})" if r.get("awaiting") else "")
+            result = agent.resolve_dispute(dispute_id, keep=keep, text=text, note=note, by=by, remote=remote_name)
+    emit(result, as_json=as_json, text=lambda r: f"resolved {r['dispute']}: keep {r['resolution']['keep']} "
+         f"({len(r['resolved_cases'])} case(s))" + (f" ({AWAITING})" if _awaiting(r) else "")
          + (" (pushed)" if r["quarantine"].get("pushed") else ""))
 
 

@@ -15,9 +15,10 @@ from ..model import CATEGORIES, parse_time
 from . import trust
 
 BOOST_STEP, BOOST_MAX = 0.05, 2.0
-SCORE_COLUMNS = ("amplitude", "origin_agent", "created_at", "category")  # what the strength reads
-# per memory: the strength's inputs, origins as codes
-SCORE_DTYPE = np.dtype([("amplitude", "<f4"), ("created", "<f8"), ("category", "i1"), ("origin", "<i4")])
+SCORE_COLUMNS = ("amplitude", "origin_agent", "created_at", "category", "refuted_by")  # what recall reads
+# per memory: the strength's inputs, origins as codes, and whether a verdict refuted it
+SCORE_DTYPE = np.dtype([("amplitude", "<f4"), ("created", "<f8"), ("category", "i1"), ("origin", "<i4"),
+                        ("refuted", "i1")])
 
 
 def boost(access_counts: np.ndarray) -> np.ndarray:
@@ -37,6 +38,7 @@ def score_table(rows: Sequence[dict], origin_code: Callable[[str], int]) -> np.n
     table["created"] = [parse_time(r["created_at"]).timestamp() for r in rows]
     table["category"] = [CATEGORIES.index(r["category"]) if r["category"] in CATEGORIES else -1 for r in rows]
     table["origin"] = [origin_code(r["origin_agent"]) for r in rows]
+    table["refuted"] = [1 if r.get("refuted_by") else 0 for r in rows]
     return table
 
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Callable, Sequence
 from .. import merge
 from ..config import Settings
 from ..embedding import EmbeddingModel
-from ..errors import NotFound
+from ..errors import CollectiveError, NotFound, NotShared
 from ..identity import Identity
 from ..index.keeper import IndexKeeper
 from ..model import events
@@ -65,6 +65,15 @@ class Exchange:
         pushed = {"remote": remote, "branch": self.branch, "head": self.repo.head(self.branch)}
         return self.promotions.share_after("promotions", self.quarantine.share_after("cases", pushed, remote), remote)
 
+    def share_verdict(self, resolved: dict, remote: str) -> dict:
+        """A verdict that made a memory (merged): the working branch goes out with the cases,
+        so peers get the corrected statement. NotShared when the push failed."""
+        try:
+            pushed = self.push(remote)
+        except CollectiveError as e:
+            raise NotShared("verdict", e, {**resolved, "quarantine": {"pushed": False, "error": str(e)}}) from e
+        return {**resolved, "quarantine": pushed["quarantine"]}
+
     def pull(self, remote: str | None = None, *, peers: Sequence[str] = (), dry_run: bool = False,
              comparator: merge.Comparator | None = None, progress: Progress | None = None) -> dict:
         """Fetch the commons, take its cases, merge every peer that moved, share the cases.
@@ -100,4 +109,5 @@ class Exchange:
                       "cases_taken": taken, "refused": refused, "promotions": promoted}
             if dry_run:
                 return {**result, "quarantine": None}
+            result["cases_grouped"] = self.quarantine.regroup()
             return self.quarantine.share_after("pull", result, remote)

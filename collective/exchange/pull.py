@@ -26,6 +26,7 @@ from ..model import Memory, events, iso, utcnow
 from ..model.enums import CaseStatus, PeerStatus
 from ..model.refs import agent_of_working, peer_working, working_branch
 from ..peers import Peers
+from ..quarantine.cases import Standing, standing
 from ..quarantine.signing import sign_case
 from ..runtime import parallel
 from ..runtime.progress import Progress
@@ -203,7 +204,7 @@ class PeerPull:
         report.refused = arrivals.refused
         ctx = merge.MergeContext(receiver=self.agent_id, trust=self.peers.trust_scores(),
                                  known_cases=self.tables.cases.by_id(), settings=self.settings, now=utcnow(),
-                                 unsettled=frozenset(self._unsettled()))
+                                 unsettled=frozenset(self._unsettled()), standing=self._standing())
         planned, read = plan_pull(peer, head, arrivals.incoming, held, candidates, self.comparator, ctx,
                                   unread=set(missing), progress=self._progress_of(peer))
         report.summary = {**planned.summary(), "relayed_skipped": arrivals.relayed}
@@ -221,6 +222,11 @@ class PeerPull:
         checked = [m for m, key in zip(memories, signers) if key]
         return [ok or any(verify(k, m.claim(), m.signature) for k in old_keys.get(m.origin_agent, ()))
                 for m, ok in zip(checked, valid)]
+
+    def _standing(self) -> Standing:
+        """What the verdicts applied here decided (their memories met again are followed)."""
+        applied = self.tables.applied_verdicts.case_ids()
+        return standing([c for c in self.tables.cases.all(status=CaseStatus.RESOLVED) if c["id"] in applied])
 
     def _unsettled(self) -> set[str]:
         applied = self.tables.applied_verdicts.case_ids()

@@ -1,6 +1,6 @@
 """The ANN index (hnswlib, cosine) kept beside the agent's database.
 
-It holds every recallable memory (not retracted, not absorbed) of the
+It holds every memory not retracted nor absorbed (refuted ones flagged beside it) of the
 agent's embedding model. It remembers the database head it reflects; when the
 head moved it applies the Dolt diff since then, and rebuilds from scratch
 when it cannot (missing files, another model, a head it cannot diff from).
@@ -279,6 +279,11 @@ class VectorIndex:
                      half_lives: Mapping[str, float]) -> np.ndarray:
         """amplitude * trust of the origin * recency, for each label, as recall scores it."""
         return strengths(self._scores[labels], self._origins, trust_scores, now, half_lives)
+
+    def refuted_at(self, labels: np.ndarray) -> np.ndarray:
+        """Whether a verdict refuted each label's memory (kept in the index: merges meet
+        refuted claims again; recall leaves them out unless asked)."""
+        return self._scores["refuted"][labels].astype(bool)
 
     def search(self, vector: np.ndarray, k: int) -> list[tuple[str, float]]:
         """Up to k (memory id, cosine similarity), best first."""

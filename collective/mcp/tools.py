@@ -67,27 +67,30 @@ class MemoryTools:
                                                     importance=importance, phase=phase, stance=stance).to_dict())
 
     def recall(self, query: str, k: int = 5, as_of: str | None = None, include_faded: bool = False,
-               consensus: bool = False) -> Result:
+               include_refuted: bool = False, consensus: bool = False) -> Result:
         """Recall the k memories that resonate most with the query, ranked by
         cos^2 * amplitude * trust(origin) * recency * boost(access count). Never commits.
+        Memories below the relevance floor (not about the query) are left out.
 
         as_of: a commit, branch or timestamp: recall what the agent believed then.
         include_faded: also memories whose strength fell below the fade threshold.
+        include_refuted: also memories a person's verdict refuted (their refuted_by set).
         consensus: only memories the collective promoted to main (as of the last pull).
-        Not offered yet: include_refuted, which comes with human review.
 
         Returns {"hits": [{"id", "score", "similarity", "strength", "access_count",
-        "disputed", "summary", "content", "category", "origin_agent", "amplitude",
-        "created_at"}]}, best first.
+        "disputed", "refuted_by", "valid_until", "summary", "content", "category",
+        "origin_agent", "amplitude", "created_at"}]}, best first.
         """
         return self._call(lambda agent: {"hits": [h.to_dict() for h in agent.recall(
-            query, k=k, as_of=as_of, include_faded=include_faded, consensus=consensus)]})
+            query, k=k, as_of=as_of, include_faded=include_faded, include_refuted=include_refuted,
+            consensus=consensus)]})
 
     def show(self, memory_id: str) -> Result:
-        """One memory by id, with its links and access count.
+        """One memory by id, with its links, access count and dispute.
 
         Returns the memory ({"id", "content", "category", "amplitude", "origin_agent",
-        "disputed", "retracted", ...}) plus "links" and "access_count".
+        "disputed", "retracted", "refuted_by", "valid_until", ...}) plus "links",
+        "access_count" and "dispute" ({"dispute", "status"} or null).
         """
         return self._call(lambda agent: agent.show(memory_id))
 

@@ -17,7 +17,7 @@ from ..config import Settings
 from ..core import trust, wave
 from ..model import Memory, iso, parse_time, uuid7
 from ..model.enums import CaseStatus, LinkType, Relation
-from ..quarantine.cases import case_id, effects, escalate
+from ..quarantine.cases import NO_STANDING, Standing, case_id, effects, escalate
 from .candidates import judged_candidates
 from .comparators import Comparator, PairVerdict
 
@@ -63,6 +63,7 @@ class MergeContext:
     settings: Settings
     now: datetime
     unsettled: frozenset[str] = frozenset()  # resolved cases whose verdict has not taken effect here
+    standing: Standing = NO_STANDING  # what the verdicts applied here decided, for memories meeting them again
 
 
 def effective_amplitude(memory: Memory, trust_score: float, now: datetime, settings: Settings) -> float:
@@ -118,9 +119,15 @@ class _Planner:
         a_remote = effective_amplitude(remote, self.trust.scores.get(peer, trust.START), self.ctx.now,
                                        self.ctx.settings)
         verdicts = [(candidate, comparator.relate(candidate, remote, similarity)) for candidate, similarity in judged]
-        constructive = [(c, v) for c, v in verdicts if v.relation == wave.CONSTRUCTIVE]
+        self.follow_verdicts(remote, verdicts)
+        # a standing claim is never absorbed into a refuted one (recall would hide it with it)
+        constructive = [(c, v) for c, v in verdicts
+                        if v.relation == wave.CONSTRUCTIVE and (remote.refuted_by or not c.refuted_by)]
         for candidate, v in verdicts:
             self.result.pairs.append(PlannedPair(remote.id, candidate.id, v.relation, v.similarity, v.dphi, v.reason))
+            if v.relation == wave.DESTRUCTIVE and (remote.refuted_by or candidate.refuted_by):
+                self.follow_settled(candidate, remote)  # a claim a person refuted is not disputed again
+                continue
             if v.relation == wave.DESTRUCTIVE:
                 self.dispute(candidate, remote, v)
             elif v.relation == wave.PARTIAL:
@@ -131,16 +138,45 @@ class _Planner:
         self.result.counts[_relation_of(remote, verdicts)] += 1
         self.result.inserts.append(remote)
 
+    def follow_verdicts(self, remote: Memory, verdicts: Sequence[tuple[Memory, PairVerdict]]) -> None:
+        """A memory on a refuted side arriving again is refuted on arrival: one a verdict named
+        as losing, a copy of a refuted memory, or one contradicting a verdict's winner."""
+        known = self.ctx.standing
+        if remote.id in known.made:
+            return
+        found = known.losers.get(remote.id)
+        for candidate, v in verdicts:
+            if found is not None:
+                break
+            if v.relation == wave.CONSTRUCTIVE and candidate.refuted_by:
+                found = (candidate.refuted_by, candidate.valid_until or self.stamp)
+            elif v.relation == wave.DESTRUCTIVE and not candidate.refuted_by and candidate.id in known.winners:
+                found = known.winners[candidate.id]
+        if found is None:
+            return
+        remote.refuted_by, remote.valid_until = found
+        remote.disputed = True  # as a verdict leaves the losing side where it was held already
+        for candidate, v in verdicts:  # its copies here stand on the refuted side with it
+            if (v.relation == wave.CONSTRUCTIVE and not candidate.refuted_by and candidate.id not in known.made
+                    and candidate.id not in known.winners):
+                L = self.local(candidate)
+                L.refuted_by, L.valid_until, L.updated_at = found[0], found[1], self.stamp
+
+    def follow_settled(self, candidate: Memory, remote: Memory) -> bool:
+        """When a person already decided this pair (an agent meeting it after the verdict),
+        follow the verdict's flags: no penalty, no new dispute. Returns whether one had."""
+        settled = _settled(self.result, self.ctx, candidate.id, remote.id)
+        if settled is None:
+            return False
+        if settled.get(candidate.id) and not candidate.disputed:
+            L = self.local(candidate)
+            L.disputed, L.updated_at = True, self.stamp
+        remote.disputed = remote.disputed or settled.get(remote.id, False)
+        return True
+
     def dispute(self, candidate: Memory, remote: Memory, v: PairVerdict) -> None:
         """Destructive: keep both, weaken both, link them, open or count a case."""
-        settled = _settled(self.result, self.ctx, candidate.id, remote.id)
-        if settled is not None:
-            # a person already decided this pair (an agent meeting it after the verdict):
-            # follow the verdict's flags; no penalty, no new dispute
-            if settled.get(candidate.id) and not candidate.disputed:
-                L = self.local(candidate)
-                L.disputed, L.updated_at = True, self.stamp
-            remote.disputed = remote.disputed or settled.get(remote.id, False)
+        if self.follow_settled(candidate, remote):
             return
         L = self.local(candidate)
         penalty = self.ctx.settings.dispute_penalty

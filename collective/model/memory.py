@@ -244,6 +244,8 @@ class Memory:
     absorbed_into: str | None = None
     retracted: bool = False
     signature: str = ""
+    refuted_by: str | None = None   # the dispute or corrected memory whose verdict refuted it
+    valid_until: str | None = None  # when that verdict was given
 
     JSON_COLUMNS = ("tags", "merge_history", "parents")
     BOOL_COLUMNS = ("disputed", "hallucinated", "retracted")
@@ -318,6 +320,8 @@ class Memory:
             "hallucinated": self.hallucinated,
             "retracted": self.retracted,
             "absorbed_into": self.absorbed_into,
+            "refuted_by": self.refuted_by,
+            "valid_until": self.valid_until,
             "parents": list(self.parents),
             "merge_history": list(self.merge_history),
             "created_at": self.created_at,

@@ -51,6 +51,8 @@ def merge_cases(ours: dict | None, theirs: dict | None) -> dict:
     counted = min(ours, theirs, key=_count)  # the count travels with its signer's signature
     out["dispute_count"] = int(counted["dispute_count"])
     _copy(out, counted, ("counted_by", "count_signature"))
+    if ours.get("dispute") or theirs.get("dispute"):  # the smallest link: a join too (grouping.py)
+        out["dispute"] = min(ours.get("dispute") or ours["id"], theirs.get("dispute") or theirs["id"])
     out["status"] = max(CaseStatus(ours["status"]), CaseStatus(theirs["status"]), key=lambda s: s.rank)
     verdicts = [c for c in (ours, theirs) if c["status"] == CaseStatus.RESOLVED]
     if verdicts:
@@ -100,11 +102,13 @@ def normalise(case: dict) -> dict:
 
 @dataclass(frozen=True)
 class Effects:
-    """What a verdict does on a holder: disputed flags and trust verdicts."""
+    """What a verdict does on a holder: disputed flags, refutations and trust verdicts."""
 
     disputed: dict[str, bool]          # memory id -> flag afterwards
     verdicts: list[tuple[str, str]]    # (agent id, trust reason)
-    consensus: bool                    # link the pair as agreeing
+    partial: bool                      # link the pair as partly agreeing (keep both)
+    refuted: tuple[str, ...] = ()      # the memories on the losing side(s)
+    winners: tuple[str, ...] = ()      # the memories whose dispute penalty is given back
 
 
 def validate_keep(keep: str) -> str:
@@ -130,7 +134,44 @@ def effects(case: dict) -> Effects:
     keep = Keep(decision["keep"])
     a, b = case["memory_id_a"], case["memory_id_b"]
     if keep == "a":
-        return Effects({a: False, b: True}, [(case["agent_a"], "verdict_for"), (case["agent_b"], "verdict_against")], False)
+        return Effects({a: False, b: True}, [(case["agent_a"], "verdict_for"), (case["agent_b"], "verdict_against")],
+                       False, (b,), (a,))
     if keep == "b":
-        return Effects({a: True, b: False}, [(case["agent_b"], "verdict_for"), (case["agent_a"], "verdict_against")], False)
-    return Effects({a: False, b: False}, [], keep == "merged")
+        return Effects({a: True, b: False}, [(case["agent_b"], "verdict_for"), (case["agent_a"], "verdict_against")],
+                       False, (a,), (b,))
+    if keep == "both":
+        return Effects({a: False, b: False}, [], True, (), (a, b))
+    return Effects({a: False, b: False}, [], False, (a, b), ())
+
+
+@dataclass(frozen=True)
+class Standing:
+    """Where verdicts applied here leave the memories they name, for merges that meet them
+    later: the losers (refuted, by what and since when), the winners (what their opponents
+    are refuted by) and the memories verdicts made (merged: never refuted on arrival)."""
+
+    losers: dict[str, tuple[str, str]]
+    winners: dict[str, tuple[str, str]]
+    made: frozenset[str]
+
+
+def standing(resolved: list[dict]) -> Standing:
+    """The Standing of the verdicts of these resolved (and applied) cases."""
+    losers: dict[str, tuple[str, str]] = {}
+    winners: dict[str, tuple[str, str]] = {}
+    made = set()
+    for case in sorted(resolved, key=lambda c: c["id"]):
+        decision = json.loads(case["resolution"])
+        refuted_by = (decision.get("memory") or decision.get("dispute") or case["id"], decision.get("at") or "")
+        effect = effects(case)
+        for memory_id in effect.refuted:
+            losers.setdefault(memory_id, refuted_by)
+        if effect.refuted:
+            for memory_id in effect.winners:
+                winners.setdefault(memory_id, refuted_by)
+        if decision.get("memory"):
+            made.add(decision["memory"])
+    return Standing(losers, winners, frozenset(made))
+
+
+NO_STANDING = Standing({}, {}, frozenset())

@@ -14,18 +14,18 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
-from ..core import trust
+from ..core import trust, wave
 from ..errors import BadInput, CollectiveError, NonFastForward, NotFound, NotShared
 from ..identity import Identity, valid_public_key
 from ..model import events, iso, utcnow
-from ..model.enums import CaseStatus, LinkType
+from ..model.enums import CaseStatus
 from ..model.refs import MAIN_BRANCH, QUARANTINE_BRANCH, tracking
 from ..peers import Peers
 from ..runtime.retry import retrying
 from ..store.tables import Tables
 from ..upkeep import Upkeep
 from . import cases as rules
-from . import signing
+from . import grouping, signing, verdicts
 
 if TYPE_CHECKING:
     from ..store.port import Repository
@@ -53,7 +53,8 @@ def case_dict(row: dict, applied: set[str] | None = None) -> dict:
 
 class Quarantine:
     def __init__(self, repo: Repository, tables: Tables, peers: Peers, upkeep: Upkeep, *, agent_id: str,
-                 branch: str, threshold: int):
+                 branch: str, threshold: int, amplitude_cap: float = wave.AMPLITUDE_CAP,
+                 penalty: float = wave.DISPUTE_PENALTY):
         self.repo = repo
         self.tables = tables
         self.peers = peers
@@ -61,6 +62,7 @@ class Quarantine:
         self.agent_id = agent_id
         self.branch = branch
         self.threshold = threshold
+        self.amplitude_cap, self.penalty = amplitude_cap, penalty
 
     # --- reading -------------------------------------------------------------
     def list(self, status: str | None = None) -> list[dict]:
@@ -85,6 +87,11 @@ class Quarantine:
         case["history"] = [c.to_dict() for c in self.repo.log(self.branch, limit=HISTORY_DEPTH)
                            if any(n in c.message for n in named)]
         return case
+
+    def case_after(self, case_id: str, resolved: dict) -> dict:
+        """One case as a dispute's verdict left it, with what resolving the dispute reported."""
+        row = case_dict(self._row(case_id), self.tables.applied_verdicts.case_ids())
+        return {**row, **{k: resolved[k] for k in ("commit", "dispute", "quarantine") if k in resolved}}
 
     def _row(self, case_id: str) -> dict:
         row = self.tables.cases.get(case_id)
@@ -112,13 +119,13 @@ class Quarantine:
                                     at=now)
         with self.repo.transaction():
             self.tables.cases.write([resolved])
-            applied = self._apply_authorised([resolved])
+            applied = self.apply_authorised([resolved])
             self.tables.outbox.add(events.resolved(resolved))
             head = self.repo.commit(f"quarantine: resolve {case_id} keep {keep}", author=self.agent_id)
         self.upkeep.after_commit()
         return {**case_dict(resolved, set(applied)), "commit": head}
 
-    def _apply_authorised(self, cases: list[dict]) -> list[str]:
+    def apply_authorised(self, cases: list[dict]) -> list[str]:
         """Apply each resolved case's verdict once, when an authorised reviewer signed it;
         the caller holds the transaction. Returns the ids applied now."""
         authorised, done = self.tables.reviewers.keys(), self.tables.applied_verdicts.case_ids()
@@ -132,18 +139,9 @@ class Quarantine:
         return applied
 
     def apply_verdict(self, case: dict) -> None:
-        """Flags, links and trust after a verdict; the caller holds the transaction."""
-        effect = rules.effects(case)
-        decision = json.loads(case["resolution"])
-        now = iso(utcnow())
-        for memory_id, disputed in effect.disputed.items():
-            self.tables.memories.set(memory_id, disputed=int(disputed), updated_at=now)
-        if effect.consensus:
-            self.tables.links.write([{"source_id": case["memory_id_a"], "target_id": case["memory_id_b"],
-                                      "link_type": LinkType.CONSENSUS, "weight": 1.0,
-                                      "created_by": self.agent_id, "created_at": now}])
-        self.peers.move(effect.verdicts, verifier=decision.get("by", "reviewer"), at=now,
-                        evidence={"case_id": case["id"], "memory_ids": [case["memory_id_a"], case["memory_id_b"]]})
+        """Refutations, flags, links and trust after a verdict; the caller holds the transaction."""
+        verdicts.apply(self.tables, self.peers, case, agent_id=self.agent_id, amplitude_cap=self.amplitude_cap,
+                       penalty=self.penalty, now=iso(utcnow()))
 
     # --- reviewers ---------------------------------------------------------------
     def reviewers(self) -> list[dict]:
@@ -156,7 +154,7 @@ class Quarantine:
         row = {"name": name, "public_key": public_key, "added_at": iso(utcnow())}
         with self.repo.transaction():
             self.tables.reviewers.write(row)
-            applied = self._apply_authorised(self.tables.cases.all(status=CaseStatus.RESOLVED))
+            applied = self.apply_authorised(self.tables.cases.all(status=CaseStatus.RESOLVED))
             self.repo.commit(f"reviewers: add {name}", author=self.agent_id)
         self.upkeep.after_commit()
         return {**row, "applied": applied}
@@ -193,10 +191,28 @@ class Quarantine:
         # from their origins: taking them here would skip their classification.
         with self.repo.transaction():
             self.tables.cases.write(changed)
-            self._apply_authorised(changed)
+            self.apply_authorised(changed)
             self.repo.commit(f"quarantine: take {len(changed)} case(s) from {remote}", author=self.agent_id)
         self.upkeep.after_commit()
         return report
+
+    def regroup(self) -> int:
+        """Record which open cases share a dispute, as this agent's copies show it (one commit
+        when any link is new; a pull's cost stays with the open cases). Returns how many
+        cases were linked."""
+        rows = self.tables.cases.all(status=[CaseStatus.PENDING, CaseStatus.ESCALATED])
+        if len(rows) < 2:
+            return 0
+        ids = {m for c in rows for m in (c["memory_id_a"], c["memory_id_b"])}
+        links = grouping.regroup(rows, {m: verdicts.copies(self.tables, m) for m in ids})
+        if not links:
+            return 0
+        by_id = {c["id"]: c for c in rows}
+        with self.repo.transaction():
+            self.tables.cases.write([{**by_id[cid], "dispute": target} for cid, target in sorted(links.items())])
+            self.repo.commit(f"quarantine: {len(links)} case(s) join a dispute", author=self.agent_id)
+        self.upkeep.after_commit()
+        return len(links)
 
     def check(self, rows: list[dict], remote: str, held: dict[str, dict]) -> signing.Checked:
         """The shared rows whose signatures verify (see signing.check_cases); a row the

@@ -60,9 +60,10 @@ def sign_case(case: Mapping, identity: Identity, agent_id: str) -> dict:
 
 
 def verdict_document(case: Mapping, *, keep: str, note: str | None, by: str, reviewer_key: str,
-                     agent: str, at: str) -> str:
-    """The resolution column: the verdict and the case it decides, as the reviewer signs it."""
-    return canonical({"kind": "case.verdict", "case_id": case["id"], "memory_id_a": case["memory_id_a"],
+                     agent: str, at: str, dispute: Mapping | None = None) -> str:
+    """The resolution column: the verdict and the case it decides, as the reviewer signs it;
+    `dispute` adds the dispute it decides as a whole (its id, its keep, a merged text and memory)."""
+    return canonical({**(dispute or {}), "kind": "case.verdict", "case_id": case["id"], "memory_id_a": case["memory_id_a"],
                       "memory_id_b": case["memory_id_b"], "agent_a": case["agent_a"], "agent_b": case["agent_b"],
                       "keep": keep, "note": note or "", "by": by, "reviewer_key": reviewer_key,
                       "recorded_by": agent, "at": at}).decode("utf-8")

@@ -144,6 +144,9 @@ class DoltServerRepository(SqlRepository):
     def _diff_source(self, table: str, old: str, new: str) -> tuple[str, tuple]:
         return "SELECT * FROM dolt_diff(%s, %s, %s)", (old, new, table)
 
+    def _date_text(self, value: Any) -> str:
+        return _date(value)
+
     def _translate_error(self, error: Exception, *, remote: str | None = None,
                          branch: str | None = None) -> Exception:
         import pymysql

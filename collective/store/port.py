@@ -138,6 +138,11 @@ class Repository(Protocol):
     def diff(self, old: str, new: str, table: str) -> Iterator[RowChange]:
         """Row changes of `table` from `old` to `new` (commits or refs)."""
 
+    def row_history(self, table: str, column: str, value: Any, *, limit: int | None = None) -> list[dict]:
+        """The commits on the checked-out branch that changed the rows of `table` whose `column`
+        is `value`, newest first: {"commit", "committer", "email", "date", "message", "kind"
+        (added, modified or removed), "row" (the row after the change; before it when removed)}."""
+
     # --- merging ---------------------------------------------------------
     def merge(self, ref: str, *, message: str, author: str) -> list[Conflict]:
         """Merge `ref` into the checked-out branch, inside the caller's transaction

@@ -53,14 +53,18 @@ class MemoryTable:
         return self.repo.select(self.name, as_of=as_of, columns=columns)
 
     def recallable(self) -> list[Memory]:
-        """Neither retracted nor absorbed into another memory."""
+        """Neither retracted, absorbed into another memory, nor refuted."""
         return [Memory.from_row(r) for r in self.recallable_rows()]
 
     def recallable_rows(self, columns: Sequence[str] | None = None) -> list[dict]:
-        return self.repo.select(self.name, {"retracted": 0, "absorbed_into": None}, columns=columns)
+        return self.repo.select(self.name, {"retracted": 0, "absorbed_into": None, "refuted_by": None}, columns=columns)
 
     def count(self, **where) -> int:
         return self.repo.count(self.name, where or None)
+
+    def absorbed_into(self, memory_id: str) -> list[dict]:
+        """The ids of the foreign copies absorbed into one memory."""
+        return self.repo.select(self.name, {"absorbed_into": memory_id}, columns=("id",))
 
     def count_absorbed(self) -> int:
         return self.repo.count(self.name) - self.repo.count(self.name, {"absorbed_into": None})

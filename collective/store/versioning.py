@@ -7,7 +7,7 @@ A mixin of `SqlRepository` (store/sql.py), which gives it `_vc`, `query`,
 from __future__ import annotations
 
 import contextlib
-from typing import Iterator
+from typing import Any, Iterator
 
 from ..errors import NotFound, StorageError
 from .names import author_arg, ident
@@ -83,6 +83,27 @@ class DoltVersionControl:
             after = {k[3:]: v for k, v in row.items() if k.startswith("to_") and k not in ("to_commit", "to_commit_date")}
             kind = row["diff_type"]
             yield RowChange(kind, before if kind != "added" else None, after if kind != "removed" else None)
+
+    def row_history(self, table: str, column: str, value: Any, *, limit: int | None = None) -> list[dict]:
+        """Commits that changed the rows whose `column` is `value`, newest first (Dolt's
+        dolt_diff_<table>, which walks the checked-out branch, joined to dolt_log for the message)."""
+        p, col = self.param, ident(column)
+        sql = (f"SELECT d.*, l.committer AS log_committer, l.email AS log_email, l.message AS log_message "
+               f"FROM dolt_diff_{ident(table)} d LEFT JOIN dolt_log l ON l.commit_hash = d.to_commit "
+               f"WHERE (d.to_{col} = {p} OR d.from_{col} = {p}) AND d.to_commit <> 'WORKING'")
+        out = []
+        for row in self.query(sql, (value, value)):
+            side = "from_" if row["diff_type"] == "removed" else "to_"
+            out.append({"commit": row["to_commit"], "committer": row["log_committer"], "email": row["log_email"],
+                        "date": self._date_text(row["to_commit_date"]), "message": row["log_message"],
+                        "kind": row["diff_type"],
+                        "row": {k[len(side):]: v for k, v in row.items()
+                                if k.startswith(side) and k not in (f"{side}commit", f"{side}commit_date")}})
+        out.sort(key=lambda change: change["date"], reverse=True)  # stable: the engine's order within a second
+        return out[:limit] if limit is not None else out
+
+    def _date_text(self, value: Any) -> str:
+        return str(value)
 
     def merge(self, ref: str, *, message: str, author: str) -> list[Conflict]:
         """Merge `ref` into the current branch inside the caller's transaction.

@@ -21,6 +21,7 @@ TREE = {
     "reviewer": {"init"}, "reviewers": {"add", "list", "remove"}, "key": {"rotate"}, "judge": None, "mcp": None,
     "events": {"tail", "flush"}, "listen": None, "sync": {"plan", "once", "run", "relay"},
     "dream": {"accept"},  # a group that also runs on its own: `cmem dream [--full] ...`
+    "review": None,
 }
 SPEAKS_A_PROTOCOL = {"mcp"}  # its standard output is MCP's JSON-RPC, not a result to print
 

@@ -23,9 +23,11 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from collective import reviewer_keys
 from collective.agent import Agent
 from collective.cli import cli
 from collective.cli.common import StrictText
+from collective.config import Home
 from collective.store.doltlite import DoltliteRepository
 
 EXAMPLES = int(os.environ.get("CMEM_FUZZ_EXAMPLES", "12"))
@@ -64,7 +66,8 @@ HINTS = {"remote_name": ["origin", "dead"], "peers": ["mars-1", "earth-1"], "pee
          "keep": ["a", "b", "both", "merged"], "status": ["pending", "escalated", "resolved"],
          "category": ["knowledge", "skill"], "stance": ["affirm", "deny"], "importance": ["0.5", "1"],
          "phase": ["0", "3.14"], "tags": ["ops", "eva"], "n": ["1", "5"], "k": ["1", "5"], "as_of": ["main"],
-         "backend": ["doltlite"], "by": ["ops-lead"], "note": ["checked on site"]}
+         "backend": ["doltlite"], "by": ["ops-lead"], "note": ["checked on site"],
+         "host": ["127.0.0.1", "localhost", "::1"], "port": ["0"], "token": ["a-long-enough-token"]}
 
 
 def values(name: str, ids: list[str]):
@@ -95,7 +98,7 @@ def invocation(draw, path: tuple[str, ...], command: click.Command, ids: list[st
     if draw(st.integers(0, 7)) == 0:  # now and then something the command does not take
         args.insert(draw(st.integers(len(path), len(args))), draw(st.sampled_from(["--bogus", "-z", "extra"])))
     if any("--for" in p.opts for p in command.params if isinstance(p, click.Option)):
-        args += ["--for", "0.1"]  # a listener runs until stopped: the last --for given wins
+        args += ["--for", "0.1"]  # a listener or the review page runs until stopped: the last --for wins
     return args
 
 
@@ -128,6 +131,7 @@ def world(tmp_path_factory, real_embedder):
     with Agent.open("earth-1", home=home, embedder=real_embedder) as earth:
         earth.add_remote("origin", commons)
         earth.add_remote("dead", "http://127.0.0.1:1/commons.db")  # unreachable: exit 1
+    reviewer_keys.init(Home.at(home), "ops-lead")  # so that `review` gets past its reviewer and serves
     return home, ids
 
 

@@ -287,6 +287,25 @@ def test_diff_between_commits(repo):
     assert list(repo.diff(third, third, "skip_links")) == []
 
 
+def test_row_history_lists_the_commits_that_changed_a_row_newest_first(repo):
+    added = commit_link(repo, "a", "b", 1.0, author="earth-1")
+    commit_link(repo, "c", "d", author="earth-2")  # another row: not in a's history
+    changed = commit_link(repo, "a", "b", 0.25, author="mars-1")
+    repo.update("skip_links", {"weight": 0.5}, {"source_id": "a"})  # uncommitted: not history yet
+    history = repo.row_history("skip_links", "source_id", "a")
+    assert [(h["commit"], h["kind"], h["committer"]) for h in history] == [
+        (changed, "modified", "mars-1"), (added, "added", "earth-1")]
+    assert history[0]["message"] == "a->b" and history[0]["email"] == "mars-1@cmem.local"
+    assert history[0]["row"]["weight"] == pytest.approx(0.25) and history[1]["row"]["weight"] == pytest.approx(1.0)
+    assert history[0]["date"] >= history[1]["date"] and len(history[0]["date"]) == 19
+    with repo.transaction():
+        repo.delete("skip_links", {"source_id": "a"})
+        removed = repo.commit("drop a", author=AUTHOR)
+    latest = repo.row_history("skip_links", "source_id", "a", limit=1)
+    assert [(h["commit"], h["kind"], h["row"]["target_id"]) for h in latest] == [(removed, "removed", "b")]
+    assert repo.row_history("skip_links", "source_id", "nobody") == []
+
+
 # --- merging -------------------------------------------------------------------------
 
 def diverge(repo, ours: float, theirs: float) -> None:

@@ -152,9 +152,9 @@ def test_agreement_contradiction_partial_and_resolution(trio, cmem, ana):
     # resolving again, or with a choice that does not exist: exit 2, nothing written
     for args in (["--keep", keep], ["--keep", "neither"]):
         snapshot = state(e1)
-        again = cmem("quarantine", "resolve", case_id, *args, "--agent", "earth-1")
+        again = cmem("quarantine", "resolve", case_id, *args, "--note", "again", "--agent", "earth-1")
         assert again.exit_code == 2 and again.stderr.count("\n") == 1, again.output
-        assert again.stderr.startswith("Error: case: " if args[1] == keep else "Error: keep: ")
+        assert again.stderr.startswith("Error: dispute: " if args[1] == keep else "Error: keep: ")
         assert state(e1) == snapshot
 
     # the others see the verdict after a pull, with its flags and trust
@@ -167,14 +167,15 @@ def test_agreement_contradiction_partial_and_resolution(trio, cmem, ana):
     assert not m1.repo.select("trust_events", {"agent_id": "mars-1"})  # never about itself
     assert [ev["reason"] for ev in e2.trust_ledger("mars-1")["events"]][-1] == "verdict_against"
     sync_round(trio)
-    remaining = open_cases(e1)
-    assert [c["id"] for c in remaining] == [quarantine.case_id(pump_too.id, not_pump.id)]
-    assert open_cases(e2) == remaining and open_cases(m1) == remaining
+    # the other case of the same disagreement (earth-2's copy against mars-1) went with it
+    assert open_cases(e1) == open_cases(e2) == open_cases(m1) == []
 
-    # recall after: the kept memory leads, undisputed; the refuted one is still marked
+    # recall after: the kept memory leads, undisputed; the refuted one only when asked, marked
     after = {h.memory.id: h for h in e1.recall(ASK_PUMP, k=5)}
     assert next(iter(after)) == pump.id and not after[pump.id].memory.disputed
-    assert after[not_pump.id].memory.disputed
+    assert not_pump.id not in after
+    marked = {h.memory.id: h for h in e1.recall(ASK_PUMP, k=5, include_refuted=True)}
+    assert marked[not_pump.id].memory.refuted_by == verdict["dispute"]
 
 
 def test_one_dispute_opened_from_both_sides_is_one_case(trio, monkeypatch):

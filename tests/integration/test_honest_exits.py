@@ -39,14 +39,14 @@ def test_a_verdict_recorded_but_not_shared_exits_3_and_says_so(trio, cmem, home,
     e1.add_remote("dead", "http://127.0.0.1:9/commons" + (".db" if engine == "doltlite" else ""))
     keep = "a" if min(pump.id, not_pump.id) == pump.id else "b"
 
-    result = cmem("quarantine", "resolve", case_id, "--keep", keep, "--by", "ana", "dead", "--agent", "earth-1")
+    result = cmem("quarantine", "resolve", case_id, "--keep", keep, "--note", "n", "--by", "ana", "dead", "--agent", "earth-1")
     assert result.exit_code == 3, result.output
     assert result.stderr.startswith("Error: verdict recorded locally, not shared: run cmem push (")
     assert result.stderr.count("\n") == 1 and result.stdout == ""
     (case,) = e1.cases()
     assert case["status"] == "resolved" and case["applied"]
     assert not e1.get(pump.id).disputed and e1.get(not_pump.id).disputed
-    again = cmem("quarantine", "resolve", case_id, "--keep", keep, "--by", "ana", "--agent", "earth-1")
+    again = cmem("quarantine", "resolve", case_id, "--keep", keep, "--note", "n", "--by", "ana", "--agent", "earth-1")
     assert again.exit_code == 2 and "already resolved" in again.stderr  # a failure that wrote nothing
 
     pushed = cmem("push", "origin", "--agent", "earth-1", "--json")

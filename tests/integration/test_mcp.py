@@ -62,7 +62,8 @@ def test_lists_every_tool_with_a_schema_and_a_documented_result(agents):
         assert all("Returns" in t.description for t in tools.values())
         recall = tools["recall"]
         assert recall.input_schema["required"] == ["query"]
-        assert set(recall.input_schema["properties"]) == {"query", "k", "as_of", "include_faded", "consensus"}
+        assert set(recall.input_schema["properties"]) == {"query", "k", "as_of", "include_faded", "include_refuted",
+                                                          "consensus"}
         assert recall.annotations.read_only_hint and not tools["store"].annotations.read_only_hint
     run(scenario)
 
@@ -77,6 +78,8 @@ def test_stores_recalls_and_recalls_as_of_an_earlier_commit(agents, engine):
             now = await call(session, "recall", query="Is the airlock seal leaking?", k=1)
             assert [h["id"] for h in now["hits"]] == [seal["id"]]
             then = await call(session, "recall", query="Is the airlock seal leaking?", as_of=pump["commit"])
+            assert then["hits"] == []  # the pump is not about the seal: below the relevance floor
+            then = await call(session, "recall", query="Is the pump on deck 3 safe?", as_of=seal["commit"])
             assert [h["id"] for h in then["hits"]] == [pump["id"]]
 
             assert (await call(session, "show", memory_id=pump["id"]))["content"].startswith("The coolant pump")

@@ -172,3 +172,29 @@ def test_recall_ranks_by_trust_recency_and_access_exactly_as_a_full_scan(agent, 
     assert {h.memory.origin_agent for h in hits} - {"earth-1"}  # trust took part
     past = agent.recall("ignored", k=8, vector=centre, now=later, include_faded=True, as_of=head(agent))
     assert [h.memory.id for h in past] == [h.memory.id for h in hits]
+
+
+def test_refuted_memories_leave_recall_through_the_index_and_stay_in_history(agent):
+    kept = agent.store("the coolant pump is not safe").memory
+    refuted = agent.store("the coolant pump is safe").memory
+    assert set(recalled_ids(agent, "coolant pump safe", k=5)) == {kept.id, refuted.id}  # the index is built
+    before = head(agent)
+    with agent.repo.transaction():  # as a verdict leaves it
+        agent.tables.memories.set(refuted.id, refuted_by="d" * 32, valid_until=iso(utcnow()))
+        agent.repo.commit("verdict", author=agent.agent_id)
+    assert recalled_ids(agent, "coolant pump safe", k=5) == [kept.id]  # the index sidecar knows
+    marked = {h.memory.id: h.memory for h in agent.recall("coolant pump safe", k=5, include_refuted=True)}
+    assert marked[refuted.id].refuted_by == "d" * 32 and marked[kept.id].refuted_by is None
+    assert set(recalled_ids(agent, "coolant pump safe", k=5, as_of=before)) == {kept.id, refuted.id}
+    assert recalled_ids(agent, "coolant pump safe", k=5, as_of=head(agent)) == [kept.id]
+    agent.keeper.save()
+    reopened = Agent.open(agent.agent_id, home=agent.home.root, embedder=agent.embedder)
+    try:
+        assert recalled_ids(reopened, "coolant pump safe", k=5) == [kept.id]  # and so do its saved files
+    finally:
+        reopened.close()
+
+
+def test_memories_below_the_relevance_floor_are_not_recalled(agent):
+    agent.store("the coolant pump is safe")
+    assert agent.recall("greenhouse tomatoes ripe", k=5) == []

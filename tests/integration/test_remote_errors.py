@@ -52,9 +52,10 @@ BAD = [
     (["remote", "add", "x", "ftp://example.org/c.db"], 2, "url"),
     (["remote", "add", "x", "file://relative/c.db"], 2, "url"),
     (["remote", "add", "junk", "file:///tmp/c.db"], 2, "name"),
-    (["quarantine", "resolve", "0123abcd", "--keep", "a"], 2, "case"),
-    (["quarantine", "resolve", "0123abcd", "--keep", "sideways"], 2, "keep"),
-    (["quarantine", "list", "--status", "open"], 2, "status"),
+    (["quarantine", "resolve", "0123abcd", "--keep", "a", "--note", "n"], 2, "dispute"),
+    (["quarantine", "resolve", "0123abcd", "--keep", "sideways", "--note", "n"], 2, "keep"),
+    (["quarantine", "resolve", "0123abcd", "--keep", "merged", "--note", "n"], 2, "text"),
+    (["quarantine", "list", "--status", "closed"], 2, "status"),
 ]
 
 

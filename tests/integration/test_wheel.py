@@ -73,7 +73,7 @@ def test_wheel_ships_every_module_and_data_file(wheel):
     expected = set()
     for top in SOURCE_DIRS:
         for path in (ROOT / top).rglob("*"):
-            if path.suffix in (".py", ".sql") and "__pycache__" not in path.parts:
+            if path.suffix in (".py", ".sql", ".html") and "__pycache__" not in path.parts:
                 expected.add(path.relative_to(ROOT).as_posix())
     expected |= {f"collective/embed_data/{n}" for n in ("tokenizer.json", "NOTICE", "LICENSE")}
     assert sorted(expected - names) == []

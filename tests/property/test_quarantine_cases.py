@@ -10,6 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from collective.quarantine import cases as quarantine
+from collective.quarantine import grouping
 
 PAIR = ("01a0-a", "01a0-b")
 signers = st.sampled_from(["earth-1", "mars-1"])
@@ -33,6 +34,8 @@ def case_copies(draw):
         "opened_by": draw(signers), "opening_signature": draw(signatures),
         "counted_by": draw(signers), "count_signature": draw(signatures),
         "verdict_signature": draw(signatures) if resolved else None,
+        # the dispute it joined, as the agent that linked it saw it (never a larger id)
+        "dispute": draw(st.sampled_from([None, "0" * 32, "00ff" + "0" * 28])),
     }
 
 
@@ -72,3 +75,24 @@ def test_union_converges_in_any_order(copies, rnd):
     shuffled = list(copies)
     rnd.shuffle(shuffled)
     assert quarantine.union(copies) == quarantine.union(shuffled) == quarantine.union(*[[c] for c in shuffled])
+
+
+@st.composite
+def linked_cases(draw):
+    """Cases of several disputes, each linked to a smaller-id case as some agent saw it."""
+    ids = sorted(draw(st.lists(st.text("0123456789abcdef", min_size=4, max_size=4), min_size=1, max_size=8,
+                               unique=True)))
+    return [{"id": cid, "dispute": draw(st.sampled_from([None, *ids[:n + 1]]))} for n, cid in enumerate(ids)]
+
+
+@given(linked_cases(), st.randoms(use_true_random=False))
+def test_dispute_groups_are_the_same_in_any_order(cases, rnd):
+    shuffled = list(cases)
+    rnd.shuffle(shuffled)
+    groups = grouping.groups(cases)
+    assert grouping.groups(shuffled) == groups
+    for cid, did in groups.items():
+        members = [c for c, d in groups.items() if d == did]
+        assert did == min(members) and did <= cid  # named by its smallest case, whoever holds it
+        linked = next(c for c in cases if c["id"] == cid)["dispute"]
+        assert linked is None or groups[linked] == did

@@ -1,0 +1,165 @@
+"""Disputes as a person reviews them: list, show and resolve a disagreement between two
+claims, whatever number of cases (pairs of copies) it gathered on the way.
+
+A verdict on a dispute is recorded on each of its open cases, each signed by the
+reviewer as a case verdict is (signing.verdict_document, with the dispute it
+decides), so the shared rows, their checks and their once-only application stay
+those of a case; each case's keep is the dispute's, seen from that case's side.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..core import trust
+from ..errors import BadInput, NotFound
+from ..identity import Identity
+from ..model import Memory, events, iso, utcnow, validate_text
+from ..model.enums import CaseStatus, Keep
+from ..model.refs import QUARANTINE_BRANCH
+from . import cases as rules
+from . import grouping, signing, verdicts
+from .service import Quarantine, case_dict
+
+if TYPE_CHECKING:
+    from ..peers import Peers
+    from ..store.port import Repository
+    from ..store.tables import Tables
+
+OPEN = "open"
+STATUS_CHOICES = (OPEN, *tuple(CaseStatus))
+_ORDER = {CaseStatus.ESCALATED: 0, CaseStatus.PENDING: 1, CaseStatus.RESOLVED: 2}
+
+
+class Disputes:
+    def __init__(self, repo: Repository, tables: Tables, peers: Peers, quarantine: Quarantine, *, agent_id: str):
+        self.repo = repo
+        self.tables = tables
+        self.peers = peers
+        self.quarantine = quarantine
+        self.agent_id = agent_id
+
+    # --- reading -------------------------------------------------------------
+    def list(self, status: str | None = None) -> list[dict]:
+        """Escalated first, then pending, then resolved; oldest first within each."""
+        if status is not None and status not in STATUS_CHOICES:
+            raise BadInput("status", f"must be one of {', '.join(STATUS_CHOICES)}, got {status!r}")
+        groups = grouping.members(self.tables.cases.all())
+        scores = self.peers.trust_scores()
+        out = [self._describe(did, cases, scores) for did, cases in groups.items()]
+        out = [d for d in out if status is None or d["status"] == status
+               or (status == OPEN and d["status"] != CaseStatus.RESOLVED)]
+        return sorted(out, key=lambda d: (_ORDER[d["status"]], d["opened_at"], d["dispute"]))
+
+    def show(self, dispute_id: str) -> dict:
+        """One dispute; a case id of it finds it too."""
+        did, cases = self._group(dispute_id)
+        return self._describe(did, cases, self.peers.trust_scores())
+
+    def of_memory(self, memory_id: str) -> dict | None:
+        """The dispute a memory (or a copy of it) stands in: {"dispute", "status"}, or None."""
+        mine = verdicts.copies(self.tables, memory_id)
+        for did, cases in grouping.members(self.tables.cases.all()).items():
+            if any(mine & {c["memory_id_a"], c["memory_id_b"]} for c in cases):
+                return {"dispute": did, "status": grouping.status(cases)}
+        return None
+
+    def _group(self, dispute_id: str) -> tuple[str, list[dict]]:
+        if not isinstance(dispute_id, str) or not dispute_id:
+            raise NotFound("dispute", f"no dispute {dispute_id!r}")
+        groups = grouping.members(self.tables.cases.all())
+        for did, cases in groups.items():
+            if did == dispute_id or any(c["id"] == dispute_id for c in cases):
+                return did, cases
+        raise NotFound("dispute", f"no dispute {dispute_id!r} (see `cmem quarantine list`)")
+
+    def _copies(self, cases: list[dict]) -> dict[str, set[str]]:
+        ids = {m for c in cases for m in (c["memory_id_a"], c["memory_id_b"])}
+        return {m: verdicts.copies(self.tables, m) for m in ids}
+
+    def _describe(self, did: str, cases: list[dict], scores: dict[str, float]) -> dict:
+        root = next((c for c in cases if c["id"] == did), cases[0])
+        ordered = [root, *[c for c in cases if c is not root]]
+        flipped, side_a, side_b = grouping.orient(ordered, self._copies(cases))
+        agents = sorted({a for c in cases for a in (c["agent_a"], c["agent_b"])})
+        resolved = next((c for c in ordered if c["status"] == CaseStatus.RESOLVED), None)
+        return {"dispute": did, "status": grouping.status(cases), "cases": [c["id"] for c in cases],
+                "case_count": len(cases), "agents": agents, "opened_at": min(c["created_at"] for c in cases),
+                "similarity": float(root["similarity"]), "phase_diff": float(root["phase_diff"]), "reason": "",
+                "a": self._side(root["memory_id_a"], root["agent_a"], side_a, scores),
+                "b": self._side(root["memory_id_b"], root["agent_b"], side_b, scores),
+                "resolution": _resolution(resolved, flipped) if resolved else None,
+                "applied": sorted(c["id"] for c in cases if c["id"] in self.tables.applied_verdicts.case_ids())}
+
+    def _memory(self, memory_id: str) -> Memory | None:
+        found = self.tables.memories.get(memory_id)
+        if found is None and QUARANTINE_BRANCH in self.repo.branches():
+            found = self.tables.memories.get(memory_id, as_of=QUARANTINE_BRANCH)
+        return found
+
+    def _side(self, memory_id: str, agent: str, ids: set[str], scores: dict[str, float]) -> dict:
+        m = self._memory(memory_id)
+        origins = {r["id"]: r["origin_agent"]
+                   for r in self.tables.memories.rows_by_id(sorted(ids), columns=("id", "origin_agent"))}
+        origin = m.origin_agent if m else agent
+        return {"memory": memory_id, "content": m.content if m else "", "summary": m.summary if m else "",
+                "origin_agent": origin, "trust": scores.get(origin, trust.START) if origin != self.agent_id else 1.0,
+                "amplitude": m.amplitude if m else 0.0, "disputed": m.disputed if m else True,
+                "refuted_by": m.refuted_by if m else None, "valid_until": m.valid_until if m else None,
+                "copies": [{"memory": i, "origin_agent": origins.get(i)} for i in sorted(ids - {memory_id})],
+                "parents": list(m.parents) if m else []}
+
+    # --- a person's verdict ----------------------------------------------------
+    def check(self, dispute_id: str, keep: str, text: str | None) -> dict:
+        """The dispute a verdict is about, once the verdict is known to be valid (else BadInput)."""
+        rules.validate_keep(keep)
+        if keep == Keep.MERGED:
+            if text is None or not validate_text(text, "text").strip():
+                raise BadInput("text", "merged needs the corrected statement (--text)")
+        elif text is not None:
+            raise BadInput("text", "only a merged verdict takes a corrected statement")
+        dispute = self.show(dispute_id)
+        if dispute["status"] == CaseStatus.RESOLVED:
+            raise BadInput("dispute", f"{dispute['dispute']} is already resolved")
+        return dispute
+
+    def resolve(self, dispute_id: str, *, keep: str, note: str | None, by: str, reviewer: Identity,
+                text: str | None = None, merged: Memory | None = None) -> dict:
+        """Record the verdict on every open case of the dispute, signed with the reviewer's
+        key; it takes effect here when this agent honours that reviewer. One commit (with
+        the corrected memory, for merged)."""
+        dispute = self.check(dispute_id, keep, text)
+        did, cases = self._group(dispute["dispute"])
+        root = next(c for c in cases if c["id"] == did)
+        flipped, _, _ = grouping.orient([root, *[c for c in cases if c is not root]], self._copies(cases))
+        keep = grouping.side_keep(keep, flipped.get(dispute_id, False))  # named by a case: its a and b
+        now = iso(utcnow())
+        decided = {"dispute": did, "dispute_keep": keep, "text": text, "memory": merged.id if merged else None}
+        rows = []
+        for case in cases:
+            if case["status"] == CaseStatus.RESOLVED:
+                continue
+            document = signing.verdict_document(case, keep=grouping.side_keep(keep, flipped[case["id"]]), note=note,
+                                                by=by, reviewer_key=reviewer.public_key, agent=self.agent_id, at=now,
+                                                dispute=decided)
+            rows.append(rules.resolution(case, document=document, signature=reviewer.sign(document.encode("utf-8")),
+                                         at=now))
+        with self.repo.transaction():
+            if merged is not None:
+                self.tables.memories.insert([merged])
+                self.tables.outbox.add(events.stored([merged], []))
+            self.tables.cases.write(rows)
+            applied = self.quarantine.apply_authorised(rows)
+            for row in rows:
+                self.tables.outbox.add(events.resolved(row))
+            head = self.repo.commit(f"quarantine: resolve dispute {did} keep {keep} ({len(rows)} case(s))",
+                                    author=self.agent_id)
+        self.quarantine.upkeep.after_commit()
+        return {**self.show(did), "commit": head, "resolved_cases": [case_dict(r, set(applied))["id"] for r in rows]}
+
+
+def _resolution(case: dict, flipped: dict[str, bool]) -> dict:
+    decision = case_dict(case)["resolution"]
+    keep = decision.get("dispute_keep") or grouping.side_keep(decision["keep"], flipped.get(case["id"], False))
+    return {"keep": keep, "note": decision.get("note", ""), "by": decision.get("by"), "at": decision.get("at"),
+            "text": decision.get("text"), "memory": decision.get("memory")}

@@ -1,0 +1,149 @@
+"""Disputes: quarantine cases grouped by claim. Pure: the callers read the rows and the copies.
+
+A case is one disputed pair of rows; a dispute is one disagreement between two
+claims, whatever copies of them the agents hold. Each case row records the
+dispute it joined (`dispute`: the id of another case of the same disagreement)
+when it opened, or later when an agent sees that its sides are copies of another
+case's sides. The groups are the connected cases of those links, and a dispute's
+id is the smallest case id in its group: the same on every agent that holds the
+same rows, whatever order they came in (rows join by the smallest link, see
+cases.merge_cases).
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Mapping, Sequence
+
+from ..model.enums import CaseStatus
+
+
+def link_of(case: Mapping) -> str:
+    """The case a row says it shares a dispute with (itself when none)."""
+    return case.get("dispute") or case["id"]
+
+
+def groups(cases: Iterable[Mapping]) -> dict[str, str]:
+    """case id -> dispute id (the smallest case id linked to it, directly or not)."""
+    parent: dict[str, str] = {}
+
+    def root(x: str) -> str:
+        parent.setdefault(x, x)
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    ids = []
+    for case in cases:
+        ids.append(case["id"])
+        a, b = root(case["id"]), root(link_of(case))
+        if a != b:
+            parent[max(a, b)] = min(a, b)
+    return {cid: root(cid) for cid in ids}
+
+
+def members(cases: Iterable[Mapping]) -> dict[str, list[dict]]:
+    """dispute id -> its cases, oldest first."""
+    rows = list(cases)
+    of = groups(rows)
+    out: dict[str, list[dict]] = {}
+    for case in sorted(rows, key=lambda c: (c["created_at"], c["id"])):
+        out.setdefault(of[case["id"]], []).append(dict(case))
+    return out
+
+
+def regroup(cases: Sequence[Mapping], copies: Mapping[str, set[str]]) -> dict[str, str]:
+    """The links to record so that cases whose sides hold copies of each other's sides share
+    a dispute: {case id: dispute}, each set on the root (smallest id) of the larger group and
+    naming the smaller root, so a link only ever names a smaller id and joins keep it."""
+    held = {c["id"]: c for c in cases}
+    parent = dict(groups(cases))
+    changes: dict[str, str] = {}
+
+    def root(x: str) -> str:
+        while parent.get(x, x) != x:
+            x = parent[x]
+        return x
+
+    def side(memory_id: str) -> set[str]:
+        return copies.get(memory_id, {memory_id})
+
+    rows = sorted(cases, key=lambda c: c["id"])
+    for i, first in enumerate(rows):
+        for second in rows[i + 1:]:
+            r1, r2 = root(first["id"]), root(second["id"])
+            if r1 == r2:
+                continue
+            a, b = side(first["memory_id_a"]), side(first["memory_id_b"])
+            c, d = side(second["memory_id_a"]), side(second["memory_id_b"])
+            if not ((a & c and b & d) or (a & d and b & c)):
+                continue
+            low, high = min(r1, r2), max(r1, r2)
+            if high not in held:  # its row is elsewhere: an agent holding it links it
+                continue
+            parent[high] = low
+            changes[high] = low
+    return changes
+
+
+def joining(case_sides: tuple[set[str], set[str]], candidates: Iterable[Mapping],
+            copies: Mapping[str, set[str]]) -> str | None:
+    """The dispute a new case joins: the smallest-id case whose two sides hold copies of the
+    new case's two sides (in either order), or None. `copies` maps a memory id to the ids of
+    its copies this agent holds (itself included)."""
+    left, right = case_sides
+    found = []
+    for case in candidates:
+        a = copies.get(case["memory_id_a"], {case["memory_id_a"]})
+        b = copies.get(case["memory_id_b"], {case["memory_id_b"]})
+        if (left & a and right & b) or (left & b and right & a):
+            found.append(case["id"])
+    return min(found) if found else None
+
+
+def orient(cases: Sequence[Mapping], copies: Mapping[str, set[str]]) -> tuple[dict[str, bool], set[str], set[str]]:
+    """Which side of the dispute each case's memory_id_a stands on. The first case (the
+    dispute's own) sets sides a and b; a case whose a is a copy of side b is flipped.
+    Returns (case id -> flipped, ids on side a, ids on side b)."""
+    first = cases[0]
+    side_a = set(copies.get(first["memory_id_a"], {first["memory_id_a"]}))
+    side_b = set(copies.get(first["memory_id_b"], {first["memory_id_b"]}))
+    flipped: dict[str, bool] = {}
+    pending = list(cases)
+    while pending:
+        progress = False
+        for case in list(pending):
+            a, b = case["memory_id_a"], case["memory_id_b"]
+            if a in side_b or b in side_a:
+                flipped[case["id"]] = True
+            elif a in side_a or b in side_b:
+                flipped[case["id"]] = False
+            else:
+                continue
+            here, there = (side_b, side_a) if flipped[case["id"]] else (side_a, side_b)
+            here |= copies.get(a, {a})
+            there |= copies.get(b, {b})
+            pending.remove(case)
+            progress = True
+        if not progress:  # linked by another agent's view of the copies: as it stands
+            for case in pending:
+                flipped[case["id"]] = False
+                side_a.add(case["memory_id_a"])
+                side_b.add(case["memory_id_b"])
+            break
+    return flipped, side_a, side_b
+
+
+def status(cases: Sequence[Mapping]) -> str:
+    """resolved when every case is; escalated when any open one is; else pending."""
+    states = {c["status"] for c in cases}
+    if states == {CaseStatus.RESOLVED}:
+        return CaseStatus.RESOLVED
+    return CaseStatus.ESCALATED if CaseStatus.ESCALATED in states else CaseStatus.PENDING
+
+
+def side_keep(keep: str, flipped: bool) -> str:
+    """The dispute's verdict as one case's keep: a and b swap on a flipped case."""
+    if flipped and keep in ("a", "b"):
+        return "b" if keep == "a" else "a"
+    return keep

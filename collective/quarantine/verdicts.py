@@ -1,0 +1,95 @@
+"""What a person's verdict does on one holder, to its own copies (DESIGN.md, Verdicts).
+
+keep a / keep b: the losing memory and every copy on its side are refuted
+(`refuted_by` = the dispute, `valid_until` = the verdict's time); the winner's
+flag is cleared and the penalty its dispute took here is given back (capped).
+both: flags cleared, penalties given back, a partial_agreement link. merged:
+both sides refuted by the corrected memory. Nothing is deleted. The caller holds
+the transaction and applies each case once (applied_verdicts).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Mapping
+
+from ..model.enums import LinkType
+from . import cases as rules
+
+if TYPE_CHECKING:
+    from ..peers import Peers
+    from ..store.tables import Tables
+
+MAX_COPIES = 256  # a side is a handful of rows; stop a runaway walk over a dense consensus web
+
+
+def copies(tables: Tables, memory_id: str) -> set[str]:
+    """The memory and the rows held here that stand on its side: absorbed into it (or it
+    into them) and consensus-linked, followed transitively."""
+    seen, todo = {memory_id}, [memory_id]
+    while todo and len(seen) < MAX_COPIES:
+        current = todo.pop()
+        found = {r["id"] for r in tables.memories.absorbed_into(current)}
+        row = tables.memories.get(current)
+        if row is not None and row.absorbed_into:
+            found.add(row.absorbed_into)
+        found |= {link["target_id"] if link["source_id"] == current else link["source_id"]
+                  for link in tables.links.touching(current) if link["link_type"] == LinkType.CONSENSUS}
+        for other in found - seen:
+            seen.add(other)
+            todo.append(other)
+    return seen
+
+
+def refuter(decision: Mapping, case: Mapping) -> str:
+    """What a verdict's refuted_by names: the corrected memory (merged), else the dispute."""
+    return decision.get("memory") or decision.get("dispute") or case["id"]
+
+
+def apply(tables: Tables, peers: Peers, case: dict, *, agent_id: str, amplitude_cap: float,
+          penalty: float, now: str) -> None:
+    """Refutations, flags, penalties, links and trust after one case's verdict."""
+    effect = rules.effects(case)
+    decision = json.loads(case["resolution"])
+    at = decision.get("at") or now
+    refuted_by = refuter(decision, case)
+    for loser in effect.refuted:
+        for memory_id in copies(tables, loser):
+            row = tables.memories.get(memory_id)
+            if row is not None and not row.refuted_by and memory_id != decision.get("memory"):
+                tables.memories.set(memory_id, refuted_by=refuted_by, valid_until=at, updated_at=now)
+    for winner in effect.winners:
+        _give_back(tables, winner, case, amplitude_cap=amplitude_cap, penalty=penalty, now=now)
+        for memory_id in copies(tables, winner) - {winner}:
+            tables.memories.set(memory_id, disputed=0, updated_at=now)
+    if effect.partial:
+        tables.links.write([{"source_id": case["memory_id_a"], "target_id": case["memory_id_b"],
+                             "link_type": LinkType.PARTIAL_AGREEMENT, "weight": 0.5,
+                             "created_by": agent_id, "created_at": now}])
+    dispute = decision.get("dispute") or case["id"]
+    moves = [(who, reason) for who, reason in effect.verdicts if not _moved_for(tables, who, reason, dispute)]
+    peers.move(moves, verifier=decision.get("by", "reviewer"), at=now,
+               evidence={"case_id": case["id"], "dispute": dispute,
+                         "memory_ids": [case["memory_id_a"], case["memory_id_b"]]})
+
+
+def _give_back(tables: Tables, memory_id: str, case: Mapping, *, amplitude_cap: float, penalty: float,
+               now: str) -> None:
+    """Clear the flag; undo the dispute penalty when this holder took it (it linked the pair)."""
+    row = tables.memories.get(memory_id)
+    if row is None:
+        return
+    other = case["memory_id_b"] if memory_id == case["memory_id_a"] else case["memory_id_a"]
+    links = [link for link in tables.links.touching(memory_id)
+             if link["link_type"] == LinkType.DISPUTES and other in (link["source_id"], link["target_id"])]
+    amplitude = row.amplitude
+    if links:
+        factor = max(1e-6, 1.0 - penalty * float(links[0]["weight"]))
+        amplitude = min(amplitude / factor, max(amplitude_cap, row.amplitude))
+    tables.memories.set(memory_id, disputed=0, amplitude=amplitude, updated_at=now)
+
+
+def _moved_for(tables: Tables, agent_id: str, reason: str, dispute: str) -> bool:
+    """Whether this dispute's verdict moved the agent's trust already (one move per dispute,
+    however many of its cases arrive)."""
+    return any(e["reason"] == reason and e["evidence"].get("dispute") == dispute for e in tables.ledger.of(agent_id))

@@ -1,0 +1,10 @@
+"""`cmem review`: the web page where a person decides disputes and promotions.
+
+app (the Starlette app and its views over the Agent facade), guard (the access
+token and CSRF), server (binding and serving with uvicorn), templates/ (Jinja2).
+"""
+
+from .app import build_app
+from .server import ReviewServer, check_bind
+
+__all__ = ["build_app", "ReviewServer", "check_bind"]

@@ -1,0 +1,181 @@
+"""The review web page: open disputes and pending promotions, and a person's decisions on them.
+
+Server-rendered HTML forms over the Agent facade, nothing else: each request opens
+the agent, makes its calls and closes it (so what other processes wrote shows at
+once), in a worker thread. A decision is a POST (CSRF-checked) answered by a
+redirect to the page showing its result.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, ContextManager, TypeVar
+
+import jinja2
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, RedirectResponse, Response
+from starlette.routing import Route
+
+from ..errors import BadInput, CollectiveError, NotFound, NotShared, one_line
+from .guard import CSRF_COOKIE, CSRF_FIELD, Guard, Refused, TokenGate
+
+if TYPE_CHECKING:
+    from ..agent import Agent
+
+T = TypeVar("T")
+TEMPLATES = Path(__file__).with_name("templates")
+DISPUTE_STATUSES = ("open", "pending", "escalated", "resolved", "all")
+PROMOTION_STATUSES = ("pending", "promoted", "rejected", "all")
+HISTORY_LIMIT = 20
+
+
+class ReviewPage:
+    """The page's views. `open_agent()` gives a context manager over the agent reviewed;
+    `reviewer` names the reviewer key every decision is signed with."""
+
+    def __init__(self, open_agent: Callable[[], ContextManager[Agent]], *, reviewer: str, guard: Guard):
+        self.open_agent = open_agent
+        self.reviewer = reviewer
+        self.guard = guard
+        self.templates = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True,
+                                            undefined=jinja2.StrictUndefined)
+        self.templates.filters["short"] = lambda value, n=12: str(value)[:n]
+
+    # --- plumbing ----------------------------------------------------------------------
+    async def agent_call(self, work: Callable[[Agent], T]) -> T:
+        def run() -> T:
+            with self.open_agent() as agent:
+                return work(agent)
+        return await run_in_threadpool(run)
+
+    def render(self, request: Request, name: str, status: int = 200, **context: Any) -> HTMLResponse:
+        key, new = self.guard.browser_key(request)
+        html = self.templates.get_template(name).render({
+            "agent": None, "error": None, "entered": {}, "status_filter": None, **context, "reviewer": self.reviewer,
+            "csrf_field": CSRF_FIELD, "csrf": self.guard.csrf_token(key),
+            "notice": request.query_params.get("done"), "unshared": request.query_params.get("unshared")})
+        response = HTMLResponse(html, status_code=status)
+        if new:
+            response.set_cookie(CSRF_COOKIE, key, httponly=True, samesite="strict")
+        return response
+
+    def problem(self, request: Request, status: int, message: str) -> HTMLResponse:
+        return self.render(request, "problem.html", status=status, message=message)
+
+    async def listing(self, request: Request, template: str, statuses: tuple[str, ...],
+                      read: Callable[[Agent, str | None], list[dict]], key: str) -> Response:
+        """A list page filtered by ?status= (its first status by default; "all" for every one)."""
+        status = request.query_params.get("status", statuses[0])
+        if status not in statuses:
+            return self.problem(request, 400, f"status: must be one of {', '.join(statuses)}")
+        def run(agent: Agent) -> dict:
+            return {"agent": agent.agent_id, key: read(agent, None if status == "all" else status)}
+        return self.render(request, template, status_filter=status, **await self.agent_call(run))
+
+    async def act(self, request: Request, call: Callable[[Agent], Any], *, done: str,
+                  again: Callable[..., Any], entered: dict) -> Response:
+        """Make a decision; then redirect to its page (POST-redirect-GET), or show that page again
+        with the error and what was typed when the input was bad."""
+        try:
+            await self.agent_call(call)
+        except NotShared:
+            return RedirectResponse(f"{request.url.path}?done={done}&unshared=1", status_code=303)
+        except BadInput as e:
+            if isinstance(e, NotFound):
+                raise
+            return await again(request, error=one_line(e), status=400, entered=entered)
+        return RedirectResponse(f"{request.url.path}?done={done}", status_code=303)
+
+    # --- pages -------------------------------------------------------------------------
+    async def overview(self, request: Request) -> Response:
+        def read(agent: Agent) -> dict:
+            return {"agent": agent.agent_id, "disputes": agent.disputes("open"),
+                    "promotions": agent.promotions("pending")}
+        return self.render(request, "overview.html", **await self.agent_call(read))
+
+    async def dispute_list(self, request: Request) -> Response:
+        return await self.listing(request, "disputes.html", DISPUTE_STATUSES, lambda a, s: a.disputes(s), "disputes")
+
+    async def promotion_list(self, request: Request) -> Response:
+        return await self.listing(request, "promotions.html", PROMOTION_STATUSES, lambda a, s: a.promotions(s),
+                                  "promotions")
+
+    async def dispute(self, request: Request, *, error: str | None = None, status: int = 200,
+                      entered: dict | None = None) -> Response:
+        dispute_id = request.path_params["dispute_id"]
+        def read(agent: Agent) -> dict:
+            found = agent.dispute(dispute_id)
+            held = [m for side in ("a", "b") for m in _side_rows(found[side])]
+            return {"agent": agent.agent_id, "d": found,
+                    "histories": {m: agent.history(m, HISTORY_LIMIT) for m in dict.fromkeys(held)}}
+        return self.render(request, "dispute.html", status=status, error=error, entered=entered or {},
+                           **await self.agent_call(read))
+
+    async def resolve(self, request: Request) -> Response:
+        dispute_id = request.path_params["dispute_id"]
+        form = await self.guard.checked_form(request)
+        keep, note = str(form.get("keep", "")), str(form.get("note", ""))
+        text = str(form.get("text", "")).strip() or None
+        return await self.act(request, lambda agent: agent.resolve_dispute(
+            dispute_id, keep=keep, text=text if keep == "merged" else None, note=note, by=self.reviewer),
+            done="verdict", again=self.dispute, entered={"note": note, "text": text})
+
+    async def promotion(self, request: Request, *, error: str | None = None, status: int = 200,
+                        entered: dict | None = None) -> Response:
+        memory_id = request.path_params["memory_id"]
+        def read(agent: Agent) -> dict:
+            found = [p for p in agent.promotions(None) if p["memory"] == memory_id]
+            if not found:
+                raise NotFound("memory", f"no promotion of memory {memory_id!r}")
+            return {"agent": agent.agent_id, "p": found[0], "history": agent.history(memory_id, HISTORY_LIMIT)}
+        return self.render(request, "promotion.html", status=status, error=error, entered=entered or {},
+                           **await self.agent_call(read))
+
+    async def decide(self, request: Request) -> Response:
+        memory_id = request.path_params["memory_id"]
+        form = await self.guard.checked_form(request)
+        decision, note = str(form.get("decision", "")), str(form.get("note", ""))
+        if decision not in ("approve", "reject"):
+            return await self.promotion(request, error="decision: must be approve or reject", status=400,
+                                        entered={"note": note})
+        return await self.act(request, lambda agent: agent.decide_promotion(
+            memory_id, approve=decision == "approve", note=note, by=self.reviewer),
+            done=decision, again=self.promotion, entered={"note": note})
+
+
+def _side_rows(side: dict) -> list[str]:
+    """The rows a side stands on here: its claim and every copy of it."""
+    return [side["memory"], *(c["memory"] for c in side.get("copies", ()))]
+
+
+def build_app(open_agent: Callable[[], ContextManager[Agent]], *, reviewer: str, token: str | None = None) -> Starlette:
+    """The ASGI app: every request passes the token gate; every POST the CSRF check."""
+    guard = Guard(token)
+    page = ReviewPage(open_agent, reviewer=reviewer, guard=guard)
+
+    async def refused(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, Refused)
+        return page.problem(request, exc.status, exc.reason)
+
+    async def not_found(request: Request, exc: Exception) -> Response:
+        return page.problem(request, 404, one_line(exc) if isinstance(exc, CollectiveError) else "no such page")
+
+    async def failed(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, CollectiveError)
+        return page.problem(request, 400 if isinstance(exc, BadInput) else 500, one_line(exc))
+
+    routes = [
+        Route("/", page.overview),
+        Route("/disputes", page.dispute_list),
+        Route("/disputes/{dispute_id}", page.dispute),
+        Route("/disputes/{dispute_id}", page.resolve, methods=["POST"]),
+        Route("/promotions", page.promotion_list),
+        Route("/promotions/{memory_id}", page.promotion),
+        Route("/promotions/{memory_id}", page.decide, methods=["POST"]),
+    ]
+    handlers = {Refused: refused, NotFound: not_found, 404: not_found, CollectiveError: failed}
+    return Starlette(routes=routes, middleware=[Middleware(TokenGate, guard=guard)], exception_handlers=handlers)
+

@@ -1,0 +1,221 @@
+"""The review page in a real browser: what a person sees and what their clicks change.
+
+earth-2 holds a dispute (earth-1: the pump in module C is safe; mars-1: it is not) and
+mars-1's pending proposal of its rover memory; ana reviews as herself.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import socket
+
+import pytest
+
+from collective.agent import Agent
+from review_support import NOT_PUMP, PUMP, QUERY, ROVER, Served, clock, cmem
+
+pytestmark = pytest.mark.browser
+
+
+def open_dispute(page, served) -> dict:
+    """Open the page, follow the one open dispute; returns the claims by side letter."""
+    page.goto(served.url + "/")
+    rows = page.locator("tr.dispute")
+    assert rows.count() == 1
+    rows.first.locator("a").first.click()
+    page.wait_for_url(re.compile(r"/disputes/"))
+    return {side: page.locator(f"#side-{side} .claim").inner_text().strip() for side in ("a", "b")}
+
+
+def test_the_page_shows_both_claims_side_by_side(page, served, world):
+    with Agent.open("earth-2", home=world.home) as agent:
+        head = agent.log(1)[0].hash
+    claims = open_dispute(page, served)
+    assert sorted(claims.values()) == sorted([PUMP, NOT_PUMP])
+    origins = {side: page.locator(f"#side-{side} .origin").inner_text() for side in ("a", "b")}
+    assert {claims[s]: origins[s] for s in "ab"} == {PUMP: "earth-1", NOT_PUMP: "mars-1"}
+    for side in ("a", "b"):
+        assert float(page.locator(f"#side-{side} .trust").inner_text()) == pytest.approx(0.5, abs=0.2)
+        assert page.locator(f"#side-{side} table.history tbody tr").count() >= 1  # arrived, then disputed
+    boxes = [page.locator(f"#side-{side}").bounding_box() for side in ("a", "b")]
+    assert boxes[0]["x"] < boxes[1]["x"] and abs(boxes[0]["y"] - boxes[1]["y"]) < 1  # side by side
+    assert 0.5 < float(page.locator("#similarity").inner_text()) <= 1.0
+    assert page.locator("#dispute-status").inner_text() in ("pending", "escalated")
+    assert page.locator("#reviewer").inner_text() == "ana"
+    assert page.locator("form#verdict button").all_inner_texts()[:3] == ["Keep a", "Keep b", "Both stand"]
+    with Agent.open("earth-2", home=world.home) as agent:
+        assert agent.log(1)[0].hash == head  # reading the page commits nothing
+
+
+def test_keep_b_with_a_note_resolves_the_dispute_and_recall_agrees(page, served, world, capsys):
+    claims = open_dispute(page, served)
+    keep = "b" if claims["b"] == NOT_PUMP else "a"  # the side that says "not safe"
+    page.fill("#note", "pressure test failed on sol 212")
+    started = clock()
+    page.click(f"form#verdict button[value={keep}]")
+    page.wait_for_selector("#resolution")
+    shown = clock()
+    recalled = cmem("recall", QUERY, "--agent", "earth-2", "--json", home=world.home)
+    answered = clock()
+    assert recalled.returncode == 0, recalled.stderr
+    hits = json.loads(recalled.stdout)
+    assert hits[0]["content"] == NOT_PUMP
+    assert PUMP not in [h["content"] for h in hits]  # refuted: left out by default
+    assert page.locator("#dispute-status").inner_text() == "resolved"
+    assert f"keep {keep}" in page.locator("#resolution").inner_text()
+    assert "pressure test failed on sol 212" in page.locator("#resolution").inner_text()
+    assert "ana" in page.locator("#resolution").inner_text()
+    assert page.locator("#notice").is_visible()
+    assert page.locator("form#verdict").count() == 0
+    loser = "a" if keep == "b" else "b"
+    assert "refuted" in page.locator(f"#side-{loser} h2").inner_text()
+    page.goto(served.url + "/")
+    assert page.locator("tr.dispute").count() == 0
+    with capsys.disabled():
+        print(f"\n[review] click->page {shown - started:.3f}s, page->recall {answered - shown:.3f}s, "
+              f"click->recall {answered - started:.3f}s")
+
+
+def test_a_post_without_the_csrf_token_is_refused(page, served, world):
+    page.goto(f"{served.url}/promotions/{world.rover}")
+    page.fill("#note", "looks right")
+    page.evaluate("document.querySelectorAll('input[name=csrf]').forEach(e => e.remove())")
+    with page.expect_response(lambda r: r.request.method == "POST") as posted:
+        page.click("button[value=approve]")
+    assert posted.value.status == 403
+    assert "CSRF" in page.locator("#problem").inner_text()
+    forged = page.request.post(f"{served.url}/promotions/{world.rover}",
+                               form={"decision": "approve", "note": "x", "csrf": "0" * 64})
+    assert forged.status == 403
+    with Agent.open("earth-2", home=world.home) as agent:
+        assert [p["status"] for p in agent.promotions(None)] == ["pending"]
+
+
+def test_a_promotion_approved_on_the_page(page, served, world):
+    page.goto(served.url + "/")
+    row = page.locator(f"tr.promotion[data-memory='{world.rover}']")
+    assert ROVER in row.inner_text() and "mars-1" in row.inner_text()
+    row.locator("input[name=note]").fill("the battery log confirms it")
+    row.locator("button[value=approve]").click()
+    page.wait_for_url(re.compile(f"/promotions/{world.rover}"))
+    assert page.locator("#promotion-status").inner_text() == "promoted"
+    assert page.locator("#decided-by").inner_text() == "ana"
+    with Agent.open("earth-2", home=world.home) as agent:
+        assert [(p["memory"], p["status"]) for p in agent.promotions(None)] == [(world.rover, "promoted")]
+    page.goto(served.url + "/")
+    assert page.locator("#no-promotions").inner_text() == "No pending promotions."
+    page.goto(served.url + "/promotions?status=promoted")
+    assert page.locator(f"tr.promotion[data-memory='{world.rover}'] td").first.inner_text() == "promoted"
+    recalled = cmem("recall", "rover battery", "--consensus", "--agent", "earth-2", "--json", home=world.home)
+    assert recalled.returncode == 0, recalled.stderr
+    assert [h["content"] for h in json.loads(recalled.stdout)] == [ROVER]
+
+
+def test_a_non_loopback_bind_without_a_token_is_refused(world):
+    done = cmem("review", "--host", "0.0.0.0", "--agent", "earth-2", "--by", "ana", "--for", "1", home=world.home)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr.strip().splitlines() == [
+        "Error: token: binding 0.0.0.0 (not loopback) needs a token: --token or $CMEM_REVIEW_TOKEN"]
+
+
+def test_bad_addresses_tokens_and_ports_in_use_are_one_line(world):
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = str(taken.getsockname()[1])
+        cases = {("--host", "review.example.org"): (2, "Error: host: 'review.example.org' is not an IP address"),
+                 ("--token", "short"): (2, "Error: token: must be 12 to 256"),
+                 ("--by", "nobody"): (2, "Error: by: no reviewer key for nobody"),
+                 ("--port", port): (1, f"Error: cannot listen on 127.0.0.1:{port}: ")}
+        for args, (code, start) in cases.items():
+            done = cmem("review", *args, "--agent", "earth-2", "--for", "1", home=world.home)
+            lines = done.stderr.strip().splitlines()
+            assert (done.returncode, done.stdout, len(lines)) == (code, "", 1), (args, done.stderr)
+            assert lines[0].startswith(start), (args, lines)
+
+
+def test_with_a_token_every_request_needs_it_once_then_the_cookie(page, browser, world):
+    server = Served(world.home, "--token", "correct-horse-battery")
+    try:
+        assert server.info["open"] == server.url + "/?token=correct-horse-battery"
+        refused = page.goto(server.url + "/promotions")
+        assert refused.status == 401
+        page.goto(server.info["open"])
+        assert page.url == server.url + "/"  # the token left the address bar for a cookie
+        assert page.goto(server.url + "/promotions").status == 200
+        assert page.locator(f"tr.promotion[data-memory='{world.rover}']").count() == 1
+        wrong = browser.new_context()
+        try:
+            assert wrong.new_page().goto(server.url + "/?token=wrong-horse-battery").status == 401
+        finally:
+            wrong.close()
+    finally:
+        assert server.stop()[0] == 0
+
+
+def test_merged_without_text_says_why_keeps_what_was_typed_and_writes_nothing(page, served, world):
+    open_dispute(page, served)
+    with Agent.open("earth-2", home=world.home) as agent:
+        head = agent.log(1)[0].hash
+    page.fill("#note", "both wrong")
+    with page.expect_response(lambda r: r.request.method == "POST") as posted:
+        page.click("form#verdict button[value=merged]")
+    assert posted.value.status == 400
+    assert page.locator("#error").inner_text().startswith("text: ")
+    assert page.locator("#note").input_value() == "both wrong"
+    assert page.locator("#dispute-status").inner_text() in ("pending", "escalated")
+    with Agent.open("earth-2", home=world.home) as agent:
+        assert agent.log(1)[0].hash == head
+        assert [d["status"] for d in agent.disputes(None)] == [page.locator("#dispute-status").inner_text()]
+
+
+def test_every_list_renders_and_unknown_things_say_so(page, served):
+    for path in ["/", *(f"/disputes?status={s}" for s in ("open", "pending", "escalated", "resolved", "all")),
+                 *(f"/promotions?status={s}" for s in ("pending", "promoted", "rejected", "all"))]:
+        assert page.goto(served.url + path).status == 200, path
+        assert page.locator("#reviewer").inner_text() == "ana"
+    assert page.goto(served.url + "/disputes/no-such-dispute").status == 404
+    assert "no-such-dispute" in page.locator("#problem").inner_text()
+    assert page.goto(served.url + "/promotions/no-such-memory").status == 404
+    assert page.goto(served.url + "/disputes?status=bogus").status == 400
+    assert page.locator("#problem").inner_text().startswith("status: must be one of")
+    assert page.goto(served.url + "/nowhere").status == 404
+
+
+def test_a_second_verdict_from_a_stale_tab_is_refused_and_changes_nothing(page, served, world):
+    open_dispute(page, served)
+    stale = page.context.new_page()
+    stale.goto(page.url)
+    page.fill("#note", "first")
+    page.click("form#verdict button[value=both]")
+    page.wait_for_selector("#resolution")
+    with Agent.open("earth-2", home=world.home) as agent:
+        head = agent.log(1)[0].hash
+    stale.fill("#note", "second")
+    with stale.expect_response(lambda r: r.request.method == "POST") as posted:
+        stale.click("form#verdict button[value=a]")
+    assert posted.value.status == 400
+    assert "already resolved" in stale.locator("#error").inner_text()
+    assert "keep both" in stale.locator("#resolution").inner_text()  # the page shows the verdict that stands
+    with Agent.open("earth-2", home=world.home) as agent:
+        assert agent.log(1)[0].hash == head
+
+
+def test_merged_stores_the_corrected_statement_with_both_sides_as_parents(page, served, world):
+    open_dispute(page, served)
+    corrected = "The coolant pump in module C is safe to operate only below 40 bar"
+    page.fill("#note", "both half right")
+    page.fill("#text", corrected)
+    page.click("form#verdict button[value=merged]")
+    page.wait_for_selector("#resolution")
+    assert corrected in page.locator("#resolution").inner_text()
+    for side in ("a", "b"):
+        assert "refuted" in page.locator(f"#side-{side} h2").inner_text()
+    with Agent.open("earth-2", home=world.home) as agent:
+        (dispute,) = agent.disputes("resolved")
+        merged = agent.get(dispute["resolution"]["memory"])
+    assert merged.content == corrected
+    assert sorted(merged.parents) == sorted(world.dispute_memories.values())
+    recalled = cmem("recall", QUERY, "--agent", "earth-2", "--json", home=world.home)
+    assert [h["content"] for h in json.loads(recalled.stdout)][:1] == [corrected]

@@ -55,7 +55,7 @@ def quarantine_list(status, home, agent_id, as_json):
 def _render_dispute(d: dict) -> str:
     lines = [f"dispute {d['dispute']} ({d['status']}, {d['case_count']} case(s): {', '.join(d['cases'])})",
              f"agents {', '.join(d['agents'])}; similarity {d['similarity']:.3f}, "
-             f"phase difference {d['phase_diff']:.3f} rad"]
+             f"phase difference {d['phase_diff']:.3f} rad" + (f"; the judge: {d['reason']}" if d["reason"] else "")]
     for side in ("a", "b"):
         s = d[side]
         refuted = f" [refuted by {s['refuted_by']} at {s['valid_until']}]" if s["refuted_by"] else ""

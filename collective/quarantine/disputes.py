@@ -9,7 +9,7 @@ those of a case; each case's keep is the dispute's, seen from that case's side.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from ..core import trust
 from ..errors import BadInput, NotFound
@@ -32,7 +32,9 @@ _ORDER = {CaseStatus.ESCALATED: 0, CaseStatus.PENDING: 1, CaseStatus.RESOLVED: 2
 
 
 class Disputes:
-    def __init__(self, repo: Repository, tables: Tables, peers: Peers, quarantine: Quarantine, *, agent_id: str):
+    def __init__(self, repo: Repository, tables: Tables, peers: Peers, quarantine: Quarantine, *, agent_id: str,
+                 reason: Callable[[str, str, float], str] | None = None):
+        self.reason = reason  # the judge's reason for two texts at a similarity (loaded when first asked)
         self.repo = repo
         self.tables = tables
         self.peers = peers
@@ -83,11 +85,14 @@ class Disputes:
         flipped, side_a, side_b = grouping.orient(ordered, self._copies(cases))
         agents = sorted({a for c in cases for a in (c["agent_a"], c["agent_b"])})
         resolved = next((c for c in ordered if c["status"] == CaseStatus.RESOLVED), None)
+        a = self._side(root["memory_id_a"], root["agent_a"], side_a, scores)
+        b = self._side(root["memory_id_b"], root["agent_b"], side_b, scores)
+        reason = self.reason(a["content"], b["content"], float(root["similarity"])) \
+            if self.reason and a["content"] and b["content"] else ""
         return {"dispute": did, "status": grouping.status(cases), "cases": [c["id"] for c in cases],
                 "case_count": len(cases), "agents": agents, "opened_at": min(c["created_at"] for c in cases),
-                "similarity": float(root["similarity"]), "phase_diff": float(root["phase_diff"]), "reason": "",
-                "a": self._side(root["memory_id_a"], root["agent_a"], side_a, scores),
-                "b": self._side(root["memory_id_b"], root["agent_b"], side_b, scores),
+                "similarity": float(root["similarity"]), "phase_diff": float(root["phase_diff"]), "reason": reason,
+                "a": a, "b": b,
                 "resolution": _resolution(resolved, flipped) if resolved else None,
                 "applied": sorted(c["id"] for c in cases if c["id"] in self.tables.applied_verdicts.case_ids())}
 

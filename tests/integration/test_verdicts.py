@@ -44,6 +44,7 @@ def test_one_dispute_per_claim_the_same_on_every_agent(trio, ana):
     dispute = seen["earth-1"][0]
     assert dispute["status"] in ("pending", "escalated") and dispute["case_count"] == 2
     assert dispute["agents"] == ["earth-1", "earth-2", "mars-1"]
+    assert "negation" in dispute["reason"]  # the judge's reason for the two claims
     assert side_of(dispute, pump.id) == side_of(dispute, pump_too.id) != side_of(dispute, not_pump.id)
 
 

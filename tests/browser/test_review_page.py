@@ -41,6 +41,7 @@ def test_the_page_shows_both_claims_side_by_side(page, served, world):
     boxes = [page.locator(f"#side-{side}").bounding_box() for side in ("a", "b")]
     assert boxes[0]["x"] < boxes[1]["x"] and abs(boxes[0]["y"] - boxes[1]["y"]) < 1  # side by side
     assert 0.5 < float(page.locator("#similarity").inner_text()) <= 1.0
+    assert page.locator("#reason").inner_text().startswith("They contradict each other")  # the judge's reason
     assert page.locator("#dispute-status").inner_text() in ("pending", "escalated")
     assert page.locator("#reviewer").inner_text() == "ana"
     assert page.locator("form#verdict button").all_inner_texts()[:3] == ["Keep a", "Keep b", "Both stand"]

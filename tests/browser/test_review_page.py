@@ -28,6 +28,19 @@ def open_dispute(page, served) -> dict:
     return {side: page.locator(f"#side-{side} .claim").inner_text().strip() for side in ("a", "b")}
 
 
+def earth2_head(world) -> str:
+    with Agent.open("earth-2", home=world.home) as agent:
+        return agent.log(1)[0].hash
+
+
+def post_verdict(tab, keep: str, note: str) -> int:
+    """Fill the note, click the verdict's button; the POST's status."""
+    tab.fill("#note", note)
+    with tab.expect_response(lambda r: r.request.method == "POST") as posted:
+        tab.click(f"form#verdict button[value={keep}]")
+    return posted.value.status
+
+
 def test_the_page_shows_both_claims_side_by_side(page, served, world):
     with Agent.open("earth-2", home=world.home) as agent:
         head = agent.log(1)[0].hash
@@ -41,6 +54,7 @@ def test_the_page_shows_both_claims_side_by_side(page, served, world):
     boxes = [page.locator(f"#side-{side}").bounding_box() for side in ("a", "b")]
     assert boxes[0]["x"] < boxes[1]["x"] and abs(boxes[0]["y"] - boxes[1]["y"]) < 1  # side by side
     assert 0.5 < float(page.locator("#similarity").inner_text()) <= 1.0
+    assert page.locator("#reason").inner_text().startswith("They contradict each other")  # the judge's reason
     assert page.locator("#dispute-status").inner_text() in ("pending", "escalated")
     assert page.locator("#reviewer").inner_text() == "ana"
     assert page.locator("form#verdict button").all_inner_texts()[:3] == ["Keep a", "Keep b", "Both stand"]
@@ -156,12 +170,8 @@ def test_with_a_token_every_request_needs_it_once_then_the_cookie(page, browser,
 
 def test_merged_without_text_says_why_keeps_what_was_typed_and_writes_nothing(page, served, world):
     open_dispute(page, served)
-    with Agent.open("earth-2", home=world.home) as agent:
-        head = agent.log(1)[0].hash
-    page.fill("#note", "both wrong")
-    with page.expect_response(lambda r: r.request.method == "POST") as posted:
-        page.click("form#verdict button[value=merged]")
-    assert posted.value.status == 400
+    head = earth2_head(world)
+    assert post_verdict(page, "merged", "both wrong") == 400
     assert page.locator("#error").inner_text().startswith("text: ")
     assert page.locator("#note").input_value() == "both wrong"
     assert page.locator("#dispute-status").inner_text() in ("pending", "escalated")
@@ -190,16 +200,11 @@ def test_a_second_verdict_from_a_stale_tab_is_refused_and_changes_nothing(page, 
     page.fill("#note", "first")
     page.click("form#verdict button[value=both]")
     page.wait_for_selector("#resolution")
-    with Agent.open("earth-2", home=world.home) as agent:
-        head = agent.log(1)[0].hash
-    stale.fill("#note", "second")
-    with stale.expect_response(lambda r: r.request.method == "POST") as posted:
-        stale.click("form#verdict button[value=a]")
-    assert posted.value.status == 400
+    head = earth2_head(world)
+    assert post_verdict(stale, "a", "second") == 400
     assert "already resolved" in stale.locator("#error").inner_text()
     assert "keep both" in stale.locator("#resolution").inner_text()  # the page shows the verdict that stands
-    with Agent.open("earth-2", home=world.home) as agent:
-        assert agent.log(1)[0].hash == head
+    assert earth2_head(world) == head
 
 
 def test_merged_stores_the_corrected_statement_with_both_sides_as_parents(page, served, world):

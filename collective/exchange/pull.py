@@ -104,6 +104,11 @@ class PeerPull:
         rows = self._changed_rows(watermark, head)
         self._report(f"{peer}: read", 1, 1)
         report.seconds["diff"] = time.perf_counter() - clock
+        if watermark and not rows and not rotations:
+            # Only the peer's own bookkeeping moved (its pulls of others): nothing to take, and
+            # no commit, or two agents pulling each other would move each other's heads forever.
+            report.status = PeerStatus.UNCHANGED
+            return report
         clock = time.perf_counter()
         planned, read, already_read = self._classify(peer, head, theirs["public_key"], rows, report, rotations)
         report.seconds["classify"] = time.perf_counter() - clock  # verify ran beside it

@@ -240,3 +240,17 @@ def test_absorbers_keep_valid_signatures_for_their_peers(trio):
     report = peer_report(m1.pull(peers=["earth-1"]), "earth-1")
     assert report["refused"] == {}
     assert pump.id in {r["id"] for r in m1.repo.select("memories")}
+
+
+def test_agents_that_learned_nothing_new_stop_moving_each_others_heads(trio):
+    trio["earth-1"].store("The greenhouse lights run twelve hours a day.")
+    trio["mars-1"].store("Dust storm expected over the landing site within three days.")
+    for agent in trio.values():
+        agent.push()
+    for _ in range(3):  # enough rounds for every copy to have travelled
+        sync_round(trio)
+    heads = {name: agent.repo.head(agent.branch) for name, agent in trio.items()}
+    sync_round(trio)  # nothing new anywhere: a pull that takes nothing makes no commit
+    assert {name: agent.repo.head(agent.branch) for name, agent in trio.items()} == heads
+    report = trio["earth-1"].pull()
+    assert {p["status"] for p in report["peers"]} == {"unchanged"}

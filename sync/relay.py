@@ -10,8 +10,10 @@ later it lands: the head is pushed to the destination as a compare-and-swap.
   other site's copy. A destination head that is not an ancestor (someone wrote there)
   is refused, never forced.
 - `collective/quarantine` is written on both sites: it is rebuilt on the destination's
-  head as the join of both sides' cases (the same join agents use), with the disputed
-  pairs and their keys, and pushed; a lost race fetches and rebuilds again.
+  head as the join of both sides' cases and promotion rows (the same joins agents use),
+  with the disputed pairs, the proposed memories and their keys, and pushed; a lost race
+  fetches and rebuilds again. `main` does not cross: each site's agents land the
+  promotions that became due on their own site's main.
 - A head that arrived from the other side is not sent back.
 
 Killed at any point, the relay resumes: a copy pinned but not journalled departs again;
@@ -29,11 +31,13 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Callable
 
-from collective.errors import CollectiveError, NoCommonsYet, NonFastForward, NotFound
+from collective.errors import CollectiveError, NoCommonsYet, NonFastForward, NotFound, StorageError
 from collective.model import iso
 from collective.model.refs import QUARANTINE_BRANCH, agent_of_working, tracking
+from collective.promotion import rules as promotion_rules
 from collective.quarantine import cases as rules
 from collective.store import open_repository
+from collective.store.key_tables import EndorsementTable, PromotionTable
 from collective.store.tables import AgentTable, CaseTable, MemoryTable
 
 from .clock import Clock
@@ -169,28 +173,49 @@ class Leg:
         raise AssertionError("unreachable")
 
     def _join_cases(self, theirs: str) -> str:
-        """Rebuild the destination's cases branch as the join of both sides and push it."""
+        """Rebuild the destination's cases branch as the join of both sides and push it:
+        the cases, and the promotion rows (proposals, decisions, endorsements) beside them,
+        so each site's agents land the same promotions on their own site's main."""
         repo = self.repo
         repo.create_branch_at(QUARANTINE_BRANCH, tracking("dst", QUARANTINE_BRANCH))
         cases = CaseTable(repo)
         held = cases.by_id(as_of=QUARANTINE_BRANCH)
         changed = rules.changed(rules.union(list(held.values()), cases.all(as_of=PINNED_CASES)), held)
-        if not changed:
+        proposals, endorsements = self._promotion_rows()
+        if not (changed or proposals or endorsements):
             return theirs
         memories, agents = MemoryTable(repo), AgentTable(repo)
-        ids = sorted({m for c in changed for m in (c["memory_id_a"], c["memory_id_b"])})
+        ids = sorted({m for c in changed for m in (c["memory_id_a"], c["memory_id_b"])}
+                     | {p["memory_id"] for p in proposals})
         there = set(memories.by_id(ids, as_of=QUARANTINE_BRANCH))
-        pairs = [r for r in memories.rows_by_id(ids, as_of=PINNED_CASES) if r["id"] not in there]
+        rows = [r for r in memories.rows_by_id(ids, as_of=PINNED_CASES) if r["id"] not in there]
         known = {r["agent_id"] for r in repo.select(AgentTable.name, columns=("agent_id",), as_of=QUARANTINE_BRANCH)}
         keys = [r for r in repo.select(AgentTable.name, as_of=PINNED_CASES) if r["agent_id"] not in known]
         with repo.on_branch(QUARANTINE_BRANCH), repo.transaction():
             cases.write(changed)
-            memories.write_rows(pairs)
+            PromotionTable(repo).write(proposals)
+            EndorsementTable(repo).write(endorsements)
+            memories.write_rows(rows)
             for row in keys:
                 agents.write(row)
-            repo.commit(f"relay: {len(changed)} case(s) from {self.src.name}", author=RELAY)
+            repo.commit(f"relay: {len(changed)} case(s), {len(proposals) + len(endorsements)} promotion row(s) "
+                        f"from {self.src.name}", author=RELAY)
         repo.push("dst", QUARANTINE_BRANCH, expect=theirs)
         return repo.head(QUARANTINE_BRANCH)
+
+    def _promotion_rows(self) -> tuple[list[dict], list[dict]]:
+        """The source's proposals and endorsements the destination lacks (the same join the
+        agents use; each agent checks the signatures when it takes them)."""
+        promotions, endorsements = PromotionTable(self.repo), EndorsementTable(self.repo)
+        try:
+            held = promotions.by_id(as_of=QUARANTINE_BRANCH)
+            held_endorsements = {(e["memory_id"], e["agent_id"]) for e in endorsements.all(as_of=QUARANTINE_BRANCH)}
+            theirs = list(promotions.by_id(as_of=PINNED_CASES).values())
+            their_endorsements = endorsements.all(as_of=PINNED_CASES)
+        except StorageError:  # one side's branch predates promotions: nothing to carry
+            return [], []
+        return (promotion_rules.join(held, theirs),
+                [e for e in their_endorsements if (e["memory_id"], e["agent_id"]) not in held_endorsements])
 
     def next_landing(self, delay: float) -> datetime | None:
         times = [_parse(f["departed_at"]) + timedelta(seconds=delay) for f in self.journal["in_flight"].values()]

@@ -139,3 +139,32 @@ def test_cases_opened_on_both_planets_are_joined_once_and_not_sent_back(planets,
     planets.relay_until(at(149))  # the third window: 12:10 to 12:30
     moved = [e["event"] for e in planets.timeline if e["branch"] == QUARANTINE_BRANCH and e["from"] == "earth"]
     assert moved == ["departed", "landed"] * 2
+
+
+def _main_ids(planets: Planets, site: str) -> set[str]:
+    repo = open_repository(planets.root / f"{site}-commons.db")
+    try:
+        if "main" not in repo.branches():
+            return set()  # a commons gets main with its first promotion
+        return {r["id"] for r in repo.select("memories", as_of="main")}
+    finally:
+        repo.close()
+
+
+def test_a_promotion_proposed_on_mars_and_endorsed_on_earth_reaches_both_sites_main(planets):
+    e1, e2, mars = planets.agents["earth-1"], planets.agents["earth-2"], planets.agents["mars-1"]
+    memory_id = mars.store("Dust storm expected over the landing site within three days").memory.id
+    mars.push()
+    mars.promote(memory_id, note="seen from orbit twice")
+    planets.relay_until(at(30))  # the proposal and mars-1's branch cross to Earth
+    for agent in (e1, e2):
+        agent.pull()
+        agent.endorse(memory_id)  # the second endorsement promotes it on Earth's main
+    assert memory_id in _main_ids(planets, "earth")
+    assert memory_id not in _main_ids(planets, "mars")  # main never crosses: Mars lands its own
+    mars.pull()
+    assert mars.promotions(status="pending")[0]["endorsements"] == []  # the endorsements wait for a window
+    planets.relay_until(at(90))
+    mars.pull()  # takes the endorsements that crossed and lands the promotion on Mars's main
+    assert memory_id in _main_ids(planets, "mars")
+    assert [h.memory.id for h in mars.recall("Dust storm expected over the landing site within three days", consensus=True)] == [memory_id]

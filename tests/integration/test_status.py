@@ -32,8 +32,9 @@ def test_stability_is_the_field_stability_of_what_recall_sees(agent, foreign):
     strong = agent.store("the coolant pump is safe", importance=0.9).memory.id
     agent.store("the airlock seal leaks", importance=0.3)
     foreign(agent, "mars-1", "dust storms peak in summer", amplitude=0.6)
-    hits = agent.recall("coolant airlock dust", k=10, include_faded=True)
-    assert len(hits) == 3
+    texts = ("the coolant pump is safe", "the airlock seal leaks", "dust storms peak in summer")
+    hits = [agent.recall(text, k=1, include_faded=True)[0] for text in texts]  # each above the floor
+    assert len({h.memory.id for h in hits}) == 3
     measured = agent.stability()
     assert measured["memories"] == 3
     strengths = np.array([h.strength for h in hits])

@@ -3,9 +3,10 @@
 
 Usage: scripts/train_judge.py [--out FILE] [--cv-only] [--json]
 
-Reads tests/data/judge_dev.jsonl (hand-written; its topic is the first
-subject word of a pair's first text) and tests/data/judge_dev_gen.jsonl
-(templated; a `topic` per pair). Both texts are embedded with the default
+Reads the dev sets: tests/data/judge_dev.jsonl (hand-written; its topic
+is the first subject word of a pair's first text), judge_dev_gen.jsonl
+(templated) and judge_dev_written_a/b.jsonl (hand-written by two other
+hands, in other styles); the last three give a `topic` per pair. Both texts are embedded with the default
 embedder (cosines rounded to 4 decimals, so the file does not depend on the
 last bits of the floats), the features of `collective.judge.features` are
 computed, and a multinomial logistic regression (scikit-learn, the `test`
@@ -15,8 +16,10 @@ collective/judge/judge_data/combiner.json: the same data rebuild the same
 bytes (tests/unit/judge/test_learned.py checks it).
 
 Cross-validation holds whole topics out (5 folds grouped by topic): printed
-are four-way accuracy and how often each relation is wrongly called
-constructive. The holdout and blind sets are never read here.
+are four-way accuracy (overall and per dev file) and how often each relation
+is wrongly called constructive. A second measure holds out each written set
+whole and trains on the rest ("leave one writer out"): how the judge does on
+a hand it has never read. The holdout and blind sets are never read here.
 """
 
 from __future__ import annotations
@@ -40,16 +43,23 @@ CONSTRUCTIVE_MIN = 0.55  # below this probability, constructive is not said
 FOLDS = 5
 
 
+# dev file -> weight of its pairs; the written sets are held out whole by `leave_one_writer_out`
+DEV_FILES = {"judge_dev.jsonl": HAND_WEIGHT, "judge_dev_gen.jsonl": 1.0,
+             "judge_dev_written_a.jsonl": HAND_WEIGHT, "judge_dev_written_b.jsonl": HAND_WEIGHT}
+WRITTEN = ("judge_dev_written_a.jsonl", "judge_dev_written_b.jsonl")
+
+
 def load() -> list[dict]:
     rows = []
     judge = RuleJudge()
-    for line in (DATA / "judge_dev.jsonl").read_text(encoding="utf-8").splitlines():
-        row = json.loads(line)
-        a = judge.analyse(row["a"])
-        first = sorted(a.subject or a.content or {"misc"})[0]
-        rows.append(dict(row, topic=f"hand:{first}", weight=HAND_WEIGHT))
-    for line in (DATA / "judge_dev_gen.jsonl").read_text(encoding="utf-8").splitlines():
-        rows.append(dict(json.loads(line), weight=1.0))
+    for name, weight in DEV_FILES.items():
+        for line in (DATA / name).read_text(encoding="utf-8").splitlines():
+            row = dict(json.loads(line), source=name, weight=weight)
+            if "topic" not in row:  # the first hand-written set: its first subject word
+                a = judge.analyse(row["a"])
+                row["topic"] = "hand:" + sorted(a.subject or a.content or {"misc"})[0]
+            row["topic"] = f"{name}:{row['topic']}"  # one name in two files is two topics
+            rows.append(row)
     return rows
 
 
@@ -91,17 +101,38 @@ def decide_all(spec: dict, X: np.ndarray) -> np.ndarray:
     return np.array([decide(comb.probabilities(list(x)), list(x), comb.constructive_min) for x in X])
 
 
-def cross_validate(X, y, w, groups) -> dict:
+def measure(y: np.ndarray, pred: np.ndarray) -> dict:
+    """Four-way accuracy, contradiction recall and precision, and how often each other
+    relation is wrongly called constructive (absorbed)."""
+    c, d = RELATIONS.index("constructive"), RELATIONS.index("destructive")
+    wrongly = {r: round(float(((y == k) & (pred == c)).sum() / max(1, (y == k).sum())), 4)
+               for k, r in enumerate(RELATIONS) if k != c}
+    hit = float(((pred == d) & (y == d)).sum())
+    return {"accuracy": round(float((pred == y).mean()), 4), "pairs": int(len(y)),
+            "contradiction_recall": round(hit / max(1, (y == d).sum()), 4),
+            "contradiction_precision": round(hit / max(1, (pred == d).sum()), 4),
+            "wrongly_constructive": wrongly}
+
+
+def cross_validate(X, y, w, groups, sources) -> dict:
     from sklearn.model_selection import GroupKFold
 
     pred = np.empty_like(y)
     for train, test in GroupKFold(n_splits=FOLDS).split(X, y, groups):
         pred[test] = decide_all(fit(X[train], y[train], w[train]), X[test])
-    c = RELATIONS.index("constructive")
-    wrongly = {r: round(float(((y == k) & (pred == c)).sum() / max(1, (y == k).sum())), 4)
-               for k, r in enumerate(RELATIONS) if k != c}
-    return {"cv_accuracy": round(float((pred == y).mean()), 4), "folds": FOLDS, "pairs": int(len(y)),
-            "topics": int(len(set(groups))), "wrongly_constructive": wrongly}
+    return {"cv": {**measure(y, pred), "folds": FOLDS, "topics": int(len(set(groups))),
+                   "per_file": {name: measure(y[sources == name], pred[sources == name]) for name in DEV_FILES}}}
+
+
+def leave_one_writer_out(X, y, w, sources) -> dict:
+    """Each written set scored by a combiner trained on every other dev file, next to the rules."""
+    rule = X[:, [FEATURES.index(f"rule_{r}") for r in RELATIONS]].argmax(axis=1)
+    out = {}
+    for name in WRITTEN:
+        held = sources == name
+        judged = decide_all(fit(X[~held], y[~held], w[~held]), X[held])
+        out[name] = {"learned": measure(y[held], judged), "rules": measure(y[held], rule[held])}
+    return {"leave_one_writer_out": out}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -114,7 +145,9 @@ def main(argv: list[str] | None = None) -> int:
     X, _ = featurise(rows)
     y = np.array([RELATIONS.index(r["label"]) for r in rows])
     w = np.array([r["weight"] for r in rows])
-    report = {} if args.no_cv else cross_validate(X, y, w, np.array([r["topic"] for r in rows]))
+    sources = np.array([r["source"] for r in rows])
+    report = {} if args.no_cv else {**cross_validate(X, y, w, np.array([r["topic"] for r in rows]), sources),
+                                    **leave_one_writer_out(X, y, w, sources)}
     if not args.cv_only:
         spec = fit(X, y, w)
         Path(args.out).write_text(json.dumps(spec, indent=1) + "\n", encoding="utf-8")

@@ -309,7 +309,8 @@ STATE_AXES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
          "inoperative", "wilted", "wilting", "withered", "torn", "ruptured", "burst",
          "fever", "feverish", "infection", "infected", "unwell", "bug", "bugs", "crash",
          "crashed", "crashing", "corrupted", "corrupt", "out_of_order", "degraded",
-         "deteriorating", "worn", "flat_tyre")),
+         "deteriorating", "worn", "flat_tyre", "breached", "breach", "punctured", "compromised",
+         "unresponsive", "erroring", "outage", "not_working")),
     "leak": (
         ("leak", "leaks", "leaking", "leaked", "leaky", "escaping", "venting", "seeping",
          "hissing", "losing_pressure"),
@@ -319,15 +320,20 @@ STATE_AXES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
         ("open", "opened", "opening", "ajar", "unsealed", "uncovered"),
         ("closed", "close", "closing", "shut", "sealed", "covered")),
     "lock": (("unlocked", "unlatched", "unbolted"), ("locked", "latched", "bolted")),
+    "engagement": (("engaged", "applied", "set"), ("released", "disengaged", "let_off")),
     "power": (
         ("running", "active", "enabled", "online", "powered", "operating", "energised",
          "energized", "started", "switched_on", "turned_on", 
-         "powered_up", "in_operation", "restarted", "booted", "live_power"),
+         "powered_up", "in_operation", "restarted", "booted", "live_power", "is_on", "are_on",
+         "was_on", "were_on", "up_and_running", "back_up", "is_up", "are_up", "was_up",
+         "producing", "generating", "consuming", "transmitting", "in_service"),
         ("stopped", "inactive", "disabled", "offline", "unpowered", "idle", "idled",
          "standby", "on_standby", "shut_down", "shutdown", "switched_off", "turned_off",
          "powered_down", "powered_off", "dormant",
          "deactivated", "de-energised", "tripped", "tripped_offline", "halted", "paused",
-         "suspended")),
+         "suspended", "off", "is_down", "are_down", "was_down", "went_down", "gone_down",
+         "dismantled", "disassembled", "decommissioned", "deleted", "retired", "scrapped",
+         "mothballed", "under_repair", "in_repair", "locked_out", "out_of_service", "taken_apart")),
     "deploy": (
         ("deployed", "deploy", "live", "released", "rolled_out", "extended", "unfurled",
          "merged", "shipped", "in_production"),
@@ -358,7 +364,7 @@ STATE_AXES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
         ("falling", "fall", "falls", "fell", "fallen", "decreasing", "decrease", "decreased",
          "decreases", "dropping", "dropped", "drop", "drops", "declining", "declined",
          "shrinking", "shrank", "sinking", "reducing", "reduce", "reduced_by", "down_from",
-         "worsening", "worsened", "deteriorating", "deteriorated")),
+         "worsening", "worsened", "deteriorating", "deteriorated", "worse", "getting_worse")),
     "outcome": (
         ("succeeded", "succeed", "success", "successful", "successfully", "passed", "pass",
          "passes", "passing", "completed", "complete", "finished", "accomplished", "achieved",
@@ -368,8 +374,9 @@ STATE_AXES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "permission": (
         ("approved", "approve", "authorised", "authorized", "accepted", "accept", "granted",
          "allowed", "permitted", "sanctioned", "signed_off", "green-lit", "greenlit",
-         "cleared_for"),
-        ("rejected", "reject", "denied", "refused", "declined", "vetoed", "revoked",
+         "cleared_for", "allows", "permits", "allow", "permit"),
+        ("rejected", "reject", "denied", "refused", "declined", "vetoed", "revoked", "blocks",
+         "blocking", "denies", "refuses",
          "forbidden", "prohibited", "off-limits", "banned", "disallowed", "barred",
          "not_permitted")),
     "schedule": (
@@ -393,7 +400,8 @@ STATE_AXES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
          "fouled", "soiled", "tainted", "caked", "grimy", "filthy", "coated_in_dust")),
     "moisture": (("wet", "damp", "moist", "soaked", "waterlogged", "humid", "muddy"),
                  ("dry", "arid", "parched", "dried")),
-    "warmth": (("hot", "warm", "overheating", "overheated", "heated"),
+    "warmth": (("hot", "warm", "overheating", "overheated", "heated", "thawed", "thawing",
+                "defrosted", "defrosting", "melted"),
                ("cold", "cool", "frozen", "freezing", "chilled", "cooled", "cooled_down")),
     "location": (
         ("out_on_survey", "on_survey", "on_eva", "outside", "en_route", "driving", "traversing",
@@ -410,9 +418,11 @@ STATE_AXES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
               "returned_to_duty", "cleared_for_duty", "fit_for_eva"),
              ("off_duty", "unfit", "sick_leave", "on_sick_leave", "stood_down", "grounded_from",
               "relieved_of_duty", "signed_off_sick")),
-    "sufficiency": (("enough", "sufficient", "adequate", "plenty", "ample", "surplus"),
+    "sufficiency": (("enough", "sufficient", "adequate", "plenty", "ample", "surplus",
+                     "overstaffed", "oversupplied", "overstocked"),
                     ("insufficient", "inadequate", "short", "shortage", "scarce", "lacking",
-                     "deficit", "shortfall", "low_on", "running_low")),
+                     "deficit", "shortfall", "low_on", "running_low", "understaffed",
+                     "short_staffed", "short-staffed", "understocked", "out_of_stock")),
     "availability": (("available", "free", "vacant", "unoccupied", "idle_slot"),
                      ("unavailable", "busy", "occupied", "booked_up", "in_use", "taken",
                       "reserved")),
@@ -463,6 +473,10 @@ STATE_PHRASES: tuple[str, ...] = (
     "all clear", "in order", "out of order", "ready to harvest", "in date", "out of date",
     "low on", "running low", "tripped offline", "fallen over", "fell over", "tipped over",
     "knocked over", "blown over", "flipped over", "cooled down", "not permitted", "off by",
+    "is on", "are on", "was on", "were on", "up and running", "back up", "is up", "are up",
+    "was up", "is down", "are down", "was down", "went down", "gone down", "getting worse",
+    "let off", "short staffed", "out of stock", "not working", "in service", "under repair",
+    "in repair", "locked out", "out of service", "taken apart",
 )
 
 # Prefixes that turn a state word into its opposite ("abnormal", "unhealthy",
@@ -480,6 +494,7 @@ STATE_BLOCKERS = {"failed": "to", "fail": "to", "fails": "to", "open": "at", "op
 STATE_IMPLIES: dict[tuple[str, int], tuple[tuple[str, int], ...]] = {
     ("lock", -1): (("open", -1),),
     ("open", 1): (("lock", 1),),
+    ("deploy", -1): (("power", -1),),  # stowed, folded: not running
 }
 
 # --------------------------------------------------------- object words ---

@@ -129,12 +129,10 @@ def quantities(a: Analysis, b: Analysis, sim: float, found: Findings) -> Verdict
         for y in b.quantities:
             if x.dim != y.dim:
                 continue
-            if x.dim == "count":
+            if x.dim in ("count", "number"):  # a bare number says what it counts only by its key
                 if not (x.key & y.key):
                     continue
-            elif x.key and y.key and not (x.key & y.key):
-                continue
-            if x.dim == "number":
+            elif _says_what(x.key) and _says_what(y.key) and not (x.key & y.key):
                 continue
             cands.append(y)
         if not cands:
@@ -145,6 +143,16 @@ def quantities(a: Analysis, b: Analysis, sim: float, found: Findings) -> Verdict
         else:
             found.clashed.append(f"number:{x.text} vs {cands[0].text}")
     return None
+
+
+# words around a measurement that do not say what is measured ("reading 0.6 bar", "usage 88%")
+_MEASURING = frozenset({"read", "usag", "used", "measur", "measurement", "level", "valu", "show", "total",
+                        "figur", "number", "current", "now", "gaug", "sensor", "meter"})
+
+
+def _says_what(key: frozenset) -> bool:
+    """Whether a quantity's key names what is measured, beyond words of measuring."""
+    return bool(key - _MEASURING)
 
 
 def times(a: Analysis, b: Analysis, sim: float, found: Findings) -> Verdict | None:
@@ -252,7 +260,10 @@ def restriction(a: Analysis, b: Analysis, sim: float, found: Findings) -> Verdic
 
 
 def same_statement_other_subjects(a: Analysis, b: Analysis, sim: float, found: Findings) -> Verdict | None:
-    if found.substitution and (found.same_claim >= 0.5 or (sim < TOPIC_COSINE and not found.slot_matched())):
+    # a shared tag names one object whatever noun goes with it ("host db-01", "the db-01 server");
+    # "module A" in both may hold two things (its scrubber, its filter)
+    shared_id = any(m.startswith("object:tag ") for m in found.matched)
+    if found.substitution and not shared_id and (found.same_claim >= 0.5 or (sim < TOPIC_COSINE and not found.slot_matched())):
         return _verdict("independent", 0.6, "The same statement about different subjects.", found.matched, found.clashed)
     return None
 

@@ -30,7 +30,8 @@ def read_identities(s: Scan) -> None:
             if w in L.ID_NOUNS:
                 if unit_next is None or unit_next[0] == "ratio" or after == "'s":
                     ident = nxt_o.lower()  # else "tank 200 litres": a quantity after all
-            elif (unit_next is None and _ends_phrase(s, j) and not is_verb(w) and w not in STATE_INDEX and w not in L.UNITS
+            elif (unit_next is None and _ends_phrase(s, j) and (not is_verb(w) or _starts_phrase(s, i))
+                  and w not in STATE_INDEX and w not in L.UNITS
                   and w not in LOWER_BOUND_TOKENS and w not in UPPER_BOUND_TOKENS and w not in L.APPROXIMATORS):
                 ident = nxt_o.lower()
         elif (kind[j] == "w" and len(nxt_o) <= 2 and nxt_o[:1].isupper() and (nxt_o.isupper() or nxt_o[1:].isdigit())
@@ -66,6 +67,15 @@ def _ends_phrase(s: Scan, j: int) -> bool:
         return True
     after = s.low[j + 1]
     return s.kind[j + 1] == "p" or after == "'s" or after in L.STOPWORDS or is_verb(after)
+
+
+def _starts_phrase(s: Scan, i: int) -> bool:
+    """Whether a noun phrase starts at token i: the text's start, punctuation or an article
+    before it ("Store 118 is out", "the store 118"): a verb there is a noun ("store", "plot")."""
+    return i == 0 or s.kind[i - 1] == "p" or s.low[i - 1] in _ARTICLES
+
+
+_ARTICLES = frozenset({"the", "a", "an", "our", "their", "its", "each", "every", "this", "that"})
 
 
 def read_modifier_identities(s: Scan) -> None:

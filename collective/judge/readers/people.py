@@ -66,7 +66,10 @@ def _is_name(s: Scan, i: int) -> bool:
         return True
     # first word of a sentence: a name only if a verb follows and it does not look like a common word
     nxt = s.low[i + 1] if i + 1 < s.n else ""
-    return (nxt == "'s" or is_verb(nxt) or nxt in L.NEGATORS or nxt == "and") and not w.endswith(L.COMMON_SUFFIXES)
+    if i > 0 and s.low[i - 1] in (":", "=") and (i + 1 >= s.n or s.kind[i + 1] == "p"):
+        return not w.endswith(L.COMMON_SUFFIXES)  # a field's value: "collector: Piotr", "IC: Tom."
+    past = len(nxt) > 4 and nxt.endswith("ed") and s.kind[i + 1] == "w" and s.orig[i + 1].islower()
+    return (nxt == "'s" or is_verb(nxt) or past or nxt in L.NEGATORS or nxt == "and") and not w.endswith(L.COMMON_SUFFIXES)
 
 
 def _name_shaped(word: str, _cache: dict = {}) -> bool:  # noqa: B006 - deliberate cache

@@ -40,7 +40,8 @@ def read_places(s: Scan) -> None:
             if wk in L.DETERMINERS and not words:
                 k += 1
                 continue
-            if kind[k] != "w" or used[k] or wk in L.STOPWORDS or is_verb(wk) or wk in L.PLACE_PREPOSITIONS:
+            noun_next = k + 1 < n and (k + 1 in id_index or low[k + 1] in L.PLACE_NOUNS)  # "store room 1"
+            if kind[k] != "w" or used[k] or wk in L.STOPWORDS or is_verb(wk) and not noun_next or wk in L.PLACE_PREPOSITIONS:
                 break
             if wk in STATE_INDEX and not (k + 1 < n and kind[k + 1] == "w" and (low[k + 1] in L.PLACE_NOUNS or stem(low[k + 1]) in L.PLACE_NOUNS)):
                 break  # a state word ends the phrase unless it names a place ("cold room")
@@ -50,5 +51,8 @@ def read_places(s: Scan) -> None:
                 placey = True
             k += 1
         if placey and words:
+            if i >= verb_at and k + 1 < n and low[k] in (",", "(") and k + 1 in id_index:  # "in freezer F2, rack 4"
+                place_ids.add(k + 1)
+                words.append(" ".join(id_index[k + 1]))
             (subject_places if i < verb_at else places).append(frozenset(words))
     s.places, s.subject_places, s.place_ids = places, subject_places, place_ids

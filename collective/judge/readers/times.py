@@ -32,7 +32,12 @@ def read_times(s: Scan) -> None:
         elif k == "n" and "." not in w and "," not in w and not w.startswith("-"):
             v = int(w)
             ap, j = _day_part(low, n, i + 1)
-            if ap and 1 <= v <= 12:
+            before = _minutes_before(s, i, ap is not None) if 1 <= v <= 12 and unit_at(s, i + 1) is None else None
+            if before is not None:  # "quarter to 8", "20 past 7", "half 5"
+                start, minutes = before
+                _add_time(s, times, time_text, (v - 1 if minutes < 0 else v) % 24 or (12 if minutes < 0 else 0),
+                          minutes % 60, ap, start, j)
+            elif ap and 1 <= v <= 12:
                 _add_time(s, times, time_text, v, 0, ap, i, j)
             elif len(w) == 4 and v % 100 < 60 and v // 100 < 24 and (
                 (i + 1 < n and low[i + 1] in ("hours", "hrs", "h", "hr", "z", "utc", "local", "lmst"))
@@ -50,6 +55,33 @@ def read_times(s: Scan) -> None:
             mins = L.NAMED_TIMES[w]
             _add_time(s, times, time_text, mins // 60, mins % 60, "24", i, i + 1)
     s.times, s.time_text = times, time_text
+
+
+def _minutes_before(s: Scan, i: int, day_part: bool) -> tuple[int, int] | None:
+    """A clock phrase before the hour at token i: "quarter past", "half past", "20 to",
+    "5 minutes past", British "half 5" (5:30). (its first token, minutes after the hour;
+    negative for "to"). Minutes in digits need a day part after or "at" before: "5 to 10"
+    alone is a range."""
+    low, kind = s.low, s.kind
+    if i >= 2 and low[i - 1] in ("past", "after", "to") and not s.used[i - 1]:
+        k = i - 2
+        if low[k] in ("minutes", "mins", "min") and k >= 1:
+            k -= 1
+        if low[k] == "quarter":
+            m = 15
+        elif low[k] == "half" and low[i - 1] != "to":
+            m = 30
+        elif (kind[k] == "n" and low[k].isdigit() and 1 <= int(low[k]) < 60
+              and (day_part or k >= 1 and low[k - 1] in ("at", "around", "about"))):
+            m = int(low[k])
+        else:
+            return None
+        if k >= 1 and low[k - 1] == "a" and low[k] == "quarter":
+            k -= 1
+        return k, (-m if low[i - 1] == "to" else m)
+    if i >= 1 and low[i - 1] == "half" and (i < 2 or low[i - 2] not in ("and", "a", "one")):
+        return i - 1, 30
+    return None
 
 
 def _add_time(s: Scan, times: set, time_text: list, h: int, m: int, ampm: str | None, i0: int, i1: int) -> None:

@@ -44,7 +44,7 @@ from collective.agent import Agent, MemoryInput
 from collective.runtime.gc_pause import gc_paused
 from collective.judge import LearnedJudge, RuleJudge
 
-JUDGES = {"learned": LearnedJudge, "rules": RuleJudge}  # the learned judge, and the default rule judge
+JUDGES = {"learned": LearnedJudge, "rules": RuleJudge}  # the default learned judge, and the rule judge before it
 from collective.model import Memory, utcnow
 
 MODEL_VERSION = "bench-clustered-v1"
@@ -179,7 +179,7 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--clusters", type=int, default=0, help="topic clusters (default: n_local / 50)")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--dir", help="work folder (default: a temporary one, removed afterwards)")
-    parser.add_argument("--judge", choices=sorted(JUDGES), default="rules", help="the judge the pulls use (default: rules, the default judge)")
+    parser.add_argument("--judge", choices=sorted(JUDGES), default="learned", help="the judge the pulls use (default: learned, the default judge)")
     parser.add_argument("--profile", help="write a cProfile of the pull to this file and print its top lines")
     args = parser.parse_args(argv)
 

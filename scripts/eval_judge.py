@@ -8,7 +8,7 @@ of constructive, destructive, partial, independent; "kind" (a sub-kind) is
 optional. Both texts are embedded with the default embedder, the cosine is
 computed, and three judges are scored in the same run:
 
-- judge:    collective.judge.LearnedJudge (the learned judge; RuleJudge is the default)
+- judge:    collective.judge.LearnedJudge (the learned judge, the default)
 - rules:    collective.judge.RuleJudge (the rule judge alone, the judge before it)
 - baseline: "cosine >= 0.6 plus negation cues": cosine < 0.6 -> independent;
             else exactly one text has a negation cue -> destructive;

@@ -8,10 +8,11 @@ difference (0, pi, pi/2) on top of the writers' stances.
 The built-in judges are pure and offline. `RuleJudge` reads each text into
 slots (`reader.analyse_text`, one reader per slot in `readers/`) and compares
 two readings by an ordered list of rules (`rules.py`, where the rules are
-explained); it is the default. `LearnedJudge` turns the same evidence, a word
+explained). `LearnedJudge`, the default, turns the same evidence, a word
 alignment (`align`) and the rules' verdict into features (`features`) and
-weighs them with a small trained model (`learned`; scripts/train_judge.py); it
-absorbs fewer contradictions but misses paraphrases, so it is offered, not the default.
+weighs them with a small trained model (`learned`; scripts/train_judge.py): on
+text by writers it was not trained on it absorbs about half as many
+contradictions as the rules alone (tests/data/README.md).
 Any other judge (an NLI model, an LLM callback) can replace it
 through `CallbackJudge`; the merge only sees the `Judge` protocol
 (`protocol.py`).

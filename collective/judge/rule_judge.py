@@ -99,10 +99,11 @@ _DEFAULT_JUDGE: RuleJudge | None = None
 
 
 def default_judge() -> RuleJudge:
-    """The process-wide judge (its analysis cache is shared): the RuleJudge. LearnedJudge
-    absorbs fewer contradictions but scored no better on the blind set and misses most
-    paraphrases (tests/data/README.md), so it is offered, not the default."""
+    """The process-wide judge (its analysis cache is shared): the LearnedJudge. On writers
+    it never read it is as accurate as the rules alone and absorbs about half as many
+    contradictions, the costly error (tests/data/README.md)."""
     global _DEFAULT_JUDGE
     if _DEFAULT_JUDGE is None:
-        _DEFAULT_JUDGE = RuleJudge()
+        from .learned import LearnedJudge
+        _DEFAULT_JUDGE = LearnedJudge()
     return _DEFAULT_JUDGE

@@ -77,7 +77,7 @@ class Disputes:
 
     def _copies(self, cases: list[dict]) -> dict[str, set[str]]:
         ids = {m for c in cases for m in (c["memory_id_a"], c["memory_id_b"])}
-        return {m: verdicts.copies(self.tables, m) for m in ids}
+        return verdicts.copies_of(self.tables, ids)
 
     def _describe(self, did: str, cases: list[dict], scores: dict[str, float]) -> dict:
         root = next((c for c in cases if c["id"] == did), cases[0])

@@ -204,7 +204,7 @@ class Quarantine:
         if len(rows) < 2:
             return 0
         ids = {m for c in rows for m in (c["memory_id_a"], c["memory_id_b"])}
-        links = grouping.regroup(rows, {m: verdicts.copies(self.tables, m) for m in ids})
+        links = grouping.regroup(rows, verdicts.copies_of(self.tables, ids))
         if not links:
             return 0
         by_id = {c["id"]: c for c in rows}

@@ -13,7 +13,7 @@ from . import history, keys, provision, reviewer_keys, status
 from .config import Home, Settings
 from .embed import Embedder
 from .embedding import EmbeddingModel
-from .errors import AgentExists, BadInput, NotShared
+from .errors import AgentExists, BadInput
 from .exchange import Exchange
 from .exchange.remotes import Remotes
 from .index.keeper import IndexKeeper
@@ -243,18 +243,6 @@ class Agent:
     def case(self, case_id: str) -> dict:
         return self.quarantine.show(case_id)
 
-    def resolve_case(self, case_id: str, *, keep: str, note: str | None = None, by: str | None = None,
-                     remote: str | None = None) -> dict:
-        """A person's verdict on a case (keep as the case's a and b), given to its whole dispute:
-        the case's row after it, with "commit", "dispute" and "quarantine" (see resolve_dispute)."""
-        self.quarantine.check_verdict(case_id, keep)  # bad input is said before the remote is chosen
-        try:
-            resolved = self.resolve_dispute(case_id, keep=keep, note=note, by=by, remote=remote)
-        except NotShared as e:
-            e.result = self.quarantine.case_after(case_id, e.result)
-            raise
-        return self.quarantine.case_after(case_id, resolved)
-
     def disputes(self, status: str | None = None) -> list[dict]:
         """Disagreements grouped by claim: escalated first, oldest first; status "open"
         (pending or escalated), "pending", "escalated", "resolved" or None (all)."""
@@ -263,11 +251,11 @@ class Agent:
     def dispute(self, dispute_id: str) -> dict:
         return self.disputes_view.show(dispute_id)
 
-    def resolve_dispute(self, dispute_id: str, *, keep: str, text: str | None = None, note: str | None,
+    def resolve_dispute(self, dispute_id: str, *, keep: str, text: str | None = None, note: str | None = None,
                         by: str | None = None, remote: str | None = None) -> dict:
         """A person's verdict on a whole dispute (every case of it), signed with their reviewer
-        key, then shared (with the corrected memory, for merged). NotShared when recorded here
-        but not pushed."""
+        key, then shared (with the corrected memory, for merged). `dispute_id` may name one of
+        its cases; keep a and b are then that case's. NotShared when recorded here but not pushed."""
         dispute = self.disputes_view.check(dispute_id, keep, text)  # bad input is said before anything else
         reviewer, name = self._reviewer(by)
         remote_name = self.remote_names.choose(remote) if self.remote_names.all() else None

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Callable
 from ..errors import BadInput, CollectiveError, NonFastForward, NotFound, NotShared, StorageError
 from ..identity import Identity, endorsement, verify
 from ..model import Memory, iso, utcnow
+from ..model.enums import AWAITING_REVIEWER
 from ..model.refs import MAIN_BRANCH, QUARANTINE_BRANCH, tracking
 from ..peers import Peers
 from ..runtime.retry import retrying
@@ -27,7 +28,6 @@ if TYPE_CHECKING:
     from ..store.port import Repository
 
 SHARE_ATTEMPTS = 4
-AWAITING_REVIEWER = "awaiting an authorised reviewer"
 
 
 def signed_by_origin(row: dict, key_of: Callable[[str], list[str]]) -> bool:

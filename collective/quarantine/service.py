@@ -18,7 +18,7 @@ from ..core import trust, wave
 from ..errors import BadInput, CollectiveError, NonFastForward, NotFound, NotShared
 from ..identity import valid_public_key
 from ..model import iso, utcnow
-from ..model.enums import CaseStatus
+from ..model.enums import AWAITING_REVIEWER, CaseStatus
 from ..model.refs import MAIN_BRANCH, QUARANTINE_BRANCH, tracking
 from ..peers import Peers
 from ..runtime.retry import retrying
@@ -29,8 +29,6 @@ from . import grouping, signing, verdicts
 
 if TYPE_CHECKING:
     from ..store.port import Repository
-
-AWAITING_REVIEWER = "awaiting an authorised reviewer"
 
 SHARE_ATTEMPTS = 4
 HISTORY_DEPTH = 200  # commits searched for a case's history

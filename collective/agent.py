@@ -30,6 +30,7 @@ from .upkeep import Upkeep
 from .writer import MemoryInput, StoreResult, Writer
 
 if TYPE_CHECKING:
+    from .identity import Identity
     from .judge import Judge
     from .merge import Comparator
 
@@ -257,7 +258,7 @@ class Agent:
         key, then shared (with the corrected memory, for merged). `dispute_id` may name one of
         its cases; keep a and b are then that case's. NotShared when recorded here but not pushed."""
         dispute = self.disputes_view.check(dispute_id, keep, text)  # bad input is said before anything else
-        reviewer, name = self._reviewer(by)
+        reviewer, name = self.reviewer_key(by)
         remote_name = self.remote_names.choose(remote) if self.remote_names.all() else None
         merged = None if keep != "merged" else self.writer.compose(
             text, parents=[dispute["a"]["memory"], dispute["b"]["memory"]], importance=0.9)
@@ -267,7 +268,9 @@ class Agent:
             return self.exchange.share_verdict(resolved, remote_name)
         return self.quarantine.share_after("verdict", resolved, remote_name)
 
-    def _reviewer(self, by: str | None):
+    def reviewer_key(self, by: str | None = None) -> tuple[Identity, str]:
+        """The reviewer key that signs a person's decisions (`by`, else the default one) and its
+        name; BadInput when there is none."""
         name = by or reviewer_keys.default_name(self.home)
         if name is None:
             raise BadInput("by", "no reviewer key to sign with: run `cmem reviewer init --name NAME`, "
@@ -297,7 +300,7 @@ class Agent:
         """A person approves (promotes) or rejects a proposal, signed with their reviewer key;
         it takes effect where that reviewer is authorised."""
         self.promotion.check_decision(memory_id, note)  # bad input is said before the key is looked for
-        reviewer, name = self._reviewer(by)
+        reviewer, name = self.reviewer_key(by)
         result = self.promotion.decide(memory_id, approve=approve, note=note, by=name, reviewer=reviewer)
         return self.promotion.share_after("decision", result, self._sharing_remote(remote))
 

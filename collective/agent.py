@@ -285,6 +285,10 @@ class Agent:
         """Proposals for main as this agent sees them ("pending", "promoted", "rejected", None: all)."""
         return self.promotion.list(status)
 
+    def proposal(self, memory_id: str) -> dict:
+        """One proposal for main as this agent sees it (as `promotions` lists each)."""
+        return self.promotion.show(memory_id)
+
     def promote(self, memory_id: str, *, note: str | None = None, remote: str | None = None) -> dict:
         """Propose a memory for main (signed), then share the proposal."""
         result = self.promotion.propose(memory_id, note=note)

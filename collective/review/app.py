@@ -127,10 +127,8 @@ class ReviewPage:
                         entered: dict | None = None) -> Response:
         memory_id = request.path_params["memory_id"]
         def read(agent: Agent) -> dict:
-            found = [p for p in agent.promotions(None) if p["memory"] == memory_id]
-            if not found:
-                raise NotFound("memory", f"no promotion of memory {memory_id!r}")
-            return {"agent": agent.agent_id, "p": found[0], "history": agent.history(memory_id, HISTORY_LIMIT)}
+            return {"agent": agent.agent_id, "p": agent.proposal(memory_id),
+                    "history": agent.history(memory_id, HISTORY_LIMIT)}
         return self.render(request, "promotion.html", status=status, error=error, entered=entered or {},
                            **await self.agent_call(read))
 

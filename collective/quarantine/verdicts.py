@@ -76,18 +76,13 @@ def _neighbour_pairs(tables: Tables, ids: list[str]) -> list[tuple[str, str]]:
     return pairs
 
 
-def refuter(decision: Mapping, case: Mapping) -> str:
-    """What a verdict's refuted_by names: the corrected memory (merged), else the dispute."""
-    return decision.get("memory") or decision.get("dispute") or case["id"]
-
-
 def apply(tables: Tables, peers: Peers, case: dict, *, agent_id: str, amplitude_cap: float,
           penalty: float, now: str) -> None:
     """Refutations, flags, penalties, links and trust after one case's verdict."""
     effect = rules.effects(case)
     decision = json.loads(case["resolution"])
     at = decision.get("at") or now
-    refuted_by = refuter(decision, case)
+    refuted_by = rules.refuter(decision, case)
     for loser in effect.refuted:
         for memory_id in copies(tables, loser):
             row = tables.memories.get(memory_id)

@@ -3,8 +3,8 @@
 A case is one disputed pair of rows; a dispute is one disagreement between two
 claims, whatever copies of them the agents hold. Each case row records the
 dispute it joined (`dispute`: the id of another case of the same disagreement)
-when it opened, or later when an agent sees that its sides are copies of another
-case's sides. The groups are the connected cases of those links, and a dispute's
+once an agent sees, after a pull, that its sides are copies of another case's
+sides (regroup). The groups are the connected cases of those links, and a dispute's
 id is the smallest case id in its group: the same on every agent that holds the
 same rows, whatever order they came in (rows join by the smallest link, see
 cases.merge_cases).
@@ -90,21 +90,6 @@ def regroup(cases: Sequence[Mapping], copies: Mapping[str, set[str]]) -> dict[st
             parent[high] = low
             changes[high] = low
     return changes
-
-
-def joining(case_sides: tuple[set[str], set[str]], candidates: Iterable[Mapping],
-            copies: Mapping[str, set[str]]) -> str | None:
-    """The dispute a new case joins: the smallest-id case whose two sides hold copies of the
-    new case's two sides (in either order), or None. `copies` maps a memory id to the ids of
-    its copies this agent holds (itself included)."""
-    left, right = case_sides
-    found = []
-    for case in candidates:
-        a = copies.get(case["memory_id_a"], {case["memory_id_a"]})
-        b = copies.get(case["memory_id_b"], {case["memory_id_b"]})
-        if (left & a and right & b) or (left & b and right & a):
-            found.append(case["id"])
-    return min(found) if found else None
 
 
 def orient(cases: Sequence[Mapping], copies: Mapping[str, set[str]]) -> tuple[dict[str, bool], set[str], set[str]]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Sequence
 
-from ..errors import CollectiveError, NonFastForward, StorageError
+from ..errors import BranchContested, CollectiveError, NonFastForward, StorageError
 from ..model import iso, utcnow
 from ..model.refs import MAIN_BRANCH, tracking
 from ..store.tables import Tables
@@ -18,10 +18,6 @@ if TYPE_CHECKING:
     from ..store.port import Repository
 
 LAND_ATTEMPTS = 4
-
-
-class ConsensusContested(CollectiveError):
-    """The commons' main kept moving while this agent tried to promote onto it."""
 
 
 def commons_main(repo: Repository, remote: str) -> str:
@@ -77,7 +73,7 @@ def land(repo: Repository, tables: Tables, remote: str, *, memory_row: dict, pro
                                         endorsements=endorsements, reason=reason, author=author)}
         except NonFastForward:
             repo.fetch(remote)
-    raise ConsensusContested(f"could not push {MAIN_BRANCH} to {remote} after {LAND_ATTEMPTS} attempts")
+    raise BranchContested(MAIN_BRANCH, remote, LAND_ATTEMPTS)
 
 
 def land_once(repo: Repository, tables: Tables, remote: str, expect: str, *, memory_row: dict, promotion: dict,

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Callable
 
-from ..errors import BadInput, CollectiveError, NonFastForward, NotFound, NotShared, StorageError
+from ..errors import BadInput, BranchContested, CollectiveError, NonFastForward, NotFound, NotShared, StorageError
 from ..identity import Identity, endorsement, verify
 from ..model import Memory, iso, utcnow
 from ..model.enums import AWAITING_REVIEWER
@@ -33,10 +33,6 @@ SHARE_ATTEMPTS = 4
 def signed_by_origin(row: dict, key_of: Callable[[str], list[str]]) -> bool:
     claim = Memory.from_row(row).claim()
     return any(verify(key, claim, row["signature"] or "") for key in key_of(row["origin_agent"]))
-
-
-class PromotionsUnshared(CollectiveError):
-    """collective/quarantine could not be pushed: others kept pushing in between."""
 
 
 class Promotions:
@@ -243,8 +239,7 @@ class Promotions:
             return retrying(lambda: self._share_once(remote), retry_on=NonFastForward, attempts=SHARE_ATTEMPTS,
                             before_retry=lambda _: self.repo.fetch(remote))
         except NonFastForward:
-            raise PromotionsUnshared(f"could not push {QUARANTINE_BRANCH} to {remote} "
-                                     f"after {SHARE_ATTEMPTS} attempts") from None
+            raise BranchContested(QUARANTINE_BRANCH, remote, SHARE_ATTEMPTS) from None
 
     def _unshared(self, ref: str, remote: str) -> tuple[list[dict], list[dict]]:
         """Our proposals and endorsements that `ref` lacks or holds only as forgeries."""

@@ -15,7 +15,7 @@ import json
 from typing import TYPE_CHECKING
 
 from ..core import trust, wave
-from ..errors import BadInput, CollectiveError, NonFastForward, NotFound, NotShared
+from ..errors import BadInput, BranchContested, CollectiveError, NonFastForward, NotFound, NotShared
 from ..identity import valid_public_key
 from ..model import iso, utcnow
 from ..model.enums import AWAITING_REVIEWER, CaseStatus
@@ -32,10 +32,6 @@ if TYPE_CHECKING:
 
 SHARE_ATTEMPTS = 4
 HISTORY_DEPTH = 200  # commits searched for a case's history
-
-
-class CaseUnshared(CollectiveError):
-    """collective/quarantine could not be pushed: others kept pushing in between."""
 
 
 def case_dict(row: dict, applied: set[str] | None = None) -> dict:
@@ -212,7 +208,7 @@ class Quarantine:
             return retrying(lambda: self._share_once(remote, ours), retry_on=NonFastForward,
                             attempts=SHARE_ATTEMPTS, before_retry=lambda _: self.repo.fetch(remote))
         except NonFastForward:
-            raise CaseUnshared(f"could not push {QUARANTINE_BRANCH} to {remote} after {SHARE_ATTEMPTS} attempts") from None
+            raise BranchContested(QUARANTINE_BRANCH, remote, SHARE_ATTEMPTS) from None
 
     def _share_once(self, remote: str, ours: list[dict]) -> dict:
         remote_ref = tracking(remote, QUARANTINE_BRANCH)

@@ -48,7 +48,8 @@ class Disputes:
             raise BadInput("status", f"must be one of {', '.join(STATUS_CHOICES)}, got {status!r}")
         groups = grouping.members(self.tables.cases.all())
         scores, applied = self.peers.trust_scores(), self.tables.applied_verdicts.case_ids()
-        out = [self._describe(did, cases, scores, applied) for did, cases in groups.items()]
+        copies = self._copies([c for cases in groups.values() for c in cases])  # one walk for every dispute
+        out = [self._describe(did, cases, scores, applied, copies) for did, cases in groups.items()]
         out = [d for d in out if status is None or d["status"] == status
                or (status == OPEN and d["status"] != CaseStatus.RESOLVED)]
         return sorted(out, key=lambda d: (_ORDER[d["status"]], d["opened_at"], d["dispute"]))
@@ -56,7 +57,8 @@ class Disputes:
     def show(self, dispute_id: str) -> dict:
         """One dispute; a case id of it finds it too."""
         did, cases = self._group(dispute_id)
-        return self._describe(did, cases, self.peers.trust_scores(), self.tables.applied_verdicts.case_ids())
+        return self._describe(did, cases, self.peers.trust_scores(), self.tables.applied_verdicts.case_ids(),
+                              self._copies(cases))
 
     def of_memory(self, memory_id: str) -> dict | None:
         """The dispute a memory (or a copy of it) stands in: {"dispute", "status"}, or None."""
@@ -79,10 +81,11 @@ class Disputes:
         ids = {m for c in cases for m in (c["memory_id_a"], c["memory_id_b"])}
         return verdicts.copies_of(self.tables, ids)
 
-    def _describe(self, did: str, cases: list[dict], scores: dict[str, float], applied: set[str]) -> dict:
+    def _describe(self, did: str, cases: list[dict], scores: dict[str, float], applied: set[str],
+                  copies: dict[str, set[str]]) -> dict:
         root = next((c for c in cases if c["id"] == did), cases[0])
         ordered = [root, *[c for c in cases if c is not root]]
-        flipped, side_a, side_b = grouping.orient(ordered, self._copies(cases))
+        flipped, side_a, side_b = grouping.orient(ordered, copies)
         agents = sorted({a for c in cases for a in (c["agent_a"], c["agent_b"])})
         resolved = next((c for c in ordered if c["status"] == CaseStatus.RESOLVED), None)
         a = self._side(root["memory_id_a"], root["agent_a"], side_a, scores)

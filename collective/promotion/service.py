@@ -52,13 +52,14 @@ class Promotions:
         if status is not None and status not in rules.STATUSES:
             raise BadInput("status", f"must be one of {', '.join(rules.STATUSES)}, got {status!r}")
         on_main = {r["id"] for r in self.tables.memories.rows(as_of=MAIN_BRANCH, columns=("id",))}
-        out = [self._describe(row, on_main) for row in self.tables.promotions.by_id().values()]
+        commits = consensus.promoting_commits(self.repo) if on_main else {}
+        out = [self._describe(row, on_main, commits) for row in self.tables.promotions.by_id().values()]
         return [p for p in out if status is None or p["status"] == status]
 
     def show(self, memory_id: str) -> dict:
         row = self._row(memory_id)
         on_main = {memory_id} if consensus.on_main(self.tables, memory_id) else set()
-        return self._describe(row, on_main)
+        return self._describe(row, on_main, consensus.promoting_commits(self.repo) if on_main else {})
 
     def _row(self, memory_id: str) -> dict:
         row = self.tables.promotions.get(memory_id)
@@ -70,7 +71,8 @@ class Promotions:
         return rules.standing(row, self.tables.endorsements.of(row["memory_id"]),
                               authorised=self.tables.reviewers.keys(), on_main=row["memory_id"] in on_main)
 
-    def _describe(self, row: dict, on_main: set[str]) -> dict:
+    def _describe(self, row: dict, on_main: set[str], commits: dict[str, str]) -> dict:
+        """The documented shape of a proposal; `commits`: memory id -> the commit that promoted it."""
         standing = self._standing(row, on_main)
         memory = self._memory_row(row["memory_id"]) or {}
         decision = standing.decision
@@ -81,8 +83,7 @@ class Promotions:
                 "decided_by": decision["by"] if decision else None,
                 "decision": {k: decision[k] for k in ("approve", "note", "by", "at")} if decision else None,
                 "awaiting": AWAITING_REVIEWER if decision and not standing.honoured else None,
-                "commit": consensus.promoting_commit(self.repo, row["memory_id"])
-                if standing.status == rules.PROMOTED else None}
+                "commit": commits.get(row["memory_id"]) if standing.status == rules.PROMOTED else None}
 
     def _memory_row(self, memory_id: str) -> dict | None:
         """The memory as held here, else as on main or on the shared branch (its proposer

@@ -13,7 +13,7 @@ from . import history, keys, provision, reviewer_keys, status
 from .config import Home, Settings
 from .embed import Embedder
 from .embedding import EmbeddingModel
-from .errors import AgentExists, BadInput, NotShared
+from .errors import AgentExists, BadInput
 from .exchange import Exchange
 from .exchange.remotes import Remotes
 from .index.keeper import IndexKeeper
@@ -30,6 +30,7 @@ from .upkeep import Upkeep
 from .writer import MemoryInput, StoreResult, Writer
 
 if TYPE_CHECKING:
+    from .identity import Identity
     from .judge import Judge
     from .merge import Comparator
 
@@ -243,18 +244,6 @@ class Agent:
     def case(self, case_id: str) -> dict:
         return self.quarantine.show(case_id)
 
-    def resolve_case(self, case_id: str, *, keep: str, note: str | None = None, by: str | None = None,
-                     remote: str | None = None) -> dict:
-        """A person's verdict on a case (keep as the case's a and b), given to its whole dispute:
-        the case's row after it, with "commit", "dispute" and "quarantine" (see resolve_dispute)."""
-        self.quarantine.check_verdict(case_id, keep)  # bad input is said before the remote is chosen
-        try:
-            resolved = self.resolve_dispute(case_id, keep=keep, note=note, by=by, remote=remote)
-        except NotShared as e:
-            e.result = self.quarantine.case_after(case_id, e.result)
-            raise
-        return self.quarantine.case_after(case_id, resolved)
-
     def disputes(self, status: str | None = None) -> list[dict]:
         """Disagreements grouped by claim: escalated first, oldest first; status "open"
         (pending or escalated), "pending", "escalated", "resolved" or None (all)."""
@@ -263,13 +252,13 @@ class Agent:
     def dispute(self, dispute_id: str) -> dict:
         return self.disputes_view.show(dispute_id)
 
-    def resolve_dispute(self, dispute_id: str, *, keep: str, text: str | None = None, note: str | None,
+    def resolve_dispute(self, dispute_id: str, *, keep: str, text: str | None = None, note: str | None = None,
                         by: str | None = None, remote: str | None = None) -> dict:
         """A person's verdict on a whole dispute (every case of it), signed with their reviewer
-        key, then shared (with the corrected memory, for merged). NotShared when recorded here
-        but not pushed."""
+        key, then shared (with the corrected memory, for merged). `dispute_id` may name one of
+        its cases; keep a and b are then that case's. NotShared when recorded here but not pushed."""
         dispute = self.disputes_view.check(dispute_id, keep, text)  # bad input is said before anything else
-        reviewer, name = self._reviewer(by)
+        reviewer, name = self.reviewer_key(by)
         remote_name = self.remote_names.choose(remote) if self.remote_names.all() else None
         merged = None if keep != "merged" else self.writer.compose(
             text, parents=[dispute["a"]["memory"], dispute["b"]["memory"]], importance=0.9)
@@ -279,7 +268,9 @@ class Agent:
             return self.exchange.share_verdict(resolved, remote_name)
         return self.quarantine.share_after("verdict", resolved, remote_name)
 
-    def _reviewer(self, by: str | None):
+    def reviewer_key(self, by: str | None = None) -> tuple[Identity, str]:
+        """The reviewer key that signs a person's decisions (`by`, else the default one) and its
+        name; BadInput when there is none."""
         name = by or reviewer_keys.default_name(self.home)
         if name is None:
             raise BadInput("by", "no reviewer key to sign with: run `cmem reviewer init --name NAME`, "
@@ -293,6 +284,10 @@ class Agent:
     def promotions(self, status: str | None = "pending") -> list[dict]:
         """Proposals for main as this agent sees them ("pending", "promoted", "rejected", None: all)."""
         return self.promotion.list(status)
+
+    def proposal(self, memory_id: str) -> dict:
+        """One proposal for main as this agent sees it (as `promotions` lists each)."""
+        return self.promotion.show(memory_id)
 
     def promote(self, memory_id: str, *, note: str | None = None, remote: str | None = None) -> dict:
         """Propose a memory for main (signed), then share the proposal."""
@@ -309,7 +304,7 @@ class Agent:
         """A person approves (promotes) or rejects a proposal, signed with their reviewer key;
         it takes effect where that reviewer is authorised."""
         self.promotion.check_decision(memory_id, note)  # bad input is said before the key is looked for
-        reviewer, name = self._reviewer(by)
+        reviewer, name = self.reviewer_key(by)
         result = self.promotion.decide(memory_id, approve=approve, note=note, by=name, reviewer=reviewer)
         return self.promotion.share_after("decision", result, self._sharing_remote(remote))
 

@@ -77,6 +77,16 @@ class NonFastForward(StorageError):
         super().__init__(text + (f": {detail}" if detail else ""))
 
 
+class BranchContested(CollectiveError):
+    """A shared branch could not be pushed: others kept pushing in between, every attempt (exit 1)."""
+
+    def __init__(self, branch: str, remote: str, attempts: int):
+        self.branch = branch
+        self.remote = remote
+        self.attempts = attempts
+        super().__init__(f"could not push {branch} to {remote} after {attempts} attempts")
+
+
 class RemoteUnreachable(CollectiveError, ConnectionError):
     """The commons could not be reached (operational: exit 1)."""
 

@@ -105,10 +105,10 @@ class Demo:
 
     def resolve(self) -> None:
         earth = self.agents["earth-2"]
-        for case in earth.cases(status="pending"):
-            keep = "a" if case["agent_a"] == "mars-1" else "b"  # the inspection sided with Mars
-            earth.resolve_case(case["id"], keep=keep, note="inspection found a cracked impeller", by="ana")
-            self.say("ana", f"resolves case {case['id'][:8]} on Earth: keep mars-1's claim")
+        for dispute in earth.disputes(status="pending"):
+            keep = "a" if dispute["a"]["origin_agent"] == "mars-1" else "b"  # the inspection sided with Mars
+            earth.resolve_dispute(dispute["dispute"], keep=keep, note="inspection found a cracked impeller", by="ana")
+            self.say("ana", f"resolves dispute {dispute['dispute'][:8]} on Earth: keep mars-1's claim")
 
     def watch_cases(self) -> None:
         for name, agent in self.agents.items():

@@ -36,6 +36,7 @@ from collective.model import iso
 from collective.model.refs import QUARANTINE_BRANCH, agent_of_working, tracking
 from collective.promotion import rules as promotion_rules
 from collective.quarantine import cases as rules
+from collective.runtime.retry import retrying
 from collective.store import open_repository
 from collective.store.key_tables import EndorsementTable, PromotionTable
 from collective.store.tables import AgentTable, CaseTable, MemoryTable
@@ -159,18 +160,16 @@ class Leg:
         return head
 
     def _land_cases(self) -> str:
-        for attempt in range(LAND_ATTEMPTS):
-            theirs = self._dst_head(QUARANTINE_BRANCH)
-            try:
-                if not theirs:
-                    self.repo.create_branch_at(QUARANTINE_BRANCH, PINNED_CASES)
-                    self.repo.push("dst", QUARANTINE_BRANCH, expect="")
-                    return self.repo.head(QUARANTINE_BRANCH)
-                return self._join_cases(theirs)
-            except NonFastForward:
-                if attempt == LAND_ATTEMPTS - 1:
-                    raise
-        raise AssertionError("unreachable")
+        """The pinned cases onto the destination; a lost race reads its head again and rejoins."""
+        return retrying(self._land_cases_once, retry_on=NonFastForward, attempts=LAND_ATTEMPTS)
+
+    def _land_cases_once(self) -> str:
+        theirs = self._dst_head(QUARANTINE_BRANCH)
+        if not theirs:
+            self.repo.create_branch_at(QUARANTINE_BRANCH, PINNED_CASES)
+            self.repo.push("dst", QUARANTINE_BRANCH, expect="")
+            return self.repo.head(QUARANTINE_BRANCH)
+        return self._join_cases(theirs)
 
     def _join_cases(self, theirs: str) -> str:
         """Rebuild the destination's cases branch as the join of both sides and push it:

@@ -126,6 +126,7 @@ def pull(remote_name, peers, dry_run, allow_refused, home, agent_id, as_json):
     JSON: {"remote", "dry_run", "peers": [{"peer", "head", "status", "commit",
            "summary", "refused", "pairs", "seconds", "key"}], "cases_taken",
            "refused": {"PEER" or "collective/quarantine": {reason: ...}}, "quarantine",
+           "cases_grouped" (how many cases joined a dispute),
            "promotions": {"consensus_moved", "taken", "refused", "promoted", "pushed"},
            "dreams": {"remote", "runs": [{"peer", "run", "imported", ...}]}}
     """

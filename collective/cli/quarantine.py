@@ -6,17 +6,9 @@ import click
 
 from .common import agent_options, cli_errors, emit, json_option, open_agent
 
-AWAITING = "awaiting an authorised reviewer"
-
-
 @click.group("quarantine")
 def quarantine_group():
     """Disagreements between memories, waiting for a person."""
-
-
-def _awaiting(d: dict) -> bool:
-    """Resolved, but by no reviewer this agent honours: the verdict has not taken effect here."""
-    return d["status"] == "resolved" and not d["applied"]
 
 
 def _render_disputes(disputes: list[dict]) -> str:
@@ -24,7 +16,7 @@ def _render_disputes(disputes: list[dict]) -> str:
         return "no disputes"
     return "\n".join(f"{d['dispute']}  {d['status']:9} {d['case_count']} case(s)  {', '.join(d['agents'])}  "
                      f"{d['a']['summary'] or d['a']['memory']!r} vs {d['b']['summary'] or d['b']['memory']!r}"
-                     + (f"  ({AWAITING})" if _awaiting(d) else "") for d in disputes)
+                     + (f"  ({d['awaiting']})" if d["awaiting"] else "") for d in disputes)
 
 
 @quarantine_group.command("list")
@@ -43,7 +35,7 @@ def quarantine_list(status, home, agent_id, as_json):
     \b
     JSON: [{"dispute", "status", "cases", "case_count", "agents", "opened_at",
             "similarity", "phase_diff", "reason", "a": SIDE, "b": SIDE, "resolution",
-            "applied"}]; SIDE = {"memory", "content", "summary", "origin_agent", "trust",
+            "applied", "awaiting"}]; SIDE = {"memory", "content", "summary", "origin_agent", "trust",
             "amplitude", "disputed", "refuted_by", "valid_until", "copies", "parents"}
     """
     with cli_errors():
@@ -65,7 +57,7 @@ def _render_dispute(d: dict) -> str:
         r = d["resolution"]
         lines.append(f"resolved: keep {r['keep']} by {r['by']} at {r['at']}: {r['note']}"
                      + (f" -> {r['memory']}: {r['text']!r}" if r.get("memory") else "")
-                     + (f" ({AWAITING})" if _awaiting(d) else ""))
+                     + (f" ({d['awaiting']})" if d["awaiting"] else ""))
     return "\n".join(lines)
 
 
@@ -117,7 +109,7 @@ def quarantine_resolve(dispute_id, keep, text, note, by, remote_name, home, agen
         with open_agent(home, agent_id) as agent:
             result = agent.resolve_dispute(dispute_id, keep=keep, text=text, note=note, by=by, remote=remote_name)
     emit(result, as_json=as_json, text=lambda r: f"resolved {r['dispute']}: keep {r['resolution']['keep']} "
-         f"({len(r['resolved_cases'])} case(s))" + (f" ({AWAITING})" if _awaiting(r) else "")
+         f"({len(r['resolved_cases'])} case(s))" + (f" ({r['awaiting']})" if r["awaiting"] else "")
          + (" (pushed)" if r["quarantine"].get("pushed") else ""))
 
 

@@ -36,18 +36,11 @@ def review(host, port, token, by, seconds, home, agent_id, as_json):
     JSON: {"url", "open" (the address with the token), "agent", "reviewer", "token_required"}
     """
     from ..review import ReviewServer, check_bind
-    from ..reviewer_keys import default_name, load
 
     with cli_errors():
         check_bind(host, token)  # bad input is said before anything is opened
-        with open_agent(home, agent_id) as agent:  # the agent exists, and whose it is
-            agent_name, the_home = agent.agent_id, agent.home
-        reviewer = by or default_name(the_home)
-        if reviewer is None:
-            from ..errors import BadInput
-            raise BadInput("by", "no reviewer key to sign with: run `cmem reviewer init --name NAME`, "
-                                 "or name one with --by")
-        load(the_home, reviewer)
+        with open_agent(home, agent_id) as agent:  # the agent exists, whose it is, and who signs
+            agent_name, (_, reviewer) = agent.agent_id, agent.reviewer_key(by)
         server = ReviewServer(lambda: open_agent(home, agent_name), reviewer=reviewer, host=host, port=port,
                               token=token)
     try:

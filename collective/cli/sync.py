@@ -12,15 +12,15 @@ from .events import STOP_GRACE, for_option, nats_errors, nats_options
 
 
 def agent_sync_options(func):
-    """--remote, the schedule options, --home, --agent and --json: what plan, once and run share."""
-    func = json_option(agent_options(schedule_options(func)))
+    """--remote, the windows, --interval, --home, --agent and --json: what plan, once and run share."""
+    func = click.option("--interval", type=float, default=None,
+                        help="Minutes between normal pulls and pushes inside a window (default: [sync] or 15).")(func)
+    func = json_option(agent_options(window_options(func)))
     return click.option("--remote", default=None, help="Remote to sync with (default: cmem.toml or origin).")(func)
 
 
-def schedule_options(func):
-    """--window, --daily and --interval: when sync may cross (over [sync] in cmem.toml)."""
-    func = click.option("--interval", type=float, default=None,
-                        help="Minutes between normal pulls and pushes inside a window (default: [sync] or 15).")(func)
+def window_options(func):
+    """--window and --daily: when sync may cross (over [sync] in cmem.toml)."""
     func = click.option("--daily", multiple=True, metavar="HH:MM-HH:MM",
                         help="A daily UTC window, repeatable (instead of [sync] daily).")(func)
     return click.option("--window", "windows", multiple=True, metavar="START/END",
@@ -215,13 +215,12 @@ def _site(text: str, field: str):
 @click.option("--poll", type=click.FloatRange(min=0.01), default=5.0, show_default=True,
               help="Seconds between looks at the commons inside a window.")
 @click.option("--until-idle", is_flag=True, help="Stop once nothing is in flight and nothing moved.")
-@schedule_options
+@window_options
 @for_option
 @click.option("--home", type=click.Path(file_okay=False), envvar="CMEM_HOME",
               help="Folder whose cmem.toml [sync] gives defaults (default: $CMEM_HOME or ~/.cmem).")
 @json_option
-def relay(site_a, site_b, folder, delay, capacity, poll, until_idle, windows, daily, interval, seconds, home,
-          as_json):
+def relay(site_a, site_b, folder, delay, capacity, poll, until_idle, windows, daily, seconds, home, as_json):
     """Copy branches between two sites' commons, inside windows and one link delay late.
 
     \b
@@ -234,8 +233,7 @@ def relay(site_a, site_b, folder, delay, capacity, poll, until_idle, windows, da
     from sync.relay import Relay
 
     with cli_errors():
-        settings = _settings(Home.at(home).config, windows=windows, daily=daily, interval=interval, delay=delay,
-                             capacity=capacity)
+        settings = _settings(Home.at(home).config, windows=windows, daily=daily, delay=delay, capacity=capacity)
         link = Link(_site(site_a, "site_a"), _site(site_b, "site_b"), settings.schedule, settings.delay,
                     settings.capacity, settings.priority_amplitude)
         with _stopping(seconds) as stop, Relay(link, folder, RealClock(stop),

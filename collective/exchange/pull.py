@@ -207,9 +207,10 @@ class PeerPull:
         valid = self._recheck(memories, signers, valid, rotations)
         arrivals = _sort_out(peer, memories, signers, valid)
         report.refused = arrivals.refused
+        unsettled, decided = self._verdicts()
         ctx = merge.MergeContext(receiver=self.agent_id, trust=self.peers.trust_scores(),
                                  known_cases=self.tables.cases.by_id(), settings=self.settings, now=utcnow(),
-                                 unsettled=frozenset(self._unsettled()), standing=self._standing())
+                                 unsettled=unsettled, standing=decided)
         planned, read = plan_pull(peer, head, arrivals.incoming, held, candidates, self.comparator, ctx,
                                   unread=set(missing), progress=self._progress_of(peer))
         report.summary = {**planned.summary(), "relayed_skipped": arrivals.relayed}
@@ -228,14 +229,13 @@ class PeerPull:
         return [ok or any(verify(k, m.claim(), m.signature) for k in old_keys.get(m.origin_agent, ()))
                 for m, ok in zip(checked, valid)]
 
-    def _standing(self) -> Standing:
-        """What the verdicts applied here decided (their memories met again are followed)."""
+    def _verdicts(self) -> tuple[frozenset[str], Standing]:
+        """The resolved cases whose verdict has not taken effect here, and what the verdicts
+        applied here decided (their memories met again are followed)."""
         applied = self.tables.applied_verdicts.case_ids()
-        return standing([c for c in self.tables.cases.all(status=CaseStatus.RESOLVED) if c["id"] in applied])
-
-    def _unsettled(self) -> set[str]:
-        applied = self.tables.applied_verdicts.case_ids()
-        return {c["id"] for c in self.tables.cases.all(status=CaseStatus.RESOLVED) if c["id"] not in applied}
+        resolved = self.tables.cases.all(status=CaseStatus.RESOLVED)
+        return (frozenset(c["id"] for c in resolved if c["id"] not in applied),
+                standing([c for c in resolved if c["id"] in applied]))
 
     def _signers(self, peer: str, peer_key: str, memories: Sequence[Memory]) -> list[str | None]:
         """Whose key each memory's signature must verify against: the peer's for its own,

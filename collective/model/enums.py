@@ -37,6 +37,10 @@ class Keep(StrEnum):
     MERGED = "merged"
 
 
+# shown beside a verdict or decision signed by no reviewer this agent honours: it has not taken effect here
+AWAITING_REVIEWER = "awaiting an authorised reviewer"
+
+
 class KeyDecision(StrEnum):
     """Where a peer's refused key change stands (`key_changes`)."""
 

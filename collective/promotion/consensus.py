@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Sequence
 
-from ..errors import CollectiveError, NonFastForward, StorageError
+from ..errors import BranchContested, CollectiveError, NonFastForward, StorageError
 from ..model import iso, utcnow
 from ..model.refs import MAIN_BRANCH, tracking
 from ..store.tables import Tables
@@ -18,10 +18,6 @@ if TYPE_CHECKING:
     from ..store.port import Repository
 
 LAND_ATTEMPTS = 4
-
-
-class ConsensusContested(CollectiveError):
-    """The commons' main kept moving while this agent tried to promote onto it."""
 
 
 def commons_main(repo: Repository, remote: str) -> str:
@@ -52,9 +48,14 @@ def on_main(tables: Tables, memory_id: str, ref: str = MAIN_BRANCH) -> bool:
     return tables.memories.get(memory_id, as_of=ref) is not None
 
 
-def promoting_commit(repo: Repository, memory_id: str, ref: str = MAIN_BRANCH) -> str | None:
-    """The commit on main that promoted `memory_id`."""
-    return next((c.hash for c in repo.log(ref) if rules.promoted_id(c.message) == memory_id), None)
+def promoting_commits(repo: Repository, ref: str = MAIN_BRANCH) -> dict[str, str]:
+    """memory id -> the commit on main that promoted it, from one walk of main's log."""
+    found: dict[str, str] = {}
+    for commit in repo.log(ref):
+        memory_id = rules.promoted_id(commit.message)
+        if memory_id is not None:
+            found.setdefault(memory_id, commit.hash)
+    return found
 
 
 def land(repo: Repository, tables: Tables, remote: str, *, memory_row: dict, promotion: dict,
@@ -70,14 +71,14 @@ def land(repo: Repository, tables: Tables, remote: str, *, memory_row: dict, pro
         ref = tracking(remote, MAIN_BRANCH)
         if expect and holds_consensus(repo, ref) and on_main(tables, memory_id, ref):
             follow(repo, remote)
-            return {"memory": memory_id, "commit": promoting_commit(repo, memory_id), "landed": False}
+            return {"memory": memory_id, "commit": promoting_commits(repo).get(memory_id), "landed": False}
         try:
             return {"memory": memory_id, "landed": True,
                     "commit": land_once(repo, tables, remote, expect, memory_row=memory_row, promotion=promotion,
                                         endorsements=endorsements, reason=reason, author=author)}
         except NonFastForward:
             repo.fetch(remote)
-    raise ConsensusContested(f"could not push {MAIN_BRANCH} to {remote} after {LAND_ATTEMPTS} attempts")
+    raise BranchContested(MAIN_BRANCH, remote, LAND_ATTEMPTS)
 
 
 def land_once(repo: Repository, tables: Tables, remote: str, expect: str, *, memory_row: dict, promotion: dict,

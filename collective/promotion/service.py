@@ -13,9 +13,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Callable
 
-from ..errors import BadInput, CollectiveError, NonFastForward, NotFound, NotShared, StorageError
+from ..errors import BadInput, BranchContested, CollectiveError, NonFastForward, NotFound, NotShared, StorageError
 from ..identity import Identity, endorsement, verify
 from ..model import Memory, iso, utcnow
+from ..model.enums import AWAITING_REVIEWER
 from ..model.refs import MAIN_BRANCH, QUARANTINE_BRANCH, tracking
 from ..peers import Peers
 from ..runtime.retry import retrying
@@ -27,16 +28,11 @@ if TYPE_CHECKING:
     from ..store.port import Repository
 
 SHARE_ATTEMPTS = 4
-AWAITING_REVIEWER = "awaiting an authorised reviewer"
 
 
 def signed_by_origin(row: dict, key_of: Callable[[str], list[str]]) -> bool:
     claim = Memory.from_row(row).claim()
     return any(verify(key, claim, row["signature"] or "") for key in key_of(row["origin_agent"]))
-
-
-class PromotionsUnshared(CollectiveError):
-    """collective/quarantine could not be pushed: others kept pushing in between."""
 
 
 class Promotions:
@@ -56,13 +52,14 @@ class Promotions:
         if status is not None and status not in rules.STATUSES:
             raise BadInput("status", f"must be one of {', '.join(rules.STATUSES)}, got {status!r}")
         on_main = {r["id"] for r in self.tables.memories.rows(as_of=MAIN_BRANCH, columns=("id",))}
-        out = [self._describe(row, on_main) for row in self.tables.promotions.by_id().values()]
+        commits = consensus.promoting_commits(self.repo) if on_main else {}
+        out = [self._describe(row, on_main, commits) for row in self.tables.promotions.by_id().values()]
         return [p for p in out if status is None or p["status"] == status]
 
     def show(self, memory_id: str) -> dict:
         row = self._row(memory_id)
         on_main = {memory_id} if consensus.on_main(self.tables, memory_id) else set()
-        return self._describe(row, on_main)
+        return self._describe(row, on_main, consensus.promoting_commits(self.repo) if on_main else {})
 
     def _row(self, memory_id: str) -> dict:
         row = self.tables.promotions.get(memory_id)
@@ -74,7 +71,8 @@ class Promotions:
         return rules.standing(row, self.tables.endorsements.of(row["memory_id"]),
                               authorised=self.tables.reviewers.keys(), on_main=row["memory_id"] in on_main)
 
-    def _describe(self, row: dict, on_main: set[str]) -> dict:
+    def _describe(self, row: dict, on_main: set[str], commits: dict[str, str]) -> dict:
+        """The documented shape of a proposal; `commits`: memory id -> the commit that promoted it."""
         standing = self._standing(row, on_main)
         memory = self._memory_row(row["memory_id"]) or {}
         decision = standing.decision
@@ -85,8 +83,7 @@ class Promotions:
                 "decided_by": decision["by"] if decision else None,
                 "decision": {k: decision[k] for k in ("approve", "note", "by", "at")} if decision else None,
                 "awaiting": AWAITING_REVIEWER if decision and not standing.honoured else None,
-                "commit": consensus.promoting_commit(self.repo, row["memory_id"])
-                if standing.status == rules.PROMOTED else None}
+                "commit": commits.get(row["memory_id"]) if standing.status == rules.PROMOTED else None}
 
     def _memory_row(self, memory_id: str) -> dict | None:
         """The memory as held here, else as on main or on the shared branch (its proposer
@@ -243,8 +240,7 @@ class Promotions:
             return retrying(lambda: self._share_once(remote), retry_on=NonFastForward, attempts=SHARE_ATTEMPTS,
                             before_retry=lambda _: self.repo.fetch(remote))
         except NonFastForward:
-            raise PromotionsUnshared(f"could not push {QUARANTINE_BRANCH} to {remote} "
-                                     f"after {SHARE_ATTEMPTS} attempts") from None
+            raise BranchContested(QUARANTINE_BRANCH, remote, SHARE_ATTEMPTS) from None
 
     def _unshared(self, ref: str, remote: str) -> tuple[list[dict], list[dict]]:
         """Our proposals and endorsements that `ref` lacks or holds only as forgeries."""

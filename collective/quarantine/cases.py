@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
+from typing import Mapping
 
 from ..errors import BadInput
 from ..model.enums import CaseStatus, Keep
@@ -144,6 +145,11 @@ def effects(case: dict) -> Effects:
     return Effects({a: False, b: False}, [], False, (a, b), ())
 
 
+def refuter(decision: Mapping, case: Mapping) -> str:
+    """What a verdict's refuted_by names: the corrected memory (merged), else the dispute."""
+    return decision.get("memory") or decision.get("dispute") or case["id"]
+
+
 @dataclass(frozen=True)
 class Standing:
     """Where verdicts applied here leave the memories they name, for merges that meet them
@@ -162,7 +168,7 @@ def standing(resolved: list[dict]) -> Standing:
     made = set()
     for case in sorted(resolved, key=lambda c: c["id"]):
         decision = json.loads(case["resolution"])
-        refuted_by = (decision.get("memory") or decision.get("dispute") or case["id"], decision.get("at") or "")
+        refuted_by = (refuter(decision, case), decision.get("at") or "")
         effect = effects(case)
         for memory_id in effect.refuted:
             losers.setdefault(memory_id, refuted_by)

@@ -15,7 +15,7 @@ from ..core import trust
 from ..errors import BadInput, NotFound
 from ..identity import Identity
 from ..model import Memory, events, iso, utcnow, validate_text
-from ..model.enums import CaseStatus, Keep
+from ..model.enums import AWAITING_REVIEWER, CaseStatus, Keep
 from ..model.refs import QUARANTINE_BRANCH
 from . import cases as rules
 from . import grouping, signing, verdicts
@@ -47,8 +47,9 @@ class Disputes:
         if status is not None and status not in STATUS_CHOICES:
             raise BadInput("status", f"must be one of {', '.join(STATUS_CHOICES)}, got {status!r}")
         groups = grouping.members(self.tables.cases.all())
-        scores = self.peers.trust_scores()
-        out = [self._describe(did, cases, scores) for did, cases in groups.items()]
+        scores, applied = self.peers.trust_scores(), self.tables.applied_verdicts.case_ids()
+        copies = self._copies([c for cases in groups.values() for c in cases])  # one walk for every dispute
+        out = [self._describe(did, cases, scores, applied, copies) for did, cases in groups.items()]
         out = [d for d in out if status is None or d["status"] == status
                or (status == OPEN and d["status"] != CaseStatus.RESOLVED)]
         return sorted(out, key=lambda d: (_ORDER[d["status"]], d["opened_at"], d["dispute"]))
@@ -56,7 +57,8 @@ class Disputes:
     def show(self, dispute_id: str) -> dict:
         """One dispute; a case id of it finds it too."""
         did, cases = self._group(dispute_id)
-        return self._describe(did, cases, self.peers.trust_scores())
+        return self._describe(did, cases, self.peers.trust_scores(), self.tables.applied_verdicts.case_ids(),
+                              self._copies(cases))
 
     def of_memory(self, memory_id: str) -> dict | None:
         """The dispute a memory (or a copy of it) stands in: {"dispute", "status"}, or None."""
@@ -77,24 +79,28 @@ class Disputes:
 
     def _copies(self, cases: list[dict]) -> dict[str, set[str]]:
         ids = {m for c in cases for m in (c["memory_id_a"], c["memory_id_b"])}
-        return {m: verdicts.copies(self.tables, m) for m in ids}
+        return verdicts.copies_of(self.tables, ids)
 
-    def _describe(self, did: str, cases: list[dict], scores: dict[str, float]) -> dict:
+    def _describe(self, did: str, cases: list[dict], scores: dict[str, float], applied: set[str],
+                  copies: dict[str, set[str]]) -> dict:
         root = next((c for c in cases if c["id"] == did), cases[0])
         ordered = [root, *[c for c in cases if c is not root]]
-        flipped, side_a, side_b = grouping.orient(ordered, self._copies(cases))
+        flipped, side_a, side_b = grouping.orient(ordered, copies)
         agents = sorted({a for c in cases for a in (c["agent_a"], c["agent_b"])})
         resolved = next((c for c in ordered if c["status"] == CaseStatus.RESOLVED), None)
         a = self._side(root["memory_id_a"], root["agent_a"], side_a, scores)
         b = self._side(root["memory_id_b"], root["agent_b"], side_b, scores)
         reason = self.reason(a["content"], b["content"], float(root["similarity"])) \
             if self.reason and a["content"] and b["content"] else ""
-        return {"dispute": did, "status": grouping.status(cases), "cases": [c["id"] for c in cases],
+        status = grouping.status(cases)
+        applied_here = sorted(c["id"] for c in cases if c["id"] in applied)
+        return {"dispute": did, "status": status, "cases": [c["id"] for c in cases],
                 "case_count": len(cases), "agents": agents, "opened_at": min(c["created_at"] for c in cases),
                 "similarity": float(root["similarity"]), "phase_diff": float(root["phase_diff"]), "reason": reason,
                 "a": a, "b": b,
                 "resolution": _resolution(resolved, flipped) if resolved else None,
-                "applied": sorted(c["id"] for c in cases if c["id"] in self.tables.applied_verdicts.case_ids())}
+                "applied": applied_here,
+                "awaiting": AWAITING_REVIEWER if status == CaseStatus.RESOLVED and not applied_here else None}
 
     def _memory(self, memory_id: str) -> Memory | None:
         found = self.tables.memories.get(memory_id)

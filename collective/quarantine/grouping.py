@@ -3,8 +3,8 @@
 A case is one disputed pair of rows; a dispute is one disagreement between two
 claims, whatever copies of them the agents hold. Each case row records the
 dispute it joined (`dispute`: the id of another case of the same disagreement)
-when it opened, or later when an agent sees that its sides are copies of another
-case's sides. The groups are the connected cases of those links, and a dispute's
+once an agent sees, after a pull, that its sides are copies of another case's
+sides (regroup). The groups are the connected cases of those links, and a dispute's
 id is the smallest case id in its group: the same on every agent that holds the
 same rows, whatever order they came in (rows join by the smallest link, see
 cases.merge_cases).
@@ -55,7 +55,11 @@ def members(cases: Iterable[Mapping]) -> dict[str, list[dict]]:
 def regroup(cases: Sequence[Mapping], copies: Mapping[str, set[str]]) -> dict[str, str]:
     """The links to record so that cases whose sides hold copies of each other's sides share
     a dispute: {case id: dispute}, each set on the root (smallest id) of the larger group and
-    naming the smaller root, so a link only ever names a smaller id and joins keep it."""
+    naming the smaller root, so a link only ever names a smaller id and joins keep it.
+
+    Pairs are taken in case-id order, and only pairs that share a memory are compared (an
+    index from each memory to the cases holding a copy of it): a pull's cost grows with the
+    cases that could join, not with the square of the open cases."""
     held = {c["id"]: c for c in cases}
     parent = dict(groups(cases))
     changes: dict[str, str] = {}
@@ -65,17 +69,19 @@ def regroup(cases: Sequence[Mapping], copies: Mapping[str, set[str]]) -> dict[st
             x = parent[x]
         return x
 
-    def side(memory_id: str) -> set[str]:
-        return copies.get(memory_id, {memory_id})
-
     rows = sorted(cases, key=lambda c: c["id"])
-    for i, first in enumerate(rows):
-        for second in rows[i + 1:]:
-            r1, r2 = root(first["id"]), root(second["id"])
+    sides = [(copies.get(c["memory_id_a"], {c["memory_id_a"]}), copies.get(c["memory_id_b"], {c["memory_id_b"]}))
+             for c in rows]
+    holding: dict[str, list[int]] = {}  # memory id -> positions of the cases holding a copy of it
+    for i, (a, b) in enumerate(sides):
+        for memory_id in a | b:
+            holding.setdefault(memory_id, []).append(i)
+    for i, (a, b) in enumerate(sides):
+        for j in sorted({j for memory_id in a | b for j in holding[memory_id] if j > i}):
+            r1, r2 = root(rows[i]["id"]), root(rows[j]["id"])
             if r1 == r2:
                 continue
-            a, b = side(first["memory_id_a"]), side(first["memory_id_b"])
-            c, d = side(second["memory_id_a"]), side(second["memory_id_b"])
+            c, d = sides[j]
             if not ((a & c and b & d) or (a & d and b & c)):
                 continue
             low, high = min(r1, r2), max(r1, r2)
@@ -84,21 +90,6 @@ def regroup(cases: Sequence[Mapping], copies: Mapping[str, set[str]]) -> dict[st
             parent[high] = low
             changes[high] = low
     return changes
-
-
-def joining(case_sides: tuple[set[str], set[str]], candidates: Iterable[Mapping],
-            copies: Mapping[str, set[str]]) -> str | None:
-    """The dispute a new case joins: the smallest-id case whose two sides hold copies of the
-    new case's two sides (in either order), or None. `copies` maps a memory id to the ids of
-    its copies this agent holds (itself included)."""
-    left, right = case_sides
-    found = []
-    for case in candidates:
-        a = copies.get(case["memory_id_a"], {case["memory_id_a"]})
-        b = copies.get(case["memory_id_b"], {case["memory_id_b"]})
-        if (left & a and right & b) or (left & b and right & a):
-            found.append(case["id"])
-    return min(found) if found else None
 
 
 def orient(cases: Sequence[Mapping], copies: Mapping[str, set[str]]) -> tuple[dict[str, bool], set[str], set[str]]:

@@ -1,4 +1,4 @@
-"""The quarantine as an agent keeps it: list, show, resolve, reviewers, and the shared branch.
+"""The quarantine as an agent keeps it: cases, verdicts taking effect, reviewers, the shared branch.
 
 Cases live in the agent's `quarantine` table and travel on the shared
 `collective/quarantine` branch, rebuilt on the commons' head as a join of
@@ -15,10 +15,10 @@ import json
 from typing import TYPE_CHECKING
 
 from ..core import trust, wave
-from ..errors import BadInput, CollectiveError, NonFastForward, NotFound, NotShared
-from ..identity import Identity, valid_public_key
-from ..model import events, iso, utcnow
-from ..model.enums import CaseStatus
+from ..errors import BadInput, BranchContested, CollectiveError, NonFastForward, NotFound, NotShared
+from ..identity import valid_public_key
+from ..model import iso, utcnow
+from ..model.enums import AWAITING_REVIEWER, CaseStatus
 from ..model.refs import MAIN_BRANCH, QUARANTINE_BRANCH, tracking
 from ..peers import Peers
 from ..runtime.retry import retrying
@@ -30,14 +30,8 @@ from . import grouping, signing, verdicts
 if TYPE_CHECKING:
     from ..store.port import Repository
 
-AWAITING_REVIEWER = "awaiting an authorised reviewer"
-
 SHARE_ATTEMPTS = 4
 HISTORY_DEPTH = 200  # commits searched for a case's history
-
-
-class CaseUnshared(CollectiveError):
-    """collective/quarantine could not be pushed: others kept pushing in between."""
 
 
 def case_dict(row: dict, applied: set[str] | None = None) -> dict:
@@ -88,43 +82,13 @@ class Quarantine:
                            if any(n in c.message for n in named)]
         return case
 
-    def case_after(self, case_id: str, resolved: dict) -> dict:
-        """One case as a dispute's verdict left it, with what resolving the dispute reported."""
-        row = case_dict(self._row(case_id), self.tables.applied_verdicts.case_ids())
-        return {**row, **{k: resolved[k] for k in ("commit", "dispute", "quarantine") if k in resolved}}
-
     def _row(self, case_id: str) -> dict:
         row = self.tables.cases.get(case_id)
         if row is None:
             raise NotFound("case", f"no quarantine case {case_id!r}")
         return row
 
-    # --- a person's verdict ----------------------------------------------------
-    def check_verdict(self, case_id: str, keep: str) -> dict:
-        """The case a verdict is about, once the verdict is known to be valid (else BadInput)."""
-        rules.validate_keep(keep)
-        case = self._row(case_id)
-        if case["status"] == CaseStatus.RESOLVED:
-            raise BadInput("case", f"{case_id} is already resolved")
-        return case
-
-    def resolve(self, case_id: str, *, keep: str, note: str | None, by: str, reviewer: Identity) -> dict:
-        """Record a verdict signed with the reviewer's key; flags and trust follow when this
-        agent honours that reviewer, else it awaits one. One commit."""
-        case = self.check_verdict(case_id, keep)
-        now = iso(utcnow())
-        document = signing.verdict_document(case, keep=keep, note=note, by=by, reviewer_key=reviewer.public_key,
-                                            agent=self.agent_id, at=now)
-        resolved = rules.resolution(case, document=document, signature=reviewer.sign(document.encode("utf-8")),
-                                    at=now)
-        with self.repo.transaction():
-            self.tables.cases.write([resolved])
-            applied = self.apply_authorised([resolved])
-            self.tables.outbox.add(events.resolved(resolved))
-            head = self.repo.commit(f"quarantine: resolve {case_id} keep {keep}", author=self.agent_id)
-        self.upkeep.after_commit()
-        return {**case_dict(resolved, set(applied)), "commit": head}
-
+    # --- a person's verdict (recorded by disputes.Disputes) ---------------------------
     def apply_authorised(self, cases: list[dict]) -> list[str]:
         """Apply each resolved case's verdict once, when an authorised reviewer signed it;
         the caller holds the transaction. Returns the ids applied now."""
@@ -204,7 +168,7 @@ class Quarantine:
         if len(rows) < 2:
             return 0
         ids = {m for c in rows for m in (c["memory_id_a"], c["memory_id_b"])}
-        links = grouping.regroup(rows, {m: verdicts.copies(self.tables, m) for m in ids})
+        links = grouping.regroup(rows, verdicts.copies_of(self.tables, ids))
         if not links:
             return 0
         by_id = {c["id"]: c for c in rows}
@@ -244,7 +208,7 @@ class Quarantine:
             return retrying(lambda: self._share_once(remote, ours), retry_on=NonFastForward,
                             attempts=SHARE_ATTEMPTS, before_retry=lambda _: self.repo.fetch(remote))
         except NonFastForward:
-            raise CaseUnshared(f"could not push {QUARANTINE_BRANCH} to {remote} after {SHARE_ATTEMPTS} attempts") from None
+            raise BranchContested(QUARANTINE_BRANCH, remote, SHARE_ATTEMPTS) from None
 
     def _share_once(self, remote: str, ours: list[dict]) -> dict:
         remote_ref = tracking(remote, QUARANTINE_BRANCH)

@@ -11,7 +11,7 @@ the transaction and applies each case once (applied_verdicts).
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Mapping
+from typing import TYPE_CHECKING, Iterable, Mapping
 
 from ..model.enums import LinkType
 from . import cases as rules
@@ -24,26 +24,56 @@ MAX_COPIES = 256  # a side is a handful of rows; stop a runaway walk over a dens
 
 
 def copies(tables: Tables, memory_id: str) -> set[str]:
-    """The memory and the rows held here that stand on its side: absorbed into it (or it
-    into them) and consensus-linked, followed transitively."""
-    seen, todo = {memory_id}, [memory_id]
-    while todo and len(seen) < MAX_COPIES:
-        current = todo.pop()
-        found = {r["id"] for r in tables.memories.absorbed_into(current)}
-        row = tables.memories.get(current)
-        if row is not None and row.absorbed_into:
-            found.add(row.absorbed_into)
-        found |= {link["target_id"] if link["source_id"] == current else link["source_id"]
-                  for link in tables.links.touching(current) if link["link_type"] == LinkType.CONSENSUS}
-        for other in found - seen:
-            seen.add(other)
-            todo.append(other)
-    return seen
+    """The memory and the rows held here that stand on its side (see copies_of)."""
+    return copies_of(tables, [memory_id])[memory_id]
 
 
-def refuter(decision: Mapping, case: Mapping) -> str:
-    """What a verdict's refuted_by names: the corrected memory (merged), else the dispute."""
-    return decision.get("memory") or decision.get("dispute") or case["id"]
+def copies_of(tables: Tables, memory_ids: Iterable[str]) -> dict[str, set[str]]:
+    """For each memory, itself and the rows held here that stand on its side: absorbed into
+    it (or it into them) and consensus-linked, followed transitively. Standing on a side is
+    symmetric, so a side is a connected part of that graph; it is walked a step at a time for
+    all the memories at once (a few queries a step), and a part stops growing at MAX_COPIES."""
+    parent: dict[str, str] = {}
+    size: dict[str, int] = {}
+
+    def root(x: str) -> str:
+        parent.setdefault(x, x)
+        size.setdefault(x, 1)
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    def join(x: str, y: str) -> None:
+        rx, ry = root(x), root(y)
+        if rx != ry:
+            rx, ry = (rx, ry) if size[rx] >= size[ry] else (ry, rx)
+            parent[ry] = rx
+            size[rx] += size[ry]
+
+    wanted = list(dict.fromkeys(memory_ids))
+    walked: set[str] = set()
+    step = set(wanted)
+    while step:
+        for x, y in _neighbour_pairs(tables, sorted(step)):
+            join(x, y)
+        walked |= step
+        step = {x for x in parent if x not in walked and size[root(x)] < MAX_COPIES}
+    sides: dict[str, set[str]] = {}
+    for x in list(parent):
+        sides.setdefault(root(x), set()).add(x)
+    return {m: set(sides.get(root(m), {m})) for m in wanted}
+
+
+def _neighbour_pairs(tables: Tables, ids: list[str]) -> list[tuple[str, str]]:
+    """(memory, neighbour) for each of `ids`: the copies absorbed into it, what it was
+    absorbed into, and its consensus links."""
+    pairs = [(r["absorbed_into"], r["id"]) for r in tables.memories.absorbed_into_any(ids)]
+    pairs += [(r["id"], r["absorbed_into"]) for r in tables.memories.rows_by_id(ids, columns=("id", "absorbed_into"))
+              if r["absorbed_into"]]
+    pairs += [(link["source_id"], link["target_id"]) for link in tables.links.touching_any(ids)
+              if link["link_type"] == LinkType.CONSENSUS]
+    return pairs
 
 
 def apply(tables: Tables, peers: Peers, case: dict, *, agent_id: str, amplitude_cap: float,
@@ -52,7 +82,7 @@ def apply(tables: Tables, peers: Peers, case: dict, *, agent_id: str, amplitude_
     effect = rules.effects(case)
     decision = json.loads(case["resolution"])
     at = decision.get("at") or now
-    refuted_by = refuter(decision, case)
+    refuted_by = rules.refuter(decision, case)
     for loser in effect.refuted:
         for memory_id in copies(tables, loser):
             row = tables.memories.get(memory_id)

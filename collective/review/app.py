@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 TEMPLATES = Path(__file__).with_name("templates")
-DISPUTE_STATUSES = ("open", "pending", "escalated", "resolved", "all")
+DISPUTE_STATUSES = ("open", "escalated", "pending", "resolved", "all")
 PROMOTION_STATUSES = ("pending", "promoted", "rejected", "all")
 HISTORY_LIMIT = 20
 
@@ -65,15 +65,17 @@ class ReviewPage:
     def problem(self, request: Request, status: int, message: str) -> HTMLResponse:
         return self.render(request, "problem.html", status=status, message=message)
 
-    async def listing(self, request: Request, template: str, statuses: tuple[str, ...],
+    async def listing(self, request: Request, heading: str, statuses: tuple[str, ...],
                       read: Callable[[Agent, str | None], list[dict]], key: str) -> Response:
-        """A list page filtered by ?status= (its first status by default; "all" for every one)."""
+        """A list page filtered by ?status= (its first status by default; "all" for every one),
+        showing `_<key>_table.html`."""
         status = request.query_params.get("status", statuses[0])
         if status not in statuses:
             return self.problem(request, 400, f"status: must be one of {', '.join(statuses)}")
         def run(agent: Agent) -> dict:
             return {"agent": agent.agent_id, key: read(agent, None if status == "all" else status)}
-        return self.render(request, template, status_filter=status, **await self.agent_call(run))
+        return self.render(request, "listing.html", status_filter=status, heading=heading, statuses=statuses,
+                           path=request.url.path, table=f"_{key}_table.html", **await self.agent_call(run))
 
     async def act(self, request: Request, call: Callable[[Agent], Any], *, done: str,
                   again: Callable[..., Any], entered: dict) -> Response:
@@ -97,10 +99,10 @@ class ReviewPage:
         return self.render(request, "overview.html", **await self.agent_call(read))
 
     async def dispute_list(self, request: Request) -> Response:
-        return await self.listing(request, "disputes.html", DISPUTE_STATUSES, lambda a, s: a.disputes(s), "disputes")
+        return await self.listing(request, "Disputes", DISPUTE_STATUSES, lambda a, s: a.disputes(s), "disputes")
 
     async def promotion_list(self, request: Request) -> Response:
-        return await self.listing(request, "promotions.html", PROMOTION_STATUSES, lambda a, s: a.promotions(s),
+        return await self.listing(request, "Promotions", PROMOTION_STATUSES, lambda a, s: a.promotions(s),
                                   "promotions")
 
     async def dispute(self, request: Request, *, error: str | None = None, status: int = 200,
@@ -127,10 +129,8 @@ class ReviewPage:
                         entered: dict | None = None) -> Response:
         memory_id = request.path_params["memory_id"]
         def read(agent: Agent) -> dict:
-            found = [p for p in agent.promotions(None) if p["memory"] == memory_id]
-            if not found:
-                raise NotFound("memory", f"no promotion of memory {memory_id!r}")
-            return {"agent": agent.agent_id, "p": found[0], "history": agent.history(memory_id, HISTORY_LIMIT)}
+            return {"agent": agent.agent_id, "p": agent.proposal(memory_id),
+                    "history": agent.history(memory_id, HISTORY_LIMIT)}
         return self.render(request, "promotion.html", status=status, error=error, entered=entered or {},
                            **await self.agent_call(read))
 

@@ -62,9 +62,9 @@ class MemoryTable:
     def count(self, **where) -> int:
         return self.repo.count(self.name, where or None)
 
-    def absorbed_into(self, memory_id: str) -> list[dict]:
-        """The ids of the foreign copies absorbed into one memory."""
-        return self.repo.select(self.name, {"absorbed_into": memory_id}, columns=("id",))
+    def absorbed_into_any(self, ids: Sequence[str]) -> list[dict]:
+        """The foreign copies absorbed into any of these memories: {"id", "absorbed_into"} each."""
+        return self.repo.select_in(self.name, "absorbed_into", list(ids), columns=("id", "absorbed_into"))
 
     def count_absorbed(self) -> int:
         return self.repo.count(self.name) - self.repo.count(self.name, {"absorbed_into": None})
@@ -176,8 +176,12 @@ class LinkTable:
 
     def touching(self, memory_id: str) -> list[dict]:
         """Links from and to one memory."""
-        return (self.repo.select(self.name, {"source_id": memory_id})
-                + self.repo.select(self.name, {"target_id": memory_id}))
+        return self.touching_any([memory_id])
+
+    def touching_any(self, ids: Sequence[str]) -> list[dict]:
+        """Links from and to any of these memories (one touching two of them comes twice)."""
+        ids = list(ids)
+        return self.repo.select_in(self.name, "source_id", ids) + self.repo.select_in(self.name, "target_id", ids)
 
     def write(self, links: Sequence[Mapping]) -> None:
         if links:

@@ -63,7 +63,7 @@ def test_each_change_emits_its_events(two):
     assert [e["event_type"] for e in pulled] == ["merge.proposed", "merge.conflict", "memory.disputed"]
     assert pulled[1]["entity_id"] == case_id and pulled[2]["entity_id"] == pump.id
     assert pulled[0]["payload"]["counts"]["destructive"] == 1
-    earth.resolve_case(case_id, keep="a" if min(pump.id, not_pump.id) == pump.id else "b", by="ana")
+    earth.resolve_dispute(case_id, keep="a" if min(pump.id, not_pump.id) == pump.id else "b", by="ana")
     earth.forget(pump.id)
     assert [e["event_type"] for e in drain(earth)] == ["quarantine.resolved", "memory.pruned"]
     assert earth.status()["events"]["outbox"] == 0 and earth.status()["events"]["last_publish"]

@@ -216,7 +216,7 @@ def test_an_agent_meeting_a_resolved_pair_later_follows_the_verdict(trio, ana):
     e1.pull()
     case_id = quarantine.case_id(pump.id, not_pump.id)
     keep = "a" if min(pump.id, not_pump.id) == pump.id else "b"
-    e1.resolve_case(case_id, keep=keep, by="ana")
+    e1.resolve_dispute(case_id, keep=keep, by="ana")
     e1.push()
     # earth-2 never held either memory: it takes the verdict first, then meets the pair
     result = e2.pull()

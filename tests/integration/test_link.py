@@ -95,7 +95,7 @@ def test_after_enough_windows_both_planets_hold_the_same_cases(planets):
     assert len(cases["mars-1"]) == 1 and cases["earth-1"] == cases["earth-2"] == cases["mars-1"]
     case_id = next(iter(cases["mars-1"]))
     assert mars.repo.select("memories", {"origin_agent": "earth-1"})[0]["disputed"]
-    e2.resolve_case(case_id, keep="b" if e2.case(case_id)["agent_b"] == "earth-1" else "a", by="ana")
+    e2.resolve_dispute(case_id, keep="b" if e2.case(case_id)["agent_b"] == "earth-1" else "a", by="ana")
     planets.sync_all()
     assert mars.case(case_id)["status"] != "resolved"  # Mars waits for the next window
     planets.relay_until(at(90))

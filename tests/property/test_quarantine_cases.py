@@ -96,3 +96,48 @@ def test_dispute_groups_are_the_same_in_any_order(cases, rnd):
         assert did == min(members) and did <= cid  # named by its smallest case, whoever holds it
         linked = next(c for c in cases if c["id"] == cid)["dispute"]
         assert linked is None or groups[linked] == did
+
+
+def _regroup_every_pair(cases, copies):
+    """The reference: every pair of cases compared, in case-id order."""
+    held, parent, changes = {c["id"] for c in cases}, dict(grouping.groups(cases)), {}
+
+    def root(x):
+        while parent.get(x, x) != x:
+            x = parent[x]
+        return x
+
+    def sides(c):
+        return copies.get(c["memory_id_a"], {c["memory_id_a"]}), copies.get(c["memory_id_b"], {c["memory_id_b"]})
+
+    rows = sorted(cases, key=lambda c: c["id"])
+    for i, first in enumerate(rows):
+        for second in rows[i + 1:]:
+            (a, b), (c, d) = sides(first), sides(second)
+            r1, r2 = root(first["id"]), root(second["id"])
+            if r1 != r2 and ((a & c and b & d) or (a & d and b & c)) and max(r1, r2) in held:
+                parent[max(r1, r2)] = changes[max(r1, r2)] = min(r1, r2)
+    return changes
+
+
+@st.composite
+def cases_with_copies(draw):
+    """Open cases over a few memories, some linked already, and which memories this agent holds as copies."""
+    memories = [f"m{i}" for i in range(draw(st.integers(2, 8)))]
+    copies = {m: {m, *draw(st.lists(st.sampled_from(memories), max_size=3))}
+              for m in draw(st.lists(st.sampled_from(memories), unique=True))}
+    ids = sorted(draw(st.lists(st.text("0123456789abcdef", min_size=4, max_size=4), min_size=1, max_size=10,
+                               unique=True)))
+    cases = []
+    for n, cid in enumerate(ids):
+        a, b = draw(st.lists(st.sampled_from(memories), min_size=2, max_size=2, unique=True))
+        cases.append({"id": cid, "memory_id_a": a, "memory_id_b": b,
+                      "dispute": draw(st.sampled_from([None, "0000", *ids[:n + 1]]))})
+    return cases, copies
+
+
+@given(cases_with_copies(), st.randoms(use_true_random=False))
+def test_regroup_links_as_comparing_every_pair_would(drawn, rnd):
+    cases, copies = drawn
+    rnd.shuffle(cases)
+    assert grouping.regroup(cases, copies) == _regroup_every_pair(cases, copies)

@@ -19,7 +19,8 @@ through `CallbackJudge`; the merge only sees the `Judge` protocol
 
 Modules: protocol (Judge, Verdict, CallbackJudge), analysis (Analysis and
 keeping it as bytes), text (normalising and tokens), readers/ and reader,
-rules, rule_judge (RuleJudge), align, features, learned (LearnedJudge), lexicon (every word table and threshold),
+rules, rule_judge (RuleJudge), align, features, learned (LearnedJudge), default (the default judge,
+judging two texts), lexicon (every word table and threshold),
 cache (kept analyses), stance (the stance estimator).
 
 The names below are loaded on first use, so importing `collective.judge.stance`
@@ -37,7 +38,8 @@ if TYPE_CHECKING:
     from .protocol import RELATIONS, CallbackJudge, Judge, JudgeOutputError, Verdict
     from .reader import analyse_text
     from .learned import LearnedJudge
-    from .rule_judge import RuleJudge, compare_texts, default_judge, judge_texts
+    from .default import compare_texts, default_judge, judge_texts
+    from .rule_judge import RuleJudge
 
 _EXPORTS = {
     "Judge": "protocol",
@@ -54,9 +56,9 @@ _EXPORTS = {
     "analyse_text": "reader",
     "RuleJudge": "rule_judge",
     "LearnedJudge": "learned",
-    "default_judge": "rule_judge",
-    "judge_texts": "rule_judge",
-    "compare_texts": "rule_judge",
+    "default_judge": "default",
+    "judge_texts": "default",
+    "compare_texts": "default",
 }
 
 __all__ = list(_EXPORTS)

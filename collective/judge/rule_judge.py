@@ -6,7 +6,7 @@ from __future__ import annotations
 from .. import judge as judge_package
 from .analysis import Analysis, analysis_version, dump_analysis, load_analysis
 from .lexicon import CANDIDATE_FLOOR
-from .protocol import Judge, Verdict
+from .protocol import Verdict
 from .rules import Findings, decide
 
 
@@ -69,41 +69,3 @@ class RuleJudge:
     def compare(self, A: Analysis, B: Analysis, sim: float) -> Verdict:
         """The verdict of the first rule that answers (the last always does)."""
         return decide(A, B, sim, Findings(A, B, self.floor))[0]
-
-
-def judge_texts(a: str, b: str, *, embedder=None, judge: Judge | None = None) -> Verdict:
-    """Embed both texts, take their cosine and judge the pair (default: the default judge + MiniLM)."""
-    return _judged(a, b, embedder, judge)[0]
-
-
-def compare_texts(a: str, b: str, *, embedder=None, judge: Judge | None = None) -> dict:
-    """How two memories relate, as `cmem judge` reports it: the verdict and the cosine.
-    Each must be valid memory content (BadInput names "a" or "b")."""
-    from ..model import validate_content
-
-    verdict, similarity = _judged(validate_content(a, "a"), validate_content(b, "b"), embedder, judge)
-    return {**verdict.to_dict(), "similarity": round(similarity, 4)}
-
-
-def _judged(a: str, b: str, embedder, judge: Judge | None) -> tuple[Verdict, float]:
-    if embedder is None:
-        from ..embed import default_embedder
-
-        embedder = default_embedder()
-    vecs = embedder.embed([a, b])
-    sim = float((vecs[0] * vecs[1]).sum())
-    return (judge or judge_package.default_judge()).judge(a, b, sim), sim
-
-
-_DEFAULT_JUDGE: RuleJudge | None = None
-
-
-def default_judge() -> RuleJudge:
-    """The process-wide judge (its analysis cache is shared): the LearnedJudge. On writers
-    it never read it is as accurate as the rules alone and absorbs about half as many
-    contradictions, the costly error (tests/data/README.md)."""
-    global _DEFAULT_JUDGE
-    if _DEFAULT_JUDGE is None:
-        from .learned import LearnedJudge
-        _DEFAULT_JUDGE = LearnedJudge()
-    return _DEFAULT_JUDGE

@@ -143,20 +143,20 @@ def main() -> None:
     say(f"Agents live in {home}; the commons is {url}.")
 
     heading("2. Each agent stores what it learned (one Dolt commit per store)")
+    commits: dict[str, list[str]] = {}  # each agent's store commits, in order
     for name, items in MEMORIES.items():
         for content, category, importance, stance in items:
             result = agents[name].store(content, category=category, importance=importance, stance=stance)
+            commits.setdefault(name, []).append(result.commit)
             print(f"  {name:8} stored   {result.memory.summary}  (phase {result.memory.phase:.2f})")
     again = agents["earth-1"].store("The coolant pump in module C is safe to operate.")
     print(f"  earth-1  stored the pump memory again: reinforced, amplitude now {again.memory.amplitude:.2f}")
-    first_store = agents["earth-1"].log(n=None)[-3].hash  # after init, before the memories
-    after_two = agents["earth-1"].log(n=None)[-5].hash
+    after_two = commits["earth-1"][1]  # earth-1 had stored two memories, the rover's the second
     show_recall(agents["earth-1"], "is the coolant pump safe?")
     show_recall(agents["earth-1"], "what did the rover do?", as_of=after_two)
     print("  earth-1 log:")
     for commit in agents["earth-1"].log(n=4):
         print(f"    {commit.hash[:12]} {commit.author}: {commit.message}")
-    del first_store
 
     heading("3. Sync window: everyone pushes, then pulls everyone else")
     for agent in agents.values():

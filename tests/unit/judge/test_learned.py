@@ -42,12 +42,19 @@ def test_combiner_matches_the_features():
     ("Deck 1 hatch is sealed.", "Deck 2 hatch is sealed."),
     ("The P-101 feed pump was serviced by Ana.", "Ana serviced the P-102 feed pump."),
     ("Server web-01 is at 95% CPU.", "Server web-02 is at 95% CPU."),
+    ("Store 118 is out of bottled water.", "Store 181 is out of bottled water."),
 ])
 def test_different_objects_are_never_constructive(judge, a, b):
     for x, y in ((a, b), (b, a)):
         v = judge.judge(x, y, HIGH)
         assert v.relation != "constructive", v
     assert judge.analyse(a).ids and judge.analyse(a).ids != judge.analyse(b).ids
+
+
+def test_a_bracketed_aside_is_not_the_object(judge):
+    v = judge.judge("Coolant pump 7 in module H is safe to operate (report 12)",
+                    "Coolant pump 7 in module H is safe to operate (report 20451)", HIGH)
+    assert v.relation == "constructive", v
 
 
 def test_same_tag_under_another_noun_is_the_same_object(judge):

@@ -23,6 +23,10 @@ def read_identities(s: Scan) -> None:
         if used[j]:
             continue
         nxt_o = orig[j]
+        if (i > 0 and low[i - 1] in ("(", "[") and kind[j] == "n" and j + 1 < n and low[j + 1] in (")", "]")
+                and w not in L.ID_NOUNS):
+            used[i] = used[j] = True  # "(report 12)": a reference aside, neither the object nor a quantity
+            continue
         ident = None
         after = low[j + 1] if j + 1 < n else ""
         if kind[j] == "n" and not nxt_o.startswith("-") and "," not in nxt_o:

@@ -51,9 +51,10 @@ def test_different_objects_are_never_constructive(judge, a, b):
     assert judge.analyse(a).ids and judge.analyse(a).ids != judge.analyse(b).ids
 
 
-def test_a_bracketed_aside_is_not_the_object(judge):
-    v = judge.judge("Coolant pump 7 in module H is safe to operate (report 12)",
-                    "Coolant pump 7 in module H is safe to operate (report 20451)", HIGH)
+@pytest.mark.parametrize("statement", ["is safe to operate", "is sealed"])
+def test_a_bracketed_aside_is_neither_the_object_nor_a_quantity(judge, statement):
+    v = judge.judge(f"Coolant pump 7 in module H {statement} (report 12)",
+                    f"Coolant pump 7 in module H {statement} (report 20451)", HIGH)
     assert v.relation == "constructive", v
 
 

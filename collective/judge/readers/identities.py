@@ -77,10 +77,8 @@ def _starts_phrase(s: Scan, i: int) -> bool:
     """Whether a noun phrase starts at token i: the text's start, punctuation or an article
     before it ("Store 118 is out", "the store 118"): a verb there is a noun ("store", "plot").
     Not after an opening bracket: "(report 12)" is an aside, not what the claim is about."""
-    return i == 0 or s.kind[i - 1] == "p" and s.low[i - 1] not in ("(", "[") or s.low[i - 1] in _ARTICLES
+    return i == 0 or s.kind[i - 1] == "p" and s.low[i - 1] not in ("(", "[") or s.low[i - 1] in L.DETERMINERS
 
-
-_ARTICLES = frozenset({"the", "a", "an", "our", "their", "its", "each", "every", "this", "that"})
 
 
 def read_modifier_identities(s: Scan) -> None:

@@ -238,38 +238,46 @@ class SqlRepository(DoltRemotes, DoltVersionControl):
         """Apply pending migrations, each as its own transaction and Dolt commit. Pending is
         every version not yet recorded, not only those above the highest: a branch made
         before a lower-numbered migration landed still gets it."""
-        applied = []
         done = self.applied_versions()
-        for version, sql in migrations(self.dialect):
-            if version in done:
-                continue
+        pending = [(version, sql) for version, sql in migrations(self.dialect) if version not in done]
+        # A new database takes the whole schema in one commit: it has no branch that could
+        # lack a single step, and each Dolt commit costs more than the statements it records.
+        steps = [pending] if not done and pending else [[one] for one in pending]
+        for step in steps:
             with self.transaction():
-                for statement in split_statements(sql):
-                    self.execute(statement)
-                self.insert("schema_version", [{"version": version, "applied_at": now}])
-                self.commit(f"schema: migrate to version {version}", author=author)
-            applied.append(version)
+                for _, sql in step:
+                    for statement in split_statements(sql):
+                        self.execute(statement)
+                self.insert("schema_version", [{"version": version, "applied_at": now} for version, _ in step])
+                self.commit(_migration_message([version for version, _ in step]), author=author)
         self.ensure_local_tables()
-        return applied
+        return [version for version, _ in pending]
 
     def ensure_local_tables(self) -> None:
         """The unversioned local_% tables (dolt_ignore) live in each branch's working
         set, not in commits: create them on the checked-out branch when it lacks them."""
         created = set()
-        for _, sql in migrations(self.dialect):
-            for statement in split_statements(sql):
-                match = re.match(r"CREATE TABLE IF NOT EXISTS (local_\w+)", statement, re.IGNORECASE)
-                if match and not self.table_exists(match.group(1)):
-                    self.execute(statement)
-                    created.add(match.group(1))
-                index = re.match(r"CREATE INDEX IF NOT EXISTS \w+ ON (local_\w+)", statement, re.IGNORECASE)
-                if index and index.group(1) in created:
-                    self.execute(statement)
+        with self.transaction():  # one write of the working set, not one per table
+            for _, sql in migrations(self.dialect):
+                for statement in split_statements(sql):
+                    match = re.match(r"CREATE TABLE IF NOT EXISTS (local_\w+)", statement, re.IGNORECASE)
+                    if match and not self.table_exists(match.group(1)):
+                        self.execute(statement)
+                        created.add(match.group(1))
+                    index = re.match(r"CREATE INDEX IF NOT EXISTS \w+ ON (local_\w+)", statement, re.IGNORECASE)
+                    if index and index.group(1) in created:
+                        self.execute(statement)
 
     def close(self) -> None:
         if self.conn is not None:  # idempotent: pymysql refuses a second close
             self.conn.close()
             self.conn = None
+
+
+def _migration_message(versions: list[int]) -> str:
+    if len(versions) == 1:
+        return f"schema: migrate to version {versions[0]}"
+    return f"schema: create at version {versions[-1]} (migrations {versions[0]}-{versions[-1]})"
 
 
 def _unencodable(error: UnicodeEncodeError) -> BadInput:

@@ -87,6 +87,19 @@ class BranchContested(CollectiveError):
         super().__init__(f"could not push {branch} to {remote} after {attempts} attempts")
 
 
+class HistoryRewritten(CollectiveError):
+    """A peer's branch moved to a commit that does not descend from the head last taken
+    from it (rolled back or rewritten): nothing of it is merged, its watermark stays
+    (operational: exit 1). `taken` is that watermark, `offered` the branch's head now."""
+
+    def __init__(self, peer: str, taken: str, offered: str):
+        self.peer = peer
+        self.taken = taken
+        self.offered = offered
+        super().__init__(f"{peer}'s branch moved to {offered[:12]}, which does not descend from "
+                         f"{taken[:12]} taken last: refused")
+
+
 class RemoteUnreachable(CollectiveError, ConnectionError):
     """The commons could not be reached (operational: exit 1)."""
 

@@ -6,6 +6,7 @@ import sys
 
 import click
 
+from ..errors import HistoryRewritten
 from .common import agent_options, cli_errors, emit, json_option, open_agent, progress_bars
 
 
@@ -84,6 +85,8 @@ def _render_pull(r: dict) -> str:
             lines.append(f"{p['peer']}: nothing new")
         elif p["status"] == "refused":
             lines.append(f"{p['peer']}: REFUSED ({', '.join(f'{k}={v}' for k, v in p['refused'].items())})")
+            if p.get("history"):
+                lines.append(f"    {HistoryRewritten(p['peer'], **p['history'])}")
         else:
             verb = "would merge" if p["status"] == "planned" else "merged"
             lines.append(f"{p['peer']}: {verb} {s['new']} new memories: {s['constructive']} agreed, "
@@ -118,13 +121,16 @@ def _render_pull(r: dict) -> str:
 def pull(remote_name, peers, dry_run, allow_refused, home, agent_id, as_json):
     """Fetch the commons and merge what each peer learned since the last pull.
 
-    Rows that do not verify (forged, tampered, unsigned, replayed) and keys that
-    changed without a signed rotation are refused and named; the pull then exits 1
-    after taking the rest, unless --allow-refused. Exit 3: merged here, not shared.
+    Rows that do not verify (forged, tampered, unsigned, replayed), keys that
+    changed without a signed rotation, and a peer whose branch no longer descends
+    from the head last taken from it (rolled back or rewritten: nothing of it is
+    taken) are refused and named; the pull then exits 1 after taking the rest,
+    unless --allow-refused. Exit 3: merged here, not shared.
 
     \b
     JSON: {"remote", "dry_run", "peers": [{"peer", "head", "status", "commit",
-           "summary", "refused", "pairs", "seconds", "key"}], "cases_taken",
+           "summary", "refused", "pairs", "seconds", "key",
+           "history" ({"taken", "offered"} when refused as rewritten)}], "cases_taken",
            "refused": {"PEER" or "collective/quarantine": {reason: ...}}, "quarantine",
            "cases_grouped" (how many cases joined a dispute),
            "promotions": {"consensus_moved", "taken", "refused", "promoted", "pushed"},

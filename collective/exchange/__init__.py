@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Callable, Sequence
 from .. import merge
 from ..config import Settings
 from ..embedding import EmbeddingModel
-from ..errors import CollectiveError, NotFound, NotShared
+from ..errors import CollectiveError, HistoryRewritten, NotFound, NotShared
 from ..identity import Identity
 from ..index.keeper import IndexKeeper
 from ..model import events
@@ -96,7 +96,10 @@ class Exchange:
             taken = None if dry_run else self.quarantine.take_from(remote)
             reports = []
             for peer in sorted(peers) if peers else sorted(available):
-                report = session.run(peer, available[peer], dry_run=dry_run)
+                try:
+                    report = session.run(peer, available[peer], dry_run=dry_run)
+                except HistoryRewritten as refusal:  # that peer is refused and named; the others are taken
+                    report = PeerReport.rewritten(refusal)
                 report.seconds["fetch"] = fetch_s
                 reports.append(report)
             refused = {r.peer: r.refused for r in reports if r.refused}

@@ -18,7 +18,7 @@ from .. import merge
 from ..core import trust
 from ..config import Settings
 from ..embedding import EmbeddingModel
-from ..errors import NotFound, StorageError
+from ..errors import HistoryRewritten
 from ..identity import Identity, fingerprint, rotation_reaches, verify, verify_many
 from ..index.keeper import IndexKeeper
 from ..judge import cache as kept_analyses
@@ -49,11 +49,18 @@ class PeerReport:
     pairs: list[dict] = field(default_factory=list)
     seconds: dict[str, float] = field(default_factory=dict)
     key: dict[str, str] = field(default_factory=dict)  # first_sighting, rotated or refused: the key's fingerprint
+    history: dict[str, str] = field(default_factory=dict)  # taken and offered, when the branch was rewritten
+
+    @classmethod
+    def rewritten(cls, refusal: HistoryRewritten) -> PeerReport:
+        """A peer refused because its branch no longer descends from what was taken."""
+        return cls(refusal.peer, refusal.offered, PeerStatus.REFUSED, refused={"history_rewritten": 1},
+                   history={"taken": refusal.taken, "offered": refusal.offered})
 
     def to_dict(self) -> dict:
         return {"peer": self.peer, "head": self.head, "status": self.status, "commit": self.commit,
                 "summary": self.summary, "refused": self.refused, "pairs": self.pairs, "key": self.key,
-                "seconds": {k: round(v, 4) for k, v in self.seconds.items()}}
+                "history": self.history, "seconds": {k: round(v, 4) for k, v in self.seconds.items()}}
 
 
 @dataclass
@@ -85,6 +92,8 @@ class PeerPull:
         self.progress = progress
 
     def run(self, peer: str, head: str, *, dry_run: bool) -> PeerReport:
+        """Take what `peer` learned up to `head`. HistoryRewritten, with nothing written,
+        when `head` does not descend from the head taken last."""
         report = PeerReport(peer, head)
         ref = peer_working(self.remote, peer)
         theirs = self.tables.agents.get(peer, as_of=ref)
@@ -99,6 +108,9 @@ class PeerPull:
         if watermark == head:
             report.status = PeerStatus.UNCHANGED
             return report
+        if watermark and not self.repo.is_ancestor(watermark, head):
+            # a rolled-back branch would offer older versions of what was taken: history never goes back
+            raise HistoryRewritten(peer, watermark, head)
         clock = time.perf_counter()
         self._report(f"{peer}: read", 0, 1)
         rows = self._changed_rows(watermark, head)
@@ -179,12 +191,10 @@ class PeerPull:
         return lambda stage, done, total: self.progress(f"{peer}: {stage}", done, total)
 
     def _changed_rows(self, watermark: str | None, head: str) -> list[dict]:
-        """The peer branch's memory rows changed since the watermark (all rows the first time)."""
+        """The peer branch's memory rows changed since the watermark, an ancestor of `head`
+        (all rows the first time)."""
         if watermark:
-            try:
-                return [c.new for c in self.repo.diff(watermark, head, "memories") if c.new is not None]
-            except (StorageError, NotFound):
-                pass  # the watermark commit is gone (gc, force push): read everything
+            return [c.new for c in self.repo.diff(watermark, head, "memories") if c.new is not None]
         return self.tables.memories.rows(as_of=head)
 
     def _classify(self, peer: str, head: str, peer_key: str, rows: list[dict], report: PeerReport,

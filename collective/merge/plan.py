@@ -222,8 +222,12 @@ def _relation_of(remote: Memory, verdicts: Sequence[tuple[Memory, PairVerdict]])
 
 
 def _plan_update(result: MergePlan, mine: Memory, theirs: Memory, stamp: str) -> None:
-    """The origin changed a memory we hold: take what the origin controls."""
-    if theirs.sync_version <= mine.sync_version and theirs.retracted == mine.retracted:
+    """The origin changed a memory we hold: take what the origin controls. Only a higher
+    sync_version does (every change by the origin, a retraction too, raises it): an older
+    row, from a rolled-back branch or a stale copy, never moves the copy back. A retraction
+    is final: the origin never lifts one, and sync_version is not signed, so a row lifting
+    one is an old claim replayed."""
+    if theirs.sync_version <= mine.sync_version or (mine.retracted and not theirs.retracted):
         return
     if theirs.retracted and not mine.retracted:
         result.counts["retracted"] += 1

@@ -135,6 +135,11 @@ class Repository(Protocol):
     def log(self, ref: str | None = None, limit: int | None = None) -> list[Commit]:
         """Commits reachable from `ref` (default: the checked-out branch), newest first."""
 
+    def is_ancestor(self, ancestor: str, descendant: str) -> bool:
+        """Whether commit `ancestor` is in the history of `descendant` (a commit is its own
+        ancestor; Dolt's merge base). An `ancestor` this database does not hold is not one;
+        an unknown `descendant` raises NotFound."""
+
     def diff(self, old: str, new: str, table: str) -> Iterator[RowChange]:
         """Row changes of `table` from `old` to `new` (commits or refs)."""
 

@@ -75,6 +75,16 @@ class DoltVersionControl:
     def log(self, ref: str | None = None, limit: int | None = None) -> list[Commit]:
         raise NotImplementedError
 
+    def is_ancestor(self, ancestor: str, descendant: str) -> bool:
+        """Whether `ancestor` is in the history of `descendant` (a commit is its own ancestor)."""
+        offered = self.resolve(descendant)
+        try:
+            taken = self.resolve(ancestor)
+        except NotFound:
+            return False  # a commit this database does not hold is in no history it holds
+        return taken == offered or str(self.scalar(f"SELECT dolt_merge_base({self.param}, {self.param})",
+                                                   (taken, offered))) == taken
+
     def diff(self, old: str, new: str, table: str) -> Iterator[RowChange]:
         """Row changes of `table` from commit/ref `old` to `new`."""
         sql, params = self._diff_source(table, old, new)

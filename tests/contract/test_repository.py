@@ -256,6 +256,22 @@ def test_create_branch_at_makes_or_moves_a_branch(repo):
     assert repo.branches()["y"] == base
 
 
+def test_is_ancestor_follows_history_not_time(stores, repo):
+    first = repo.head()
+    second = commit_link(repo, "a", "b")
+    repo.create_branch_at("side", first)
+    with repo.on_branch("side"):
+        side = commit_link(repo, "c", "d")  # after second in time, not after it in history
+    assert repo.is_ancestor(first, second) and repo.is_ancestor(first, "side")
+    assert repo.is_ancestor(second, second)
+    assert not repo.is_ancestor(second, first)
+    assert not repo.is_ancestor(second, side) and not repo.is_ancestor(side, second)
+    elsewhere = commit_link(stores.new("other"), "e", "f")  # a commit this database never held
+    assert not repo.is_ancestor(elsewhere, second)
+    with pytest.raises(NotFound):
+        repo.is_ancestor(first, "no-such-branch")
+
+
 def test_resolve_and_time_travel(repo):
     before = repo.head()
     after = commit_link(repo, "a", "b", 0.4)

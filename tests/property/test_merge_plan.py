@@ -270,3 +270,43 @@ def test_the_receiver_never_raises_its_own_trust():
     local, remote = memory("earth-1", phase=0.0), memory("earth-1", phase=0.0)
     result = merge.plan("earth-1", "head", [remote], {}, {remote.id: [(local, 0.9)]}, merge.PhaseComparator(), context())
     assert result.trust_changes == [] and result.inserts[0].absorbed_into == local.id
+
+
+# --- updates of memories held ------------------------------------------------------------
+def version(held: Memory, sync_version: int, *, retracted: bool) -> Memory:
+    """The origin's row of `held` at one sync_version (its tags say which)."""
+    row = held.copy()
+    row.sync_version, row.retracted, row.tags = sync_version, retracted, [f"v{sync_version}"]
+    return row
+
+
+def take(held: Memory, remote: Memory) -> tuple[Memory, merge.MergePlan]:
+    result = merge.plan(remote.origin_agent, "head", [remote], {held.id: held}, {}, merge.PhaseComparator(), context())
+    return result.updates.get(held.id, held), result
+
+
+@given(st.lists(st.integers(1, 8), min_size=1, max_size=12), st.integers(2, 9))
+def test_versions_applied_in_any_order_end_at_the_highest(order, retracted_from):
+    """Versions of one memory arriving in any order, repeated or missing (stale copies, a
+    rolled-back branch): the copy only moves forward and ends at the highest version seen,
+    retracted exactly when that version is."""
+    held = memory("mars-1")
+    retractions = 0
+    for v in order:
+        before = held.sync_version
+        held, result = take(held, version(held, v, retracted=v >= retracted_from))
+        assert held.sync_version == max(before, v)
+        assert held.retracted == (held.sync_version >= retracted_from)
+        retractions += result.counts["retracted"]
+    assert held.sync_version == max(1, *order) and held.tags == ([f"v{held.sync_version}"] if max(order) > 1 else [])
+    assert retractions == (1 if held.retracted else 0)
+
+
+@given(st.integers(2, 6), st.integers(1, 9))
+def test_a_retraction_is_never_undone(retracted_at, offered):
+    """Not by an older version, nor by a higher one lifting it: sync_version is not signed,
+    so only a replayed claim could lift a retraction."""
+    held = version(memory("mars-1"), retracted_at, retracted=True)
+    after, result = take(held, version(held, offered, retracted=False))
+    assert after.retracted and after.sync_version == retracted_at
+    assert result.counts["updated"] == result.counts["retracted"] == 0

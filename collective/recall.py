@@ -151,7 +151,8 @@ class Recall:
     def _search(self, query_vector: np.ndarray, k: int, include_faded: bool, include_refuted: bool,
                 now: datetime) -> list[Scored]:
         """The exact top k from the index: the search widens until nothing it has not
-        returned yet can beat the k-th score."""
+        returned yet can beat the k-th score. One strong memory among many alike can widen it
+        to the whole index; the index then scans its vectors rather than walk its graph."""
         index = self.keeper.current()
         boost_bound = float(scoring.boost(np.array(self.access.most())))
         trust_scores = self.trust_scores()

@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 
 from collective import open_agent
 from collective.agent import Agent, MemoryInput
 from collective.index import VectorIndex
+from collective.index.hnsw import SCAN_SHARE
+from collective.model import validate_vector
 
 # The storage behaviour is the same on both engines.
 pytestmark = pytest.mark.usefixtures("engine")
@@ -20,7 +23,7 @@ def head(agent: Agent) -> str:
 
 
 def index_files(agent: Agent):
-    return [agent.folder / n for n in ("index.hnsw", "index-ids.npy", "index-scores.npy", "index.json")]
+    return [agent.folder / n for n in ("index.hnsw", "index-ids.npy", "index-scores.npy", "index-vectors.npy", "index.json")]
 
 def test_index_follows_the_head_incrementally_and_rebuilds_when_lost(agent):
     ids = [r.memory.id for r in agent.store_many([MemoryInput(f"observation {n} of the dust level") for n in range(20)])]
@@ -88,3 +91,61 @@ def test_recall_sees_new_stores_through_the_persisted_index(home, hash_embedder,
         assert a.recall("water recycler filter", k=1)[0].memory.id == new
         status = a.status()
         assert status["index"] == {"built": True, "head": head(a), "count": 2, "current": True}
+
+
+def similar_memories(agent: Agent, count: int) -> np.ndarray:
+    """`count` stored memories whose vectors lie close together; returns their centre."""
+    rng = np.random.default_rng(5)
+    centre = validate_vector(rng.normal(size=agent.embedder.dim), agent.embedder.dim)
+    vectors = (centre + rng.normal(scale=0.05, size=(count, agent.embedder.dim))).astype(np.float32)
+    agent.store_many([MemoryInput(f"reading {n} of the dust level", vector=v) for n, v in enumerate(vectors)])
+    return centre
+
+def by_cosine(agent: Agent, centre: np.ndarray) -> list[tuple[str, float]]:
+    live = [r for r in agent.repo.select("memories") if not r["retracted"]]
+    return sorted(((r["id"], float(np.frombuffer(r["vector"], dtype="<f4") @ centre)) for r in live),
+                  key=lambda pair: -pair[1])
+
+def test_index_search_for_a_large_share_of_it_is_exact_and_leaves_out_removed(agent):
+    centre = similar_memories(agent, 200)
+    for row in agent.repo.select("memories", columns=("id",))[:10]:
+        agent.forget(row["id"])
+    index = agent.index()
+    exact = by_cosine(agent, centre)
+    for k in (len(exact) // SCAN_SHARE, len(exact), len(exact) + 1, 10_000):
+        found = index.search(centre, k)
+        assert [mid for mid, _ in found] == [mid for mid, _ in exact[:k]], k
+        assert [s for _, s in found] == pytest.approx([s for _, s in exact[:k]], abs=1e-5)
+
+class _Unreaching:
+    """An hnswlib index whose graph reaches fewer nodes than asked, or fails otherwise."""
+
+    def __init__(self, index, error: str):
+        self._index, self.error = index, error
+
+    def __getattr__(self, name):
+        return getattr(self._index, name)
+
+    def knn_query(self, *args, **kwargs):
+        raise RuntimeError(self.error)
+
+def test_index_search_falls_back_to_a_scan_only_when_the_graph_reaches_too_few(agent):
+    centre = similar_memories(agent, 200)
+    index = agent.index()
+    graph = index._index
+    index._index = _Unreaching(graph, "Cannot return the results in a contiguous 2D array. Probably ef or M is too small")
+    found, exact = index.search(centre, 3), by_cosine(agent, centre)[:3]
+    assert [mid for mid, _ in found] == [mid for mid, _ in exact]
+    assert [s for _, s in found] == pytest.approx([s for _, s in exact], abs=1e-5)
+    index._index = _Unreaching(graph, "Index seems to be corrupted or unsupported")
+    with pytest.raises(RuntimeError, match="corrupted"):
+        index.search(centre, 3)
+
+def test_index_without_its_vectors_is_rebuilt(home, hash_embedder, agent):
+    agent.store("the coolant pump is safe")
+    agent.recall("coolant pump", k=1)
+    model, dim = hash_embedder.model_version, hash_embedder.dim
+    assert VectorIndex(agent.folder, dim=dim, model_version=model).load()
+    (agent.folder / "index-vectors.npy").unlink()
+    assert not VectorIndex(agent.folder, dim=dim, model_version=model).load()
+    assert agent.recall("coolant pump", k=1)[0].memory.content == "the coolant pump is safe"

@@ -50,12 +50,13 @@ def classify(similarity: float, dphi: float, *, threshold: float = SIMILARITY_TH
 
 
 def classify_judged(similarity: float, dphi: float, *, threshold: float = SIMILARITY_THRESHOLD) -> str:
-    """The rule when a judge has read the pair: it decided "same topic" down to its own
-    candidate floor, so its contradictions and partial agreements stand as it found them;
-    but an agreement absorbs one memory into the other, so it also needs the similarity
-    threshold. Below it the pair is independent, as the wave rule says of any pair there:
-    a link would claim a relation the judge did not find (it found "the same", and the
-    embedding says not close enough to be the same)."""
+    """The rule when a judge has read the pair. It decided "same topic" down to its own
+    candidate floor, so its contradictions and partial agreements stand (a missed
+    contradiction hides a dispute). An agreement absorbs one memory into the other, so it
+    also needs the similarity threshold; below it the pair is independent, as the wave rule
+    has any pair there, not partial: a `partial_agreement` link would claim "same object,
+    another attribute", which nobody found (the judge said "the same", the cosine "too far
+    apart to be the same")."""
     relation = classify(1.0, dphi)
     if relation == CONSTRUCTIVE and not similarity >= threshold:  # NaN too
         return INDEPENDENT

@@ -52,7 +52,8 @@ class JudgeComparator:
 
     The judge sees only text and cosine. A writer who stored "X" with stance
     deny asserts "not X", so the pair's phase difference shifts by how far each
-    explicit stance departs from what the text alone says.
+    explicit stance departs from what the text alone says. The judge is asked down to its
+    candidate floor; an agreement also needs `threshold` ([merge] similarity_threshold).
     """
 
     def __init__(self, judge, *, candidate_floor: float | None = None,

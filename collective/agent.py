@@ -134,9 +134,10 @@ class Agent:
 
     def comparator(self) -> Comparator:
         """How this agent tells agreement from contradiction when memories meet (in a pull and
-        in a dream's detect stage): its judge, turned by explicit stances."""
+        in a dream's detect stage): its judge, turned by explicit stances; an agreement
+        absorbs only above `[merge] similarity_threshold`."""
         from .merge import JudgeComparator
-        return JudgeComparator(self.judge)
+        return JudgeComparator(self.judge, threshold=self.settings.similarity_threshold)
 
     # --- one agent's memory ----------------------------------------------------
     def store(self, content: str, *, category: str | None = None, tags: Sequence[str] = (),

@@ -222,7 +222,7 @@ def main(argv: list[str] | None = None) -> dict:
             judge_floor, phase_floor = JUDGES[args.judge]().candidate_floor, receiver.settings.similarity_threshold
             brute_search_s, exact = classify.brute_force(judge_floor)
             # every judge plans the same exact candidates, each cold: the pull's judge first
-            judged = {name: classify.plan(exact, merge.JudgeComparator(JUDGES[name]()))
+            judged = {name: classify.plan(exact, merge.JudgeComparator(JUDGES[name](), threshold=phase_floor))
                       for name in sorted(JUDGES, key=lambda n: n != args.judge)}
             brute_plan_s, brute_plan = judged[args.judge]
             ann_search_s, approx = classify.ann(judge_floor)

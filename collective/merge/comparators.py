@@ -52,12 +52,15 @@ class JudgeComparator:
 
     The judge sees only text and cosine. A writer who stored "X" with stance
     deny asserts "not X", so the pair's phase difference shifts by how far each
-    explicit stance departs from what the text alone says.
+    explicit stance departs from what the text alone says. The judge is asked down to its
+    candidate floor; an agreement also needs `threshold` ([merge] similarity_threshold).
     """
 
-    def __init__(self, judge, *, candidate_floor: float | None = None):
+    def __init__(self, judge, *, candidate_floor: float | None = None,
+                 threshold: float = wave.SIMILARITY_THRESHOLD):
         self.judge = judge
         self.candidate_floor = candidate_floor if candidate_floor is not None else getattr(judge, "candidate_floor", 0.4)
+        self.threshold = threshold  # [merge] similarity_threshold: the least cosine an absorption needs
 
     @property
     def fork_safe(self) -> bool:
@@ -72,7 +75,11 @@ class JudgeComparator:
         turn = (phase_mod.stance_offset(local.content, local.phase, local.stance, estimate_stance)
                 - phase_mod.stance_offset(remote.content, remote.phase, remote.stance, estimate_stance))
         dphi = wave.phase_difference(wave.RELATION_PHASE[verdict.relation] + turn, 0.0)
-        relation = wave.classify(1.0, dphi)  # the judge already decided "same topic"
+        relation = wave.classify_judged(similarity, dphi, threshold=self.threshold)
+        if relation == wave.INDEPENDENT:  # an agreement below the threshold: never absorbed
+            return PairVerdict(relation, math.nan, similarity, verdict.confidence,
+                               f"{verdict.reason} Not the same statement: cosine {similarity:.2f} is below "
+                               f"the similarity threshold {self.threshold:.2f}.")
         return PairVerdict(relation, dphi, similarity, verdict.confidence, verdict.reason)
 
 

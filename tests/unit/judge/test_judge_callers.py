@@ -4,15 +4,19 @@ explicit writer stances still turn its verdict; a plugged-in judge replaces it."
 from __future__ import annotations
 
 import math
+from datetime import datetime, timezone
 
 import numpy as np
 import pytest
 
 from collective import merge
+from collective.config import Settings
 from collective.core import wave
 from collective.agent import Agent
+from collective.exchange import judging
 from collective.judge import CANDIDATE_FLOOR, CallbackJudge, RuleJudge
 from collective.model import Memory
+from collective.runtime import parallel
 from dream.stages.detect import detect
 
 
@@ -69,6 +73,43 @@ def test_the_merge_asks_a_callback_judge_down_to_its_floor_and_takes_its_verdict
     # a judge without a floor of its own has callers fetch down to the rule judge's
     assert merge.JudgeComparator(CallbackJudge(unsure)).candidate_floor == CANDIDATE_FLOOR
     assert merge.JudgeComparator(RuleJudge()).candidate_floor == CANDIDATE_FLOOR
+
+
+def test_a_constructive_verdict_below_the_similarity_threshold_never_absorbs(monkeypatch):
+    def agree(a: str, b: str, similarity: float):
+        return "constructive", 0.99, "a judge sure they agree"
+
+    def disagree(a: str, b: str, similarity: float):
+        return "destructive", 0.9, "a judge sure they contradict"
+
+    valve, pump = memory("Valve R2-1 on the coolant loop is not open."), memory("The coolant pump in module C is safe.")
+    comparator = merge.JudgeComparator(CallbackJudge(agree, floor=0.3))
+    below = comparator.relate(valve, pump, 0.37)
+    assert below.relation == wave.INDEPENDENT and math.isnan(below.dphi)
+    assert "below the similarity threshold 0.60" in below.reason
+    assert comparator.relate(valve, pump, 0.6).relation == wave.CONSTRUCTIVE
+    assert merge.JudgeComparator(CallbackJudge(agree), threshold=0.3).relate(valve, pump, 0.37).relation == \
+        wave.CONSTRUCTIVE  # the threshold is the caller's setting
+    # contradictions are still recorded down to the judge's own floor
+    assert merge.JudgeComparator(CallbackJudge(disagree, floor=0.3)).relate(valve, pump, 0.37).relation == \
+        wave.DESTRUCTIVE
+
+    ctx = merge.MergeContext(receiver="earth-1", trust={"earth-1": 1.0}, known_cases={}, settings=Settings(),
+                             now=datetime(2026, 1, 2, tzinfo=timezone.utc))
+    planned = merge.plan("mars-1", "head", [pump], {}, {pump.id: [(valve, 0.37)]}, comparator, ctx)
+    assert [m.absorbed_into for m in planned.inserts] == [None] and planned.updates == {}
+    assert planned.counts[wave.CONSTRUCTIVE] == 0 and planned.links == []
+
+    # a pull's pairs judged in forked workers reach the same verdict
+    monkeypatch.setattr(judging, "PARALLEL_PAIRS", 1)
+    monkeypatch.setattr(parallel, "workers", lambda: 2)
+    same = [(memory(f"V-{k} valve is shut."), memory(f"V-{k} valve is shut."), 0.45) for k in range(4)]
+    rules = merge.JudgeComparator(RuleJudge())
+    assert rules.relate(*same[0][:2], 0.9).relation == wave.CONSTRUCTIVE
+    with judging.judging(rules, same, unread=set()) as (verdicts, pending):
+        for more in pending:
+            verdicts.update(more)
+    assert {v.relation for v in verdicts.values()} == {wave.INDEPENDENT}
 
 
 def _two_agents(tmp_path, hash_embedder, judge=None):

@@ -151,24 +151,30 @@ def pull(remote_name, peers, dry_run, allow_refused, home, agent_id, as_json):
 
 @click.command("serve-commons")
 @click.argument("folder", type=click.Path())
-@click.option("--bind", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--bind", default="127.0.0.1", show_default=True,
+              help="IPv4 address to listen on; any but loopback needs --auth-keys.")
 @click.option("--port", default=0, type=int, help="Port (0 picks a free one).")
 @click.option("--cert", type=click.Path(), help="TLS certificate (PEM): serve https.")
 @click.option("--key", type=click.Path(), help="The certificate's private key (PEM).")
 @click.option("--auth-keys", type=click.Path(),
               help="Folder of authorised public keys (cmem credential --export): every request needs one.")
 @click.option("--audience", help="With --auth-keys: the host name clients reach the commons by.")
+@click.option("--allow-create", is_flag=True,
+              help="A push to a NAME.db that is not in FOLDER creates it (default: refused).")
 @json_option
-def serve_commons(folder, bind, port, cert, key, auth_keys, audience, as_json):
-    """Serve every commons database in FOLDER over HTTP until SIGINT or SIGTERM.
+def serve_commons(folder, bind, port, cert, key, auth_keys, audience, allow_create, as_json):
+    """Serve every commons database (NAME.db) in FOLDER over HTTP until SIGINT or SIGTERM.
 
-    With --cert and --key it serves https; with --auth-keys and --audience too, it
-    refuses any read or push without a credential it knows (doltlite's own checks).
-    Clients trust a private certificate through DOLTLITE_CA_FILE. Prints the server's
-    URL as soon as it listens.
+    On loopback (the default) it may run open: any local process can read and push.
+    Bound to any other address it refuses to start (exit 2) without --auth-keys, which
+    needs --cert, --key and --audience too: then it serves https and refuses any read or
+    push without a credential it knows (doltlite's own checks). A push to a database
+    that is not there yet creates it only with --allow-create; a name that is not
+    NAME.db is always refused. Clients trust a private certificate through
+    DOLTLITE_CA_FILE. Prints the server's URL as soon as it listens.
 
     \b
-    JSON: {"url", "authenticated"}
+    JSON: {"url", "authenticated", "allow_create"}
     """
     import signal
     import threading
@@ -177,11 +183,12 @@ def serve_commons(folder, bind, port, cert, key, auth_keys, audience, as_json):
     stop = threading.Event()
     with cli_errors():
         server = CommonsServer(folder, bind=bind, port=port, cert=cert, key=key, auth_keys=auth_keys,
-                               audience=audience).start()
+                               audience=audience, allow_create=allow_create).start()
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: stop.set())
     try:
-        emit({"url": server.url, "authenticated": server.authenticated}, as_json=as_json, text=lambda r: r["url"])
+        emit({"url": server.url, "authenticated": server.authenticated, "allow_create": server.allow_create},
+             as_json=as_json, text=lambda r: r["url"])
         sys.stdout.flush()  # whoever started the server waits for this line
         while not stop.wait(0.5):
             pass

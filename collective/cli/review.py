@@ -16,36 +16,43 @@ from .common import agent_options, cli_errors, emit, json_option, open_agent
 @click.option("--token", envvar="CMEM_REVIEW_TOKEN",
               help="Access token (default: $CMEM_REVIEW_TOKEN): every request must carry it; "
                    "12 to 256 letters, digits or . _ ~ -.")
+@click.option("--allow-host", "allow_hosts", multiple=True, metavar="NAME",
+              help="Another host name (or IP address) the page answers to, as browsers reach it; "
+                   "repeatable. Always answered: its own address, and on loopback localhost, 127.0.0.1 "
+                   "and [::1].")
 @click.option("--by", help="Reviewer key that signs every decision (`cmem reviewer init`; "
                            "default: the key named $USER, else the only one).")
 @click.option("--for", "seconds", type=click.FloatRange(min=0), default=None,
               help="Stop after this many seconds (default: serve until SIGINT or SIGTERM).")
 @agent_options
 @json_option
-def review(host, port, token, by, seconds, home, agent_id, as_json):
+def review(host, port, token, allow_hosts, by, seconds, home, agent_id, as_json):
     """Serve the review page: open disputes and pending promotions, and their decisions.
 
     Binds 127.0.0.1 by default. Bound to any other address it needs a token, which the
     browser brings once in the printed address (?token=...) and then keeps in a cookie.
+    It answers only requests whose Host header names it: its address, localhost,
+    127.0.0.1 and [::1] on loopback, and each --allow-host; any other gets 400 (a page
+    on another site whose name was pointed at this machine cannot use it).
     Each dispute shows both claims side by side (origins, this agent's trust in each,
     similarity, the judge's reason, copies, lineage and each row's Dolt history); the
     actions are those of `cmem quarantine resolve` and `cmem promotions approve|reject`,
     each with a note, signed with the reviewer key. Prints the address once it listens.
 
     \b
-    JSON: {"url", "open" (the address with the token), "agent", "reviewer", "token_required"}
+    JSON: {"url", "open" (the address with the token), "agent", "reviewer", "token_required", "hosts"}
     """
-    from ..review import ReviewServer, check_bind
+    from ..review import ReviewServer, check_bind, page_hosts
 
     with cli_errors():
-        check_bind(host, token)  # bad input is said before anything is opened
+        page_hosts(check_bind(host, token), allow_hosts)  # bad input is said before anything is opened
         with open_agent(home, agent_id) as agent:  # the agent exists, whose it is, and who signs
             agent_name, (_, reviewer) = agent.agent_id, agent.reviewer_key(by)
         server = ReviewServer(lambda: open_agent(home, agent_name), reviewer=reviewer, host=host, port=port,
-                              token=token)
+                              token=token, allow_hosts=allow_hosts)
     try:
         emit({"url": server.url, "open": server.open_url, "agent": agent_name, "reviewer": reviewer,
-              "token_required": token is not None}, as_json=as_json,
+              "token_required": token is not None, "hosts": sorted(server.hosts)}, as_json=as_json,
              text=lambda r: f"reviewing {r['agent']} as {r['reviewer']} at {r['open']}")
         sys.stdout.flush()  # whoever started the page waits for this line
         server.run(seconds)

@@ -151,9 +151,11 @@ def _side_rows(side: dict) -> list[str]:
     return [side["memory"], *(c["memory"] for c in side.get("copies", ()))]
 
 
-def build_app(open_agent: Callable[[], ContextManager[Agent]], *, reviewer: str, token: str | None = None) -> Starlette:
-    """The ASGI app: every request passes the token gate; every POST the CSRF check."""
-    guard = Guard(token)
+def build_app(open_agent: Callable[[], ContextManager[Agent]], *, reviewer: str, hosts: frozenset[str], port: int,
+              token: str | None = None) -> Starlette:
+    """The ASGI app: every request passes the gate (its Host is one of `hosts`, on `port` or
+    none; then the token); every POST the CSRF check."""
+    guard = Guard(token, hosts=hosts, port=port)
     page = ReviewPage(open_agent, reviewer=reviewer, guard=guard)
 
     async def refused(request: Request, exc: Exception) -> Response:

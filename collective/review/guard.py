@@ -1,6 +1,9 @@
-"""Who may use the review page: the access token and the CSRF check.
+"""Who may use the review page: the Host names it answers, the access token and the CSRF check.
 
-The token (when the page is served with one) arrives once as `?token=` and is then
+Every request first names one of the page's own hosts in its Host header (the address
+it listens on, loopback's names on loopback, and any name it was given): a page on
+another site whose DNS name an attacker points at this machine (DNS rebinding) sends
+its own name, and is refused before it can read a form or post one. The token (when the page is served with one) arrives once as `?token=` and is then
 kept in a cookie; every request without it is refused. Every POST carries a CSRF
 token tied to the browser's own random cookie by an HMAC under a secret that lives
 only in this process, so another site can neither read nor forge it; a POST whose
@@ -11,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import ipaddress
 import re
 import secrets
 from urllib.parse import urlencode
@@ -25,6 +29,8 @@ CSRF_COOKIE = "cmem_review_csrf"
 CSRF_FIELD = "csrf"
 TOKEN_RE = re.compile(r"[A-Za-z0-9._~-]{12,256}")
 TOKEN_RULE = "12 to 256 letters, digits or . _ ~ -"
+# A Host header: a name or IPv4 address, or a bracketed IPv6 address; then an optional port.
+HOST_RE = re.compile(r"(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(?::([0-9]{1,5}))?")
 
 
 class Refused(Exception):
@@ -41,13 +47,28 @@ def valid_token(token: str | None) -> bool:
 
 
 class Guard:
-    def __init__(self, token: str | None = None):
+    """`hosts`: the names (lower case, IPv6 in brackets) a request's Host may carry, with no
+    port or `port`."""
+
+    def __init__(self, token: str | None = None, *, hosts: frozenset[str], port: int):
         self.token = token
+        self.hosts, self.port = hosts, port
         self._secret = secrets.token_bytes(32)  # a restart invalidates every form already served
+
+    # --- the Host header --------------------------------------------------------------
+    def host_allowed(self, header: str | None) -> bool:
+        found = HOST_RE.fullmatch(header or "")
+        if found is None:
+            return False
+        name, port = found.group(1).lower(), found.group(2)
+        return host_form(name) in self.hosts and (port is None or int(port) == self.port)
 
     # --- the access token -------------------------------------------------------------
     def admit(self, request: Request) -> Response | None:
         """None when the request may go on; else the response to send instead."""
+        if not self.host_allowed(request.headers.get("host")):
+            return PlainTextResponse("refused: this page answers only to the host names it was started for "
+                                     "(cmem review --allow-host adds one)\n", status_code=400)
         if self.token is None:
             return None
         offered = request.query_params.get("token")
@@ -86,8 +107,19 @@ class Guard:
         return form
 
 
+def host_form(name: str) -> str:
+    """A host name as a Host header carries it, for comparing: lower case, an IPv6 address
+    compressed and in brackets, an IPv4 address as it is."""
+    bare = name[1:-1] if name.startswith("[") and name.endswith("]") else name
+    try:
+        address = ipaddress.ip_address(bare)
+    except ValueError:
+        return name.lower()
+    return f"[{address}]" if address.version == 6 else str(address)
+
+
 class TokenGate:
-    """ASGI middleware: every HTTP request passes `Guard.admit` first."""
+    """ASGI middleware: every HTTP request passes `Guard.admit` (Host, then token) first."""
 
     def __init__(self, app: ASGIApp, guard: Guard):
         self.app = app

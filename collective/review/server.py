@@ -1,21 +1,28 @@
 """Serving the review page with uvicorn on a socket bound here (so a bad address or a
-port in use is one line, not a server's log), loopback unless a token guards it."""
+port in use is one line, not a server's log), loopback unless a token guards it, and
+only to requests whose Host is one of the page's own names."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import ipaddress
+import re
 import signal
 import socket
 import threading
-from typing import TYPE_CHECKING, Callable, ContextManager
+from typing import TYPE_CHECKING, Callable, ContextManager, Sequence
 
 from ..errors import BadInput, CollectiveError
-from .guard import TOKEN_RULE, valid_token
+from .guard import TOKEN_RULE, host_form, valid_token
 
 if TYPE_CHECKING:
     from ..agent import Agent
+
+
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
+_LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
+HOST_NAME_RE = re.compile(rf"(?=.{{1,253}}$){_LABEL}(?:\.{_LABEL})*")
 
 
 class CannotListen(CollectiveError, OSError):
@@ -37,18 +44,48 @@ def check_bind(host: str, token: str | None) -> str:
     return str(ip)
 
 
+def page_hosts(address: str, allow_hosts: Sequence[str] = ()) -> frozenset[str]:
+    """The names a request's Host may carry: the address the page listens on, loopback's names
+    when it listens there (a loopback address, or every address), and each name in `allow_hosts`
+    (a host name or IP address, without a port)."""
+    names = {host_form(address)}
+    ip = ipaddress.ip_address(address)
+    if ip.is_loopback or ip.is_unspecified:
+        names.update(LOOPBACK_NAMES)
+    for name in allow_hosts:
+        if not (_is_ip(name) or HOST_NAME_RE.fullmatch(name)):
+            raise BadInput("allow-host", f"{name!r} is not a host name or IP address (give it without a port)")
+        names.add(host_form(name))
+    return frozenset(names)
+
+
+def _is_ip(name: str) -> bool:
+    try:
+        ipaddress.ip_address(name[1:-1] if name.startswith("[") and name.endswith("]") else name)
+    except ValueError:
+        return False
+    return True
+
+
 class ReviewServer:
-    """The page on host:port (0 picks a free port) until `stop()`, or `seconds` pass."""
+    """The page on host:port (0 picks a free port) until `stop()`, or `seconds` pass; it
+    answers requests for its own address and loopback's names, and `allow_hosts`."""
 
     def __init__(self, open_agent: Callable[[], ContextManager[Agent]], *, reviewer: str, host: str = "127.0.0.1",
-                 port: int = 0, token: str | None = None):
+                 port: int = 0, token: str | None = None, allow_hosts: Sequence[str] = ()):
         self.address = check_bind(host, token)
         if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65535:
             raise BadInput("port", f"must be a whole number from 0 to 65535, got {port!r}")
+        self.hosts = page_hosts(self.address, allow_hosts)
         self.token = token
         from .app import build_app
-        self._server = _server(build_app(open_agent, reviewer=reviewer, token=token))
-        self._socket = _listen(self.address, port)
+        self._socket = _listen(self.address, port)  # first: the Host check needs the port it got
+        try:
+            self._server = _server(build_app(open_agent, reviewer=reviewer, token=token, hosts=self.hosts,
+                                             port=self.port))
+        except BaseException:
+            self._socket.close()
+            raise
 
     @property
     def port(self) -> int:

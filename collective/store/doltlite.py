@@ -101,6 +101,9 @@ class DoltliteRepository(SqlRepository):
             if self.remotes().get(remote, "").startswith("https:"):  # TLS fails with the same words
                 text += " (or its certificate is not trusted: a private one needs DOLTLITE_CA_FILE)"
             return RemoteUnreachable(remote, text)
+        if lowered == "internal error" and self.remotes().get(remote, "").startswith("http"):
+            return StorageError(f"the commons server failed: {text} (it answers so to a push to a commons it "
+                                "may not create: start it with --allow-create, or check its log)")
         if "not a database" in lowered:
             return NotACommons(remote, f"{remote!r} is not a commons database")
         if "remote request failed" in lowered:  # a Dolt remotesapi answered in gRPC

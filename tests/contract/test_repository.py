@@ -637,7 +637,7 @@ def lite_server(tmp_path):
     from collective.store.commons_server import CommonsServer
     folder = tmp_path / "served"
     folder.mkdir()
-    with CommonsServer(folder) as server:
+    with CommonsServer(folder, allow_create=True) as server:  # the first push makes a commons
         yield server
 
 

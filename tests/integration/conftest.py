@@ -62,7 +62,7 @@ def commons_url(request, tmp_path, engine):
     if request.param == "file":
         yield f"file://{folder / 'commons.db'}"
         return
-    server = CommonsServer(folder, bind="127.0.0.1", port=0).start()
+    server = CommonsServer(folder, bind="127.0.0.1", port=0, allow_create=True).start()  # the first push makes it
     try:
         yield server.url_for("commons.db")
     finally:

@@ -64,7 +64,8 @@ def locked_commons(tmp_path, tls_pair):
     served.mkdir()
     keys.mkdir()
     cert, key = tls_pair
-    with CommonsServer(served, cert=cert, key=key, auth_keys=keys, audience="127.0.0.1") as server:
+    with CommonsServer(served, cert=cert, key=key, auth_keys=keys, audience="127.0.0.1",
+                        allow_create=True) as server:
         yield server
 
 
@@ -283,7 +284,8 @@ def test_serve_commons_with_tls_and_auth_keys_from_the_cli(tmp_path, home, hash_
     cert, key = tls_pair
     server = subprocess.Popen([sys.executable, "-m", "collective.cli", "serve-commons", str(served), "--json",
                                "--cert", str(cert), "--key", str(key), "--auth-keys", str(keys),
-                               "--audience", "127.0.0.1"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                               "--audience", "127.0.0.1", "--allow-create"],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         started = json.loads(server.stdout.readline())
         assert started["url"].startswith("https://127.0.0.1:") and started["authenticated"] is True

@@ -16,7 +16,7 @@ pytestmark = pytest.mark.usefixtures("engine")  # kept per engine; the served co
 def test_serve_commons_prints_its_url_serves_and_stops_on_a_signal(tmp_path, home, hash_embedder):
     folder = tmp_path / "served"
     folder.mkdir()
-    server = subprocess.Popen([sys.executable, "-m", "collective.cli", "serve-commons", str(folder)],
+    server = subprocess.Popen([sys.executable, "-m", "collective.cli", "serve-commons", str(folder), "--allow-create"],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         url = server.stdout.readline().strip()

@@ -32,9 +32,12 @@ demo-mars: setup
 # suite, which includes tests/integration/test_wheel.py: the built wheel, installed
 # offline in a fresh venv, runs `cmem` (select it alone with -m wheel), and tests/browser/,
 # which drive chromium through Playwright (select them alone with -m browser).
+# TEST_WORKERS: pytest-xdist processes; more than the cores, since many tests wait on servers
+# and child processes. `worksteal` moves queued tests from a busy worker to an idle one.
+TEST_WORKERS ?= 3
 test: setup dolt chromium
 	$(BIN)/lint-imports
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist worksteal --durations=15
 
 bench: setup
 	$(BIN)/python scripts/bench_store_recall.py

@@ -8,6 +8,7 @@ CMEM_REQUIRE_DOLT=1 (CI) a missing dolt fails them instead.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import re
 from collections import Counter
@@ -87,18 +88,49 @@ def dolt_binary():
 COMMONS_USER, COMMONS_PASSWORD = "commons-agent", "commons-agent-password"
 
 
+_SESSION_DOLT: dict = {}  # this process's session server: its address and the databases it began with
+
+
 @pytest.fixture(scope="session")
 def dolt_server(tmp_path_factory):
     """One Dolt sql-server for the session (mysql://root:PASSWORD@127.0.0.1:PORT); each test's
-    agents get their own databases. It knows the password of a remotesapi commons' user."""
+    agents get their own databases, dropped when the test ends (pytest_runtest_teardown below),
+    so the server holds only the running test's. It knows the password of a remotesapi commons' user."""
     from collective.store.dolt_process import ManagedDoltServer
     require_dolt()
     server = ManagedDoltServer(tmp_path_factory.mktemp("dolt-server"))
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("DOLT_REMOTE_PASSWORD", COMMONS_PASSWORD)
         server.ensure_running()
+    address = server.address("")
+    _SESSION_DOLT.update(address=address, kept=set(_databases(address)))
     yield server.url()
+    _SESSION_DOLT.clear()
     server.stop()
+
+
+def _databases(address) -> list[str]:
+    from collective.store.doltserver import connect
+    conn = connect(address)
+    try:
+        with conn.cursor() as cursor:
+            cursor.execute("SHOW DATABASES")
+            return [row[0] for row in cursor.fetchall()]
+    finally:
+        conn.close()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_teardown(item):
+    """After the test's fixtures closed its agents: drop the databases it made on the session
+    server. Every test makes its own, so keeping them only grew the server (5 GB by the end)."""
+    yield
+    if not _SESSION_DOLT:
+        return
+    from collective.store.doltserver import drop_database
+    address = _SESSION_DOLT["address"]
+    for name in set(_databases(address)) - _SESSION_DOLT["kept"]:
+        drop_database(dataclasses.replace(address, database=name))
 
 
 @contextlib.contextmanager

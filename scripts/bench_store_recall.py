@@ -14,7 +14,7 @@ it was met, and the machine load, so numbers from a busy machine say so:
   `python -c pass` started the same way.
 
     python scripts/bench_store_recall.py            # 10k store, 100k recall, 10 cli runs
-    python scripts/bench_store_recall.py --quick    # smaller, about a minute
+    python scripts/bench_store_recall.py --quick    # 200 store, 1k recall, 2 cli runs: seconds
 """
 
 from __future__ import annotations
@@ -39,8 +39,11 @@ from collective.core.scoring import BOOST_MAX, BOOST_STEP
 from collective.embed import HashEmbedder
 from collective.store.sql import migrations, split_statements
 
+from benchkit import parse_args
+
 DIM = 384
 SEED = 20260401
+QUICK = {"n": 200, "recall_n": 1_000, "queries": 20, "cli_runs": 2}
 
 
 def load() -> float:
@@ -248,13 +251,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--recall-n", type=int, default=100_000, help="memories to recall over (default 100000)")
     parser.add_argument("--queries", type=int, default=300, help="recall queries (default 300)")
     parser.add_argument("--cli-runs", type=int, default=10, help="timed `cmem store` runs (default 10)")
-    parser.add_argument("--quick", action="store_true", help="2k store, 20k recall, 100 queries, 5 cli runs")
     parser.add_argument("--only", choices=["store", "recall", "cli"], action="append",
                         help="run only this measurement (repeatable)")
     parser.add_argument("--workdir", help="keep the databases in this folder (default: a temporary one, removed)")
-    args = parser.parse_args(argv)
-    if args.quick:
-        args.n, args.recall_n, args.queries, args.cli_runs = 2_000, 20_000, 100, 5
+    args = parse_args(parser, argv, QUICK)
     chosen = set(args.only or ["store", "recall", "cli"])
     work = Path(args.workdir) if args.workdir else Path(tempfile.mkdtemp(prefix="cmem-bench-"))
     work.mkdir(parents=True, exist_ok=True)

@@ -14,7 +14,7 @@ it was met, and the machine load, so numbers from a busy machine say so:
   `python -c pass` started the same way.
 
     python scripts/bench_store_recall.py            # 10k store, 100k recall, 10 cli runs
-    python scripts/bench_store_recall.py --quick    # 200 store, 1k recall, 2 cli runs: seconds
+    python scripts/bench_store_recall.py --quick    # 200 store, 500 recall, 2 cli runs: seconds
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ from benchkit import parse_args
 
 DIM = 384
 SEED = 20260401
-QUICK = {"n": 200, "recall_n": 1_000, "queries": 20, "cli_runs": 2}
+QUICK = {"n": 200, "recall_n": 500, "queries": 20, "cli_runs": 2}
 
 
 def load() -> float:

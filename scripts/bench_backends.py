@@ -6,7 +6,8 @@ engine, in child processes whose new agents are created on that engine
 and prints one JSON line per measurement with both engines' numbers: the
 embedded default is the baseline of the same run.
 
-    python scripts/bench_backends.py [--quick]
+    python scripts/bench_backends.py            # 10k store, 100k recall, 10k into 100k
+    python scripts/bench_backends.py --quick    # each child's --quick: seconds
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ sys.path.insert(0, str(HERE.parent))
 
 from collective.store.dolt_process import ManagedDoltServer, find_dolt  # noqa: E402
 
+from benchkit import parse_args  # noqa: E402
+
 
 def run(script: str, args: list[str], env: dict) -> list[dict]:
     result = subprocess.run([sys.executable, str(HERE / script), *args], env=env, capture_output=True,
@@ -36,18 +39,17 @@ def run(script: str, args: list[str], env: dict) -> list[dict]:
 
 def measurements(engine: str, quick: bool, env: dict) -> dict[str, dict]:
     env = {**env, "CMEM_BACKEND": engine}
-    store_args = ["--only", "store", "--only", "recall"] + (["--quick"] if quick else [])
-    merge_args = ["--n-local", "20000", "--n-remote", "2000"] if quick else []
+    quick_args = ["--quick"] if quick else []
+    store_args = ["--only", "store", "--only", "recall", *quick_args]
     out = {}
-    for record in run("bench_store_recall.py", store_args, env) + run("bench_merge.py", merge_args, env):
+    for record in run("bench_store_recall.py", store_args, env) + run("bench_merge.py", quick_args, env):
         out[record.get("measurement") or record.get("bench", "?")] = record
     return out
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--quick", action="store_true", help="smaller sizes (a minute, not several)")
-    args = parser.parse_args()
+    args = parse_args(parser, argv, {})
     find_dolt()
     with tempfile.TemporaryDirectory(prefix="cmem-bench-backends-") as work:
         server = ManagedDoltServer(Path(work) / "dolt-server")

@@ -14,6 +14,7 @@ incremental with 1% changed at 100k <= 5 s; 100k / 10k <= 15.
 
     python scripts/bench_dream.py                       # 2k baseline, 10k, 100k
     python scripts/bench_dream.py --sizes 2000 10000    # a quicker look
+    python scripts/bench_dream.py --quick               # 100 baseline, 200: seconds
 """
 
 from __future__ import annotations
@@ -32,11 +33,14 @@ import dream
 from collective.agent import Agent, MemoryInput
 from collective.model import utcnow
 
+from benchkit import parse_args
+
 OBJECTS = ["Coolant pump", "Rover", "Airlock", "Solar array", "Water valve", "Drill", "Heat exchanger"]
 STATES = [("is running", "is not running"), ("is sealed", "is not sealed"), ("passed its inspection",
                                                                             "failed its inspection")]
 PER_TOPIC = 10
 BATCH = 10_000
+QUICK = {"sizes": [200], "baseline": 100}
 
 
 class VectorsOnly:
@@ -147,7 +151,7 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
     parser.add_argument("--baseline", type=int, default=2_000)
     parser.add_argument("--dim", type=int, default=384)
-    args = parser.parse_args(argv)
+    args = parse_args(parser, argv, QUICK)
     max_size = max(args.sizes)
     with tempfile.TemporaryDirectory() as tmp:
         home = Path(tmp)

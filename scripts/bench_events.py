@@ -13,7 +13,7 @@ each with a baseline measured in the same run:
   publish_async of the same signed messages with the same headers, acks awaited.
 
     python scripts/bench_events.py            # 500 stores, 10k events
-    python scripts/bench_events.py --quick    # 100 stores, 2k events
+    python scripts/bench_events.py --quick    # 20 stores, 200 events: seconds
 """
 
 from __future__ import annotations
@@ -40,6 +40,8 @@ from sync.events.local_server import NatsServer
 from sync.events.publisher import Publisher
 from sync.events.service import Listener
 from sync.events.signing import sign
+
+from benchkit import parse_args
 
 TARGET_P99_MS = 20.0
 TARGET_DRAIN = 5000.0
@@ -179,16 +181,13 @@ async def run(root: Path, n: int, m: int) -> None:
         server.stop()
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--quick", action="store_true", help="100 stores and 2k events")
-    parser.add_argument("--stores", type=int, default=None)
-    parser.add_argument("--events", type=int, default=None)
-    args = parser.parse_args()
-    n = args.stores or (100 if args.quick else 500)
-    m = args.events or (2000 if args.quick else 10_000)
+    parser.add_argument("--stores", type=int, default=500, help="stores timed one at a time (default 500)")
+    parser.add_argument("--events", type=int, default=10_000, help="events in the outbox drained (default 10000)")
+    args = parse_args(parser, argv, {"stores": 20, "events": 200})
     with tempfile.TemporaryDirectory(prefix="cmem-bench-events-") as folder:
-        asyncio.run(run(Path(folder), n, m))
+        asyncio.run(run(Path(folder), args.stores, args.events))
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ JSON line with the p50 and p95 of each, in milliseconds.
 
     python scripts/bench_mcp.py                  # the default embedder (MiniLM), 100 calls each
     python scripts/bench_mcp.py --embedder hash  # the tests' hashing embedder: no model time
+    python scripts/bench_mcp.py --quick          # 5 calls each: seconds
 """
 
 from __future__ import annotations
@@ -32,6 +33,8 @@ from mcp.client.stdio import stdio_client
 
 from collective.agent import Agent
 from collective.embed import HashEmbedder
+
+from benchkit import parse_args
 
 CMEM = str(Path(sys.executable).parent / "cmem")
 TOPICS = ("coolant pump", "airlock seal", "rover battery", "solar array", "dust storm", "water recycler",
@@ -100,14 +103,15 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--calls", type=int, default=100, help="Timed calls of each kind on each side.")
     parser.add_argument("--embedder", choices=("minilm", "hash"), default="minilm",
                         help="minilm (the default embedder) or hash (the tests' hashing embedder).")
-    args = parser.parse_args(argv)
+    args = parse_args(parser, argv, {"calls": 5})
     with tempfile.TemporaryDirectory(prefix="bench-mcp-") as work:
         home = Path(work)
         chosen = HashEmbedder(384) if args.embedder == "hash" else None
         Agent.init("served", home=home, embedder=chosen).close()
         with Agent.init("local", home=home, embedder=chosen) as local:
             times = anyio.run(measure, home, args.calls, args.embedder, local)
-    record = {"bench": "mcp_tool_call", "embedder": args.embedder, "calls": args.calls}
+    record = {"bench": "mcp_tool_call", "embedder": args.embedder, "calls": args.calls,
+              "baseline": "the same Agent call in this process, alternating with the calls through MCP"}
     for tool in ("store", "recall"):
         served, baseline = times[f"{tool}_mcp"], times[f"{tool}_in_process"]
         record[tool] = {"mcp_p50_ms": ms(served, 50), "in_process_p50_ms": ms(baseline, 50),

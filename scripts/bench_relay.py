@@ -7,6 +7,7 @@ delay: one step departs (fetch, priority check, pin), the next lands (compare-an
 pushes). Prints one JSON line.
 
     python scripts/bench_relay.py [--agents 10] [--memories 1000]
+    python scripts/bench_relay.py --quick    # 2 agents of 20 memories: seconds
 """
 
 from __future__ import annotations
@@ -28,6 +29,10 @@ from sync.clock import VirtualClock  # noqa: E402
 from sync.link import Link, Site  # noqa: E402
 from sync.relay import Relay  # noqa: E402
 
+from benchkit import parse_args  # noqa: E402
+
+QUICK = {"agents": 2, "memories": 20}
+
 
 def build(root: Path, agents: int, memories: int) -> list[str]:
     embedder, names = HashEmbedder(dim=384), [f"earth-{n}" for n in range(agents)]
@@ -44,11 +49,11 @@ def build(root: Path, agents: int, memories: int) -> list[str]:
     return names
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--agents", type=int, default=10)
     parser.add_argument("--memories", type=int, default=1000)
-    args = parser.parse_args()
+    args = parse_args(parser, argv, QUICK)
     with tempfile.TemporaryDirectory(prefix="cmem-bench-relay-") as scratch:
         root = Path(scratch)
         names = build(root, args.agents, args.memories)

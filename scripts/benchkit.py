@@ -1,0 +1,25 @@
+"""What every scripts/bench_*.py shares: the --quick flag.
+
+A quick run takes the same code paths at tiny sizes, in seconds, so that the test
+suite can run every benchmark (tests/integration/test_benchmarks.py) and none of them
+rots unnoticed. Its figures say nothing about speed.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any, Sequence
+
+
+def parse_args(parser: argparse.ArgumentParser, argv: Sequence[str] | None,
+               quick: dict[str, Any]) -> argparse.Namespace:
+    """Adds --quick, whose sizes (`quick`, by destination) replace the defaults; sizes
+    given on the command line still win."""
+    shown = ", ".join(f"{name.replace('_', '-')} {value}" for name, value in quick.items())
+    parser.add_argument("--quick", action="store_true",
+                        help="tiny sizes, seconds: checks that the benchmark runs" + (f" ({shown})" if shown else ""))
+    args = parser.parse_args(argv)
+    if args.quick:
+        parser.set_defaults(**quick)
+        args = parser.parse_args(argv)
+    return args

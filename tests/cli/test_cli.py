@@ -17,6 +17,7 @@ from click.testing import CliRunner
 
 from collective.cli import cli
 from collective.config import Home
+from collective.embed import default_embedder
 from collective.store import Location
 
 # The storage behaviour is the same on both engines.
@@ -131,6 +132,58 @@ def test_home_and_agent_precedence(home, tmp_path, real_embedder):
     (home / "cmem.toml").write_text('agent = "mars-1"\n[recall]\nfade_treshold = 0.01\n')
     result = cmem("status", env=env, ok=False)
     assert result.exit_code == 2 and result.stderr.strip() == "Error: cmem.toml: unknown setting 'fade_treshold'"
+
+
+BROKEN_TOML = [
+    (b'[recall]\nrecall_floor = nan\n', "[recall] recall_floor must be a finite number, got nan"),
+    (b'[merge]\namplitude_cap = -inf\n', "[merge] amplitude_cap must be a finite number, got -inf"),
+    (b'[recall]\nfade_threshold = "low"\n', "[recall] fade_threshold must be a finite number, got 'low'"),
+    (b'[storage]\ngc_every = 2.5\n', "[storage] gc_every must be a whole number, got 2.5"),
+    (b'recall = 3\n', "[recall] must be a table, got 3"),
+    (b'[trust]\nhalf_lives = {knowledge = 0}\n', "[trust] half_lives.knowledge must be more than 0 days"),
+    (b'[dream]\nlayer_days = [1.0, inf]\n', "[dream] layer_days must be a finite number, got inf"),
+    (b'collective = 7\n', "collective must be text, got 7"),
+    (b'# caf\xe9\n', "cmem.toml is not valid UTF-8 (byte 0xe9 at position 5)"),
+    (None, "cmem.toml: Is a directory"),
+]
+
+
+@pytest.mark.parametrize("toml, problem", BROKEN_TOML, ids=[p.split(" must")[0][:30] for _, p in BROKEN_TOML])
+def test_a_cmem_toml_that_cannot_be_used_is_one_line_naming_the_setting(stored, toml, problem):
+    home = stored[0]
+    config = home / "cmem.toml"
+    config.unlink()
+    if toml is None:
+        config.mkdir()
+    else:
+        config.write_bytes(toml)
+    before = db_state(home)
+    files = sorted(p.relative_to(home) for p in home.rglob("*"))
+    commands = [["dream"]] if "[dream]" in problem else [["recall", "the coolant pump"], ["status"], ["dream"]]
+    for command in commands:
+        result = cmem(*command, "--home", str(home), "--agent", "earth-1", ok=False)
+        assert result.exit_code == 2 and result.stdout == "", (command, result.output)
+        lines = result.stderr.splitlines()
+        assert len(lines) == 1 and lines[0].startswith("Error: cmem.toml: ") and problem in lines[0], lines
+    assert db_state(home) == before and sorted(p.relative_to(home) for p in home.rglob("*")) == files
+
+
+def test_a_tokenizer_variable_naming_no_tokenizer_is_one_line_naming_it(stored, tmp_path):
+    home = stored[0]
+    (tmp_path / "words.json").write_text('{"not": "a tokenizer"}')
+    (tmp_path / "latin1.json").write_bytes(b"caf\xe9")
+    before = db_state(home)
+    try:
+        for target in (tmp_path / "words.json", tmp_path / "latin1.json", tmp_path, tmp_path / "absent.json"):
+            default_embedder.cache_clear()  # each `cmem` process loads it once; here it is one process
+            result = cmem("store", "the hatch is sealed", "--home", str(home), env={"CMEM_TOKENIZER": str(target)},
+                          ok=False)
+            assert result.exit_code == 2 and result.stdout == "", result.output
+            lines = result.stderr.splitlines()
+            assert len(lines) == 1 and lines[0].startswith(f"Error: CMEM_TOKENIZER: {target} "), lines
+    finally:
+        default_embedder.cache_clear()
+    assert db_state(home) == before
 
 
 def test_settings_precedence(home, monkeypatch):

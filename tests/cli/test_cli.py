@@ -462,6 +462,32 @@ def test_an_operational_failure_exits_1_in_one_line_and_leaves_the_log_alone(wit
     assert log_json(home) == log
 
 
+def test_pull_from_an_unknown_peer_is_refused_before_fetching(with_commons, tmp_path):
+    home = with_commons
+    url = cmem_json("remote", "list", "--home", str(home))["origin"]
+    cmem_json("init", "--agent", "mars-1", "--home", str(home))
+    cmem_json("remote", "add", "origin", url, "--home", str(home), "--agent", "mars-1")
+    cmem_json("push", "--home", str(home), "--agent", "mars-1")  # earth-1 has not fetched it yet
+    repo = open_repo(home)
+    try:
+        fetched = repo.remote_branches()
+    finally:
+        repo.close()
+    assert "origin/mars-1/working" not in fetched
+    for peers, line in ((["nobody"], "Error: peer: no branch nobody/working on remote 'origin'"),
+                        (["earth-1"], "Error: peer: earth-1 is this agent; a pull takes its peers' memories"),
+                        (["mars-1", "Mars 1"], "Error: peer: 'Mars 1' is not a valid agent id")):
+        args = [arg for peer in peers for arg in ("--from", peer)]
+        result = cmem("pull", *args, "--home", str(home), "--agent", "earth-1", ok=False)
+        assert result.exit_code == 2 and result.stdout == "" and result.stderr.startswith(line), result.output
+        assert len(result.stderr.splitlines()) == 1
+    repo = open_repo(home)
+    try:
+        assert repo.remote_branches() == fetched  # nothing fetched: no network or disk work before the check
+    finally:
+        repo.close()
+
+
 def test_index_and_pull_print_their_result_and_no_progress_off_a_terminal(with_commons):
     h = str(with_commons)
     for args in (["index"], ["pull", "--dry-run"], ["pull"]):

@@ -6,6 +6,7 @@ import io
 import json
 import math
 import os
+import socket
 import subprocess
 import sys
 import time
@@ -105,6 +106,21 @@ def test_init_again_fails_unless_exist_ok(cli_home):
     ok = cmem_json("init", "--agent", "earth-1", "--home", h, "--exist-ok")
     assert ok["head"] == before[0]
     assert db_state(cli_home) == before and (cli_home / "agents/earth-1/ed25519.pem").read_bytes() == key
+
+
+def test_a_failed_init_leaves_no_folder_behind(home):
+    closed = socket.socket()
+    closed.bind(("127.0.0.1", 0))  # bound, never listening: nothing answers there
+    port = closed.getsockname()[1]
+    try:
+        for where in (home, home / "made-by-init"):
+            result = cmem("init", "--agent", "earth-1", "--home", str(where), "--backend", "dolt",
+                          env={"CMEM_DOLT_SERVER": f"mysql://root:pw@127.0.0.1:{port}"}, ok=False)
+            assert result.exit_code == 1 and result.stdout == ""
+            assert result.stderr.splitlines() == [result.stderr.strip()] and "127.0.0.1" in result.stderr
+    finally:
+        closed.close()
+    assert list(home.iterdir()) == []  # no agent folder, nor the home init would have made
 
 
 # --- configuration precedence --------------------------------------------------------------------

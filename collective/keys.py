@@ -19,8 +19,10 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterator
 
+from .errors import BadInput
 from .identity import Identity, KeyFileError, fingerprint, rotation_claim
 from .model import iso, utcnow
+from .model.refs import working_branch
 from .store.tables import Tables
 
 if TYPE_CHECKING:
@@ -33,10 +35,12 @@ LOCK_SUFFIX = ".lock"
 def rotate(repo: Repository, tables: Tables, identity: Identity, key_path: Path, *,
            agent_id: str) -> tuple[Identity, dict]:
     """Make a new key, sign it with the current one, publish the rotation; one commit."""
+    if repo.active_branch() != working_branch(agent_id):  # where peers read the agent's key
+        raise BadInput("branch", f"a key is rotated on {working_branch(agent_id)}, not {repo.active_branch()}")
     next_path = _next(key_path)
     with _turn(key_path):
         identity = _settle(tables, key_path, agent_id)  # another process may have rotated since we opened
-        if tables.agents.public_key(agent_id) != identity.public_key:
+        if _named(tables, agent_id) != identity.public_key:
             raise KeyFileError(f"{key_path} is not the key {agent_id}'s own row names; "
                                f"restore the key file before rotating")
         new = Identity.generate(next_path)
@@ -60,7 +64,7 @@ def rotate(repo: Repository, tables: Tables, identity: Identity, key_path: Path,
 def recover(tables: Tables, identity: Identity, key_path: Path, *, agent_id: str) -> Identity:
     """The key to use: `identity` (as loaded), unless a rotation was interrupted (finished or
     undone here) or another process rotated since it was loaded (its key is read again)."""
-    if not _next(key_path).exists() and tables.agents.public_key(agent_id) == identity.public_key:
+    if not _next(key_path).exists() and _named(tables, agent_id) == identity.public_key:
         return identity
     with _turn(key_path):
         return _settle(tables, key_path, agent_id)
@@ -75,7 +79,7 @@ def _settle(tables: Tables, key_path: Path, agent_id: str) -> Identity:
             pending = Identity.load(next_path)
         except KeyFileError:  # cut short while being written: the commit that would name it never came
             pending = None
-        if pending is not None and tables.agents.public_key(agent_id) == pending.public_key:
+        if pending is not None and _named(tables, agent_id) == pending.public_key:
             os.replace(next_path, key_path)
             return pending
         next_path.unlink()
@@ -91,6 +95,12 @@ def _turn(key_path: Path) -> Iterator[None]:
         yield
     finally:
         os.close(fd)  # closing releases the lock
+
+
+def _named(tables: Tables, agent_id: str) -> str | None:
+    """The key the agent's own row names where rotations commit (its working branch), whichever
+    branch it is opened on."""
+    return tables.agents.public_key(agent_id, as_of=working_branch(agent_id))
 
 
 def _next(key_path: Path) -> Path:

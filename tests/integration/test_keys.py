@@ -14,7 +14,7 @@ import pytest
 
 from collective import keys
 from collective.agent import Agent
-from collective.errors import CollectiveError
+from collective.errors import BadInput, CollectiveError
 from collective.exchange.push import AgentRecreated
 from collective.identity import Identity, fingerprint, rotation_claim, verify
 
@@ -274,3 +274,12 @@ def test_rotations_at_once_in_two_processes_leave_one_chain_and_the_key_the_row_
         chain = rotation_chain(again, first)
         assert len(chain) == 2 * rounds + 1 and chain[-1] == again.identity.public_key
         key_file_agrees(again)
+
+
+def test_a_key_is_rotated_only_on_the_working_branch_where_peers_read_it(agent, home, hash_embedder):
+    key = agent.key_path.read_bytes()
+    with Agent.open("earth-1", home=home, embedder=hash_embedder, branch="main") as on_main:
+        head = on_main.repo.head("main")
+        with pytest.raises(BadInput, match="^branch: a key is rotated on earth-1/working, not main$"):
+            on_main.rotate_key()
+        assert on_main.repo.head("main") == head and agent.key_path.read_bytes() == key

@@ -86,12 +86,20 @@ def checked_setting(where: str, value: Any, kind: type | tuple) -> Any:
             raise BadInput("cmem.toml", f"{where} must be a list, got {value!r}")
         return tuple(checked_setting(where, item, kind[0]) for item in value)
     if kind is float:
-        fits = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+        fits = isinstance(value, (int, float)) and not isinstance(value, bool) and _finite(value)
     else:
         fits = isinstance(value, kind) and (kind is bool or not isinstance(value, bool))
     if not fits:
-        raise BadInput("cmem.toml", f"{where} must be {_KIND_NAMES.get(kind, kind.__name__)}, got {value!r}")
+        shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:37] + "..."
+        raise BadInput("cmem.toml", f"{where} must be {_KIND_NAMES.get(kind, kind.__name__)}, got {shown}")
     return float(value) if kind is float else value
+
+
+def _finite(number: float) -> bool:
+    try:
+        return math.isfinite(number)
+    except OverflowError:  # an integer past a float's range (TOML integers have no bound here)
+        return False
 
 
 def tokenizer_override() -> str | None:
@@ -154,8 +162,8 @@ class Home:
         except UnicodeDecodeError as e:
             raise BadInput("cmem.toml", f"{path} is not valid UTF-8 (byte 0x{data[e.start]:02x} at position "
                                         f"{e.start})") from e
-        except tomllib.TOMLDecodeError as e:
-            raise BadInput("cmem.toml", str(e)) from e
+        except ValueError as e:  # TOMLDecodeError, or an integer of more digits than Python converts
+            raise BadInput("cmem.toml", str(e).splitlines()[0]) from e
 
     @property
     def settings(self) -> Settings:

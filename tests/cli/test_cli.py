@@ -155,11 +155,13 @@ BROKEN_TOML = [
     (b'[merge]\namplitude_cap = -inf\n', "[merge] amplitude_cap must be a finite number, got -inf"),
     (b'[recall]\nfade_threshold = "low"\n', "[recall] fade_threshold must be a finite number, got 'low'"),
     (b'[storage]\ngc_every = 2.5\n', "[storage] gc_every must be a whole number, got 2.5"),
+    (b'[recall]\nrecall_floor = 1' + b'0' * 400 + b'\n', "[recall] recall_floor must be a finite number, got 1000"),
     (b'recall = 3\n', "[recall] must be a table, got 3"),
     (b'[trust]\nhalf_lives = {knowledge = 0}\n', "[trust] half_lives.knowledge must be more than 0 days"),
     (b'[dream]\nlayer_days = [1.0, inf]\n', "[dream] layer_days must be a finite number, got inf"),
     (b'collective = 7\n', "collective must be text, got 7"),
     (b'# caf\xe9\n', "cmem.toml is not valid UTF-8 (byte 0xe9 at position 5)"),
+    (b'[storage]\ngc_every = 1' + b'0' * 5000 + b'\n', "cmem.toml: Exceeds the limit (4300 digits)"),
     (None, "cmem.toml: Is a directory"),
 ]
 

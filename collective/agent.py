@@ -17,7 +17,7 @@ from .errors import AgentExists, BadInput
 from .exchange import Exchange
 from .exchange.remotes import Remotes
 from .index.keeper import IndexKeeper
-from .model import DEFAULT_AMPLITUDE, Memory, events, utcnow, validate_content, validate_vector
+from .model import DEFAULT_AMPLITUDE, Memory, events, utcnow, validate_content, validate_ref, validate_vector
 from .peers import Peers
 from .promotion import Promotions
 from .quarantine.disputes import Disputes
@@ -161,11 +161,11 @@ class Agent:
         promoted to main."""
         query_vector = validate_vector(vector if vector is not None else
                                        self.model.embed([validate_content(query, "query")])[0], self.dim)
-        return self.recaller.recall(query_vector, k=k, as_of=as_of, include_faded=include_faded,
+        return self.recaller.recall(query_vector, k=k, as_of=validate_ref(as_of), include_faded=include_faded,
                                     include_refuted=include_refuted, now=now, consensus=consensus)
 
     def get(self, memory_id: str, *, as_of: str | None = None) -> Memory:
-        return self.tables.memories.require(memory_id, as_of=as_of)
+        return self.tables.memories.require(memory_id, as_of=validate_ref(as_of))
 
     def show(self, memory_id: str) -> dict:
         """One memory with its links, access count and the dispute it stands in (or None)."""
@@ -196,7 +196,7 @@ class Agent:
         return compare_texts(a, b, embedder=self.embedder, judge=self.judge)
 
     def resolve_as_of(self, ref: str) -> str:
-        return self.recaller.resolve_as_of(ref)
+        return self.recaller.resolve_as_of(validate_ref(ref))
 
     def flush_access(self) -> None:
         self.access.flush()
@@ -231,7 +231,7 @@ class Agent:
         return self.exchange.pull(remote, peers=peers, dry_run=dry_run, progress=progress)
 
     def trust_scores(self, *, as_of: str | None = None) -> dict[str, float]:
-        return self.peers_view.trust_scores(as_of=as_of)
+        return self.peers_view.trust_scores(as_of=validate_ref(as_of))
 
     def peers(self) -> list[dict]:
         return self.peers_view.list()

@@ -8,6 +8,7 @@ CMEM_DOLT_SERVER), read here and passed down to the store.
 
 from __future__ import annotations
 
+import math
 import os
 import tomllib
 from dataclasses import dataclass, field, fields
@@ -44,24 +45,61 @@ class Settings:
     @classmethod
     def from_mapping(cls, raw: Mapping[str, Any]) -> "Settings":
         values: dict[str, Any] = {}
-        sections = {**raw.get("merge", {}), **raw.get("recall", {}), **raw.get("storage", {})}
-        names = {f.name for f in fields(cls)}
-        for key, value in sections.items():
-            if key not in names or key == "half_lives":
-                raise BadInput("cmem.toml", f"unknown setting {key!r}")
-            values[key] = value
-        for key, value in raw.get("events", {}).items():
-            if key == "summary" and isinstance(value, bool):
-                values["event_summary"] = value
-            elif key == "summary_off" and isinstance(value, list) and all(isinstance(v, str) for v in value):
-                values["event_summary_off"] = tuple(value)
-            else:
+        kinds = {f.name: type(f.default) for f in fields(cls) if f.name not in _NOT_PLAIN}
+        for section in ("merge", "recall", "storage"):
+            for key, value in config_table(raw, section).items():
+                if key not in kinds:
+                    raise BadInput("cmem.toml", f"unknown setting {key!r}")
+                values[key] = checked_setting(f"[{section}] {key}", value, kinds[key])
+        for key, value in config_table(raw, "events").items():
+            if key not in ("summary", "summary_off"):
                 raise BadInput("cmem.toml", f"[events] knows summary = true|false and summary_off = [agent ids], "
                                             f"got {key!r}")
-        half_lives = raw.get("trust", {}).get("half_lives")
+            name = "event_summary" if key == "summary" else "event_summary_off"
+            values[name] = checked_setting(f"[events] {key}", value, bool if key == "summary" else (str,))
+        half_lives = config_table(config_table(raw, "trust"), "half_lives", "[trust] half_lives")
+        for category, days in half_lives.items():
+            if checked_setting(f"[trust] half_lives.{category}", days, float) <= 0:
+                raise BadInput("cmem.toml", f"[trust] half_lives.{category} must be more than 0 days, got {days!r}")
         if half_lives:
-            values["half_lives"] = {**trust.DEFAULT_HALF_LIVES_DAYS, **half_lives}
+            values["half_lives"] = {**trust.DEFAULT_HALF_LIVES_DAYS, **{k: float(v) for k, v in half_lives.items()}}
         return cls(**values)
+
+
+_NOT_PLAIN = ("half_lives", "event_summary", "event_summary_off")  # set from [trust] and [events]
+_KIND_NAMES = {float: "a finite number", int: "a whole number", bool: "true or false", str: "text"}
+
+
+def config_table(raw: Mapping[str, Any], key: str, where: str | None = None) -> Mapping[str, Any]:
+    """A section of cmem.toml ({} when absent); BadInput when it is not a table."""
+    table = raw.get(key, {})
+    if not isinstance(table, dict):
+        raise BadInput("cmem.toml", f"{where or f'[{key}]'} must be a table, got {table!r}")
+    return table
+
+
+def checked_setting(where: str, value: Any, kind: type | tuple) -> Any:
+    """A cmem.toml value of the kind its default has (a float: finite; `(kind,)`: a list of
+    them), or BadInput naming the file and the setting."""
+    if isinstance(kind, tuple):
+        if not isinstance(value, list):
+            raise BadInput("cmem.toml", f"{where} must be a list, got {value!r}")
+        return tuple(checked_setting(where, item, kind[0]) for item in value)
+    if kind is float:
+        fits = isinstance(value, (int, float)) and not isinstance(value, bool) and _finite(value)
+    else:
+        fits = isinstance(value, kind) and (kind is bool or not isinstance(value, bool))
+    if not fits:
+        shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:37] + "..."
+        raise BadInput("cmem.toml", f"{where} must be {_KIND_NAMES.get(kind, kind.__name__)}, got {shown}")
+    return float(value) if kind is float else value
+
+
+def _finite(number: float) -> bool:
+    try:
+        return math.isfinite(number)
+    except OverflowError:  # an integer past a float's range (TOML integers have no bound here)
+        return False
 
 
 def tokenizer_override() -> str | None:
@@ -113,12 +151,19 @@ class Home:
     @property
     def config(self) -> dict:
         path = self.root / CONFIG_FILE
-        if not path.exists():
-            return {}
         try:
-            return tomllib.loads(path.read_text(encoding="utf-8"))
-        except tomllib.TOMLDecodeError as e:
-            raise BadInput("cmem.toml", str(e)) from e
+            data = path.read_bytes()
+        except FileNotFoundError:
+            return {}
+        except OSError as e:  # a folder of that name, no permission
+            raise BadInput("cmem.toml", f"cannot read {path}: {e.strerror or e}") from e
+        try:
+            return tomllib.loads(data.decode("utf-8"))
+        except UnicodeDecodeError as e:
+            raise BadInput("cmem.toml", f"{path} is not valid UTF-8 (byte 0x{data[e.start]:02x} at position "
+                                        f"{e.start})") from e
+        except ValueError as e:  # TOMLDecodeError, or an integer of more digits than Python converts
+            raise BadInput("cmem.toml", str(e).splitlines()[0]) from e
 
     @property
     def settings(self) -> Settings:
@@ -135,7 +180,10 @@ class Home:
                       if (p / "memory.db").exists() or (p / "backend.json").exists())
 
     def setting(self, env: str, key: str, default: str | None = None) -> str | None:
-        return os.environ.get(env) or self.config.get(key) or default
+        configured = self.config.get(key)
+        if configured is not None:
+            checked_setting(key, configured, str)
+        return os.environ.get(env) or configured or default
 
     @property
     def collective(self) -> str:

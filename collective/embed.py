@@ -19,11 +19,12 @@ from typing import Protocol, Sequence, runtime_checkable
 import numpy as np
 
 from .config import tokenizer_override
-from .errors import CollectiveError
+from .errors import BadInput, CollectiveError
 
 DEFAULT_MODEL_VERSION = "all-MiniLM-L6-v2-onnx-int8"
 DEFAULT_DIM = 384
 _MAX_TOKENS = 256  # the model was trained with 256-token windows
+_VOCABULARY = 30522  # the model's token ids: its embedding table's rows
 _FAST_START_MAX = 4  # a process's first few texts use an unoptimised session (MiniLMEmbedder._session)
 
 
@@ -51,6 +52,33 @@ def tokenizer_path() -> Traversable:
     return resources.files("collective") / "embed_data" / "tokenizer.json"
 
 
+def load_tokenizer(tokenizer_class: type):
+    """The tokenizer at tokenizer_path(), checked to tokenize for this model: one that
+    CMEM_TOKENIZER names wrongly is bad input (naming the variable), a missing packaged one
+    an incomplete install."""
+    path, explicit = tokenizer_path(), tokenizer_override()
+
+    def refuse(problem: str) -> CollectiveError:
+        if explicit:
+            return BadInput("CMEM_TOKENIZER", f"{path} {problem}")
+        return EmbedderUnavailable(f"the packaged tokenizer {path} {problem}; reinstall collective-memory "
+                                   f"or set CMEM_TOKENIZER")
+
+    if not path.is_file():
+        raise refuse("is not a file")
+    try:
+        # read as text, not by path: package data need not be a file on disk (zip imports)
+        tokenizer = tokenizer_class.from_str(path.read_text(encoding="utf-8"))
+        tokenizer.encode("a word")
+    except (OSError, UnicodeDecodeError) as e:
+        raise refuse(f"cannot be read: {e}") from e
+    except Exception as e:  # tokenizers raises a bare Exception for a file it cannot use
+        raise refuse(f"is not a tokenizer.json this model can use ({str(e).splitlines()[0]})") from e
+    if tokenizer.get_vocab_size() > _VOCABULARY:  # its ids would run past the model's embedding table
+        raise refuse(f"has {tokenizer.get_vocab_size()} tokens; the model knows {_VOCABULARY}")
+    return tokenizer
+
+
 def normalise(rows: np.ndarray) -> np.ndarray:
     rows = np.asarray(rows, dtype=np.float32)
     norms = np.linalg.norm(rows, axis=-1, keepdims=True)
@@ -71,13 +99,7 @@ class MiniLMEmbedder:
             from tokenizers import Tokenizer
         except ImportError as e:  # pragma: no cover - dependency missing
             raise EmbedderUnavailable(f"embedder dependency missing: {e.name}") from e
-        path = tokenizer_path()
-        if not path.is_file():
-            hint = ("check CMEM_TOKENIZER" if tokenizer_override()
-                    else "the collective-memory install is incomplete; reinstall it or set CMEM_TOKENIZER")
-            raise EmbedderUnavailable(f"tokenizer not found at {path}; {hint}")
-        # read as text, not by path: package data need not be a file on disk (zip imports)
-        self._tokenizer = Tokenizer.from_str(path.read_text(encoding="utf-8"))
+        self._tokenizer = load_tokenizer(Tokenizer)
         self._tokenizer.enable_truncation(_MAX_TOKENS)
         self._tokenizer.enable_padding()
         self._ort = ort

@@ -42,6 +42,8 @@ class Identity:
         with os.fdopen(fd, "wb") as f:
             os.fchmod(f.fileno(), 0o600)  # whatever the umask
             f.write(pem)
+            f.flush()
+            os.fsync(f.fileno())  # on disk before a commit names it (a rotation)
         return cls(key)
 
     @classmethod

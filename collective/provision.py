@@ -8,7 +8,9 @@ the database, checks out the agent's branch and applies pending migrations.
 from __future__ import annotations
 
 import json
+import shutil
 from dataclasses import dataclass
+from pathlib import Path
 
 from .config import Home
 from .embed import DEFAULT_DIM, DEFAULT_MODEL_VERSION, Embedder
@@ -44,6 +46,7 @@ def create(agent_id: str, home: Home, *, embedder: Embedder | None = None, displ
     first = not home.agents()
     key_path = folder / KEY_FILE
     key_path.unlink(missing_ok=True)  # an interrupted init left it; nothing refers to it
+    made = _missing_folders(folder)
     repo = None
     try:
         repo = location.create()
@@ -69,9 +72,31 @@ def create(agent_id: str, home: Home, *, embedder: Embedder | None = None, displ
             repo.close()
         location.discard()
         key_path.unlink(missing_ok=True)
+        _remove_made(made)
         raise
     if first:
         home.remember_default_agent(agent_id)
+
+
+def _missing_folders(folder: Path) -> list[Path]:
+    """`folder` and those above it that do not exist yet, deepest first."""
+    missing = []
+    while not folder.exists():
+        missing.append(folder)
+        folder = folder.parent
+    return missing
+
+
+def _remove_made(made: list[Path]) -> None:
+    """A failed init leaves nothing: the agent's folder, if it made it, with what it holds
+    (its credential), then the folders above it that it made and that are empty."""
+    if made:
+        shutil.rmtree(made[0], ignore_errors=True)
+    for folder in made[1:]:
+        try:
+            folder.rmdir()
+        except OSError:  # something else put a file there meanwhile
+            return
 
 
 def exists(agent_id: str, home: Home) -> bool:

@@ -16,7 +16,7 @@ NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 
 
 def validate_name(name: str | None) -> str:
-    if not name or not NAME_RE.fullmatch(name):
+    if not isinstance(name, str) or not NAME_RE.fullmatch(name):
         raise BadInput("name", f"{name!r} is not a valid reviewer name (expected [A-Za-z0-9][A-Za-z0-9._-]{{0,63}})")
     return name
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Any, Mapping
 
+from collective.config import checked_setting, config_table
 from collective.core import scoring
 from collective.errors import BadInput
 
@@ -30,11 +31,11 @@ class DreamSettings:
 
     @classmethod
     def from_mapping(cls, raw: Mapping[str, Any]) -> "DreamSettings":
-        section = raw.get("dream", {})
-        names = {f.name: f for f in fields(cls)}
+        # a tuple's kind is that of its items: layer_days = [1, 7, 30]
+        kinds = {f.name: (float,) if isinstance(f.default, tuple) else type(f.default) for f in fields(cls)}
         values = {}
-        for key, value in section.items():
-            if key not in names:
+        for key, value in config_table(raw, "dream").items():
+            if key not in kinds:
                 raise BadInput("cmem.toml", f"unknown dream setting {key!r}")
-            values[key] = tuple(value) if isinstance(value, list) else value
+            values[key] = checked_setting(f"[dream] {key}", value, kinds[key])
         return cls(**values)

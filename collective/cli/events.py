@@ -166,10 +166,12 @@ def listen(status_every, seconds, servers, collective, home, agent_id, as_json):
     from sync.events.service import Listener
     from sync.policy import PolicySettings
 
+    from ..config import config_table
+
     with cli_errors(), nats_errors():
         with open_agent(home, agent_id) as agent:
             options = _setup(agent, servers, collective)
-            settings = PolicySettings.from_mapping(agent.home.config.get("listen", {}))
+            settings = PolicySettings.from_mapping(config_table(agent.home.config, "listen"))
 
             def show(outcome, pulled) -> None:
                 if outcome.status in ("handled", "dropped"):

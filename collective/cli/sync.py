@@ -30,7 +30,9 @@ def window_options(func):
 
 def _settings(home_config: dict, **given):
     from sync.schedule import SyncSettings
-    return SyncSettings.from_mapping(home_config.get("sync", {})).merged(**given)
+
+    from ..config import config_table
+    return SyncSettings.from_mapping(config_table(home_config, "sync")).merged(**given)
 
 
 def _scheduler(agent, remote, windows, daily, interval, **kwargs):
@@ -159,6 +161,7 @@ def _run_listening(agent, scheduler, stop, servers, collective, as_json) -> None
     from sync.events.service import Listener
     from sync.policy import PolicySettings
 
+    from ..config import config_table
     from .events import _render_decision, _setup
 
     queued = threading.Event()  # a decision to queue wakes the scheduler: the window may be open
@@ -171,7 +174,7 @@ def _run_listening(agent, scheduler, stop, servers, collective, as_json) -> None
 
     async def main():
         listener = Listener(agent, _setup(agent, servers, collective),
-                            PolicySettings.from_mapping(agent.home.config.get("listen", {})), on_outcome=show)
+                            PolicySettings.from_mapping(config_table(agent.home.config, "listen")), on_outcome=show)
 
         async def windows():
             loop = asyncio.get_running_loop()

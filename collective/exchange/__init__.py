@@ -13,11 +13,11 @@ from typing import TYPE_CHECKING, Callable, Sequence
 from .. import merge
 from ..config import Settings
 from ..embedding import EmbeddingModel
-from ..errors import CollectiveError, HistoryRewritten, NotFound, NotShared
+from ..errors import BadInput, CollectiveError, HistoryRewritten, NotFound, NotShared
 from ..identity import Identity
 from ..index.keeper import IndexKeeper
-from ..model import events
-from ..model.refs import QUARANTINE_BRANCH, agent_of_working
+from ..model import events, validate_agent_id
+from ..model.refs import QUARANTINE_BRANCH, agent_of_working, working_branch
 from ..peers import Peers
 from ..promotion import Promotions
 from ..quarantine.service import Quarantine
@@ -74,12 +74,31 @@ class Exchange:
             raise NotShared("verdict", e, {**resolved, "quarantine": {"pushed": False, "error": str(e)}}) from e
         return {**resolved, "quarantine": pushed["quarantine"]}
 
+    def _check_peers(self, peers: Sequence[str], remote: str) -> None:
+        """The peers a pull names, checked before it fetches: bad input writes nothing. A peer
+        this agent has not seen on the remote yet is looked for alone (a fetch of a branch
+        that is not there writes nothing)."""
+        if isinstance(peers, str) or not isinstance(peers, Sequence):
+            raise BadInput("peers", f"must be a list of agent ids, got {peers!r}")
+        for peer in peers:
+            if validate_agent_id(peer, "peer") == self.agent_id:
+                raise BadInput("peer", f"{peer} is this agent; a pull takes its peers' memories")
+        seen = self.repo.remote_branches()
+        for peer in peers:
+            if f"{remote}/{working_branch(peer)}" in seen:
+                continue
+            try:
+                self.repo.fetch(remote, working_branch(peer))
+            except NotFound:
+                raise NotFound("peer", f"no branch {working_branch(peer)} on remote {remote!r}") from None
+
     def pull(self, remote: str | None = None, *, peers: Sequence[str] = (), dry_run: bool = False,
              comparator: merge.Comparator | None = None, progress: Progress | None = None) -> dict:
         """Fetch the commons, take its cases, merge every peer that moved, share the cases.
 
         `refused` names, per peer and for the shared cases, what was not taken and why."""
         remote = self.remotes.choose(remote)
+        self._check_peers(peers, remote)
         with gc_paused():
             started = time.perf_counter()
             heads = self.repo.fetch(remote)

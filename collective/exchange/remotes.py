@@ -6,6 +6,7 @@ import re
 from typing import TYPE_CHECKING
 
 from ..errors import BadInput, NotFound
+from ..model import validate_text
 
 if TYPE_CHECKING:
     from ..store.port import Repository
@@ -19,9 +20,9 @@ class Remotes:
         self.default = default  # CMEM_REMOTE or cmem.toml's `remote`
 
     def add(self, name: str, url: str) -> dict:
-        if not REMOTE_NAME.fullmatch(name or ""):
+        if not isinstance(name, str) or not REMOTE_NAME.fullmatch(name):
             raise BadInput("name", f"{name!r} is not a valid remote name")
-        url = self.repo.validate_remote_url(url)
+        url = self.repo.validate_remote_url(validate_text(url, "url"))
         if name in self.repo.remotes():
             raise BadInput("name", f"remote {name!r} exists already")
         self.repo.add_remote(name, url)
@@ -33,7 +34,7 @@ class Remotes:
     def choose(self, name: str | None) -> str:
         """The remote a command acts on: the one named, the default, or the only one."""
         remotes = self.repo.remotes()
-        chosen = name or self.default
+        chosen = (validate_text(name, "remote") if name is not None else None) or self.default
         if not chosen:
             if len(remotes) == 1:
                 return next(iter(remotes))

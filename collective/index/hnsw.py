@@ -42,6 +42,19 @@ PROGRESS_PART = 5000  # rows added between two progress reports
 _COLUMNS = ("id", "content", "vector", "dim", "model_version", "retracted", "absorbed_into", *SCORE_COLUMNS)
 
 
+def _sidecar_fits(meta) -> bool:
+    """Whether index.json holds what a save writes; anything else (broken, edited) is rebuilt."""
+    return (isinstance(meta, dict) and isinstance(meta.get("head"), (str, type(None)))
+            and all(_whole(meta.get(key)) for key in ("dim", "capacity", "count"))
+            and isinstance(meta.get("model_version"), str)
+            and isinstance(meta.get("deleted"), list) and all(_whole(label) for label in meta["deleted"])
+            and isinstance(meta.get("origins"), list) and all(isinstance(o, str) for o in meta["origins"]))
+
+
+def _whole(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 2**63
+
+
 def indexable(row: dict, model_version: str, dim: int) -> bool:
     return (not row["retracted"] and row["absorbed_into"] is None
             and row["model_version"] == model_version and row["dim"] == dim)
@@ -67,9 +80,13 @@ class VectorIndex:
     # --- files ---------------------------------------------------------
     @staticmethod
     def read_meta(folder: Path) -> dict | None:
-        """The saved index's description (head, count, ...), or None when none was saved."""
-        path = folder / "index.json"
-        return json.loads(path.read_text()) if path.exists() else None
+        """The saved index's description (head, count, ...), or None when none was saved or
+        it is not one this code wrote (broken, edited): the index is derived, so it is rebuilt."""
+        try:
+            meta = json.loads((folder / "index.json").read_bytes())
+        except (OSError, ValueError):
+            return None
+        return meta if _sidecar_fits(meta) else None
 
     @property
     def _scores_path(self) -> Path:
@@ -95,11 +112,11 @@ class VectorIndex:
     def load(self) -> bool:
         import hnswlib
 
-        index_path, ids_path, meta_path = self._paths
+        index_path, ids_path, _ = self._paths
         try:
             with self._lock(exclusive=False):  # never files from two different saves
-                meta = json.loads(meta_path.read_text())
-                if meta.get("dim") != self.dim or meta.get("model_version") != self.model_version:
+                meta = self.read_meta(self.folder)
+                if meta is None or meta.get("dim") != self.dim or meta.get("model_version") != self.model_version:
                     return False
                 ids = [str(x) for x in np.load(ids_path, allow_pickle=False)]
                 scores = np.load(self._scores_path, allow_pickle=False)

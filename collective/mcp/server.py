@@ -12,10 +12,12 @@ from typing import TYPE_CHECKING, Any
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.stdio import stdio_server
 from mcp.types import ToolAnnotations
 from pydantic import ValidationError
 
 from .tools import CHANGING, READ_ONLY, MemoryTools
+from .unreadable import Answering
 
 if TYPE_CHECKING:
     from ..agent import Agent
@@ -29,7 +31,13 @@ INSTRUCTIONS = (
 
 class MemoryServer(MCPServer):
     """MCPServer, with arguments that do not fit a tool's schema refused in one line
-    naming the field, like every other bad input ("k: Input should be a valid integer")."""
+    naming the field, like every other bad input ("k: Input should be a valid integer"),
+    and a request the transport cannot read answered all the same (unreadable.py)."""
+
+    async def run_stdio_async(self) -> None:
+        async with stdio_server() as (read_stream, write_stream):
+            await self._lowlevel_server.run(Answering(read_stream, write_stream), write_stream,
+                                            self._lowlevel_server.create_initialization_options())
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
         try:

@@ -92,7 +92,10 @@ def validate_number(value: Any, field_name: str) -> float:
     """A real number (int or float; bool is not one, nor is text)."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise BadInput(field_name, f"must be a number, got {value!r}")
-    return float(value)
+    try:
+        return float(value)
+    except OverflowError:  # an int past a float's range: its repr can run to thousands of digits
+        raise BadInput(field_name, "must be a number, got one too large for a float") from None
 
 
 def validate_count(value: Any, field_name: str, *, maximum: int) -> int:
@@ -102,9 +105,18 @@ def validate_count(value: Any, field_name: str, *, maximum: int) -> int:
     return int(value)
 
 
-def validate_agent_id(agent_id: str | None) -> str:
+def validate_ref(value: Any, field_name: str = "as-of") -> str | None:
+    """A ref as text (a commit hash, branch, tag or timestamp, resolved later), or None."""
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value.strip():
+        raise BadInput(field_name, f"must be a commit, branch or timestamp, got {value!r}")
+    return validate_text(value, field_name)
+
+
+def validate_agent_id(agent_id: str | None, field_name: str = "agent") -> str:
     if not agent_id or not isinstance(agent_id, str) or not AGENT_ID_RE.fullmatch(agent_id):
-        raise BadInput("agent", f"{agent_id!r} is not a valid agent id (expected [a-z0-9][a-z0-9._-]{{0,63}})")
+        raise BadInput(field_name, f"{agent_id!r} is not a valid agent id (expected [a-z0-9][a-z0-9._-]{{0,63}})")
     return agent_id
 
 

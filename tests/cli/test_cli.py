@@ -6,6 +6,7 @@ import io
 import json
 import math
 import os
+import socket
 import subprocess
 import sys
 import time
@@ -17,6 +18,7 @@ from click.testing import CliRunner
 
 from collective.cli import cli
 from collective.config import Home
+from collective.embed import default_embedder
 from collective.store import Location
 
 # The storage behaviour is the same on both engines.
@@ -106,6 +108,21 @@ def test_init_again_fails_unless_exist_ok(cli_home):
     assert db_state(cli_home) == before and (cli_home / "agents/earth-1/ed25519.pem").read_bytes() == key
 
 
+def test_a_failed_init_leaves_no_folder_behind(home):
+    closed = socket.socket()
+    closed.bind(("127.0.0.1", 0))  # bound, never listening: nothing answers there
+    port = closed.getsockname()[1]
+    try:
+        for where in (home, home / "made-by-init"):
+            result = cmem("init", "--agent", "earth-1", "--home", str(where), "--backend", "dolt",
+                          env={"CMEM_DOLT_SERVER": f"mysql://root:pw@127.0.0.1:{port}"}, ok=False)
+            assert result.exit_code == 1 and result.stdout == ""
+            assert result.stderr.splitlines() == [result.stderr.strip()] and "127.0.0.1" in result.stderr
+    finally:
+        closed.close()
+    assert list(home.iterdir()) == []  # no agent folder, nor the home init would have made
+
+
 # --- configuration precedence --------------------------------------------------------------------
 def test_home_and_agent_precedence(home, tmp_path, real_embedder):
     cmem("init", "--agent", "earth-1", "--home", str(home))
@@ -131,6 +148,60 @@ def test_home_and_agent_precedence(home, tmp_path, real_embedder):
     (home / "cmem.toml").write_text('agent = "mars-1"\n[recall]\nfade_treshold = 0.01\n')
     result = cmem("status", env=env, ok=False)
     assert result.exit_code == 2 and result.stderr.strip() == "Error: cmem.toml: unknown setting 'fade_treshold'"
+
+
+BROKEN_TOML = [
+    (b'[recall]\nrecall_floor = nan\n', "[recall] recall_floor must be a finite number, got nan"),
+    (b'[merge]\namplitude_cap = -inf\n', "[merge] amplitude_cap must be a finite number, got -inf"),
+    (b'[recall]\nfade_threshold = "low"\n', "[recall] fade_threshold must be a finite number, got 'low'"),
+    (b'[storage]\ngc_every = 2.5\n', "[storage] gc_every must be a whole number, got 2.5"),
+    (b'[recall]\nrecall_floor = 1' + b'0' * 400 + b'\n', "[recall] recall_floor must be a finite number, got 1000"),
+    (b'recall = 3\n', "[recall] must be a table, got 3"),
+    (b'[trust]\nhalf_lives = {knowledge = 0}\n', "[trust] half_lives.knowledge must be more than 0 days"),
+    (b'[dream]\nlayer_days = [1.0, inf]\n', "[dream] layer_days must be a finite number, got inf"),
+    (b'collective = 7\n', "collective must be text, got 7"),
+    (b'# caf\xe9\n', "cmem.toml is not valid UTF-8 (byte 0xe9 at position 5)"),
+    (b'[storage]\ngc_every = 1' + b'0' * 5000 + b'\n', "cmem.toml: Exceeds the limit (4300 digits)"),
+    (None, "cmem.toml: Is a directory"),
+]
+
+
+@pytest.mark.parametrize("toml, problem", BROKEN_TOML, ids=[p.split(" must")[0][:30] for _, p in BROKEN_TOML])
+def test_a_cmem_toml_that_cannot_be_used_is_one_line_naming_the_setting(stored, toml, problem):
+    home = stored[0]
+    config = home / "cmem.toml"
+    config.unlink()
+    if toml is None:
+        config.mkdir()
+    else:
+        config.write_bytes(toml)
+    before = db_state(home)
+    files = sorted(p.relative_to(home) for p in home.rglob("*"))
+    commands = [["dream"]] if "[dream]" in problem else [["recall", "the coolant pump"], ["status"], ["dream"]]
+    for command in commands:
+        result = cmem(*command, "--home", str(home), "--agent", "earth-1", ok=False)
+        assert result.exit_code == 2 and result.stdout == "", (command, result.output)
+        lines = result.stderr.splitlines()
+        assert len(lines) == 1 and lines[0].startswith("Error: cmem.toml: ") and problem in lines[0], lines
+    assert db_state(home) == before and sorted(p.relative_to(home) for p in home.rglob("*")) == files
+
+
+def test_a_tokenizer_variable_naming_no_tokenizer_is_one_line_naming_it(stored, tmp_path):
+    home = stored[0]
+    (tmp_path / "words.json").write_text('{"not": "a tokenizer"}')
+    (tmp_path / "latin1.json").write_bytes(b"caf\xe9")
+    before = db_state(home)
+    try:
+        for target in (tmp_path / "words.json", tmp_path / "latin1.json", tmp_path, tmp_path / "absent.json"):
+            default_embedder.cache_clear()  # each `cmem` process loads it once; here it is one process
+            result = cmem("store", "the hatch is sealed", "--home", str(home), env={"CMEM_TOKENIZER": str(target)},
+                          ok=False)
+            assert result.exit_code == 2 and result.stdout == "", result.output
+            lines = result.stderr.splitlines()
+            assert len(lines) == 1 and lines[0].startswith(f"Error: CMEM_TOKENIZER: {target} "), lines
+    finally:
+        default_embedder.cache_clear()
+    assert db_state(home) == before
 
 
 def test_settings_precedence(home, monkeypatch):
@@ -407,6 +478,32 @@ def test_an_operational_failure_exits_1_in_one_line_and_leaves_the_log_alone(wit
     assert result.stderr.splitlines() == [result.stderr.strip()]
     assert result.stderr.startswith("Error: remote 'gone' is unreachable")
     assert log_json(home) == log
+
+
+def test_pull_from_an_unknown_peer_is_refused_before_fetching(with_commons, tmp_path):
+    home = with_commons
+    url = cmem_json("remote", "list", "--home", str(home))["origin"]
+    cmem_json("init", "--agent", "mars-1", "--home", str(home))
+    cmem_json("remote", "add", "origin", url, "--home", str(home), "--agent", "mars-1")
+    cmem_json("push", "--home", str(home), "--agent", "mars-1")  # earth-1 has not fetched it yet
+    repo = open_repo(home)
+    try:
+        fetched = repo.remote_branches()
+    finally:
+        repo.close()
+    assert "origin/mars-1/working" not in fetched
+    for peers, line in ((["nobody"], "Error: peer: no branch nobody/working on remote 'origin'"),
+                        (["earth-1"], "Error: peer: earth-1 is this agent; a pull takes its peers' memories"),
+                        (["mars-1", "Mars 1"], "Error: peer: 'Mars 1' is not a valid agent id")):
+        args = [arg for peer in peers for arg in ("--from", peer)]
+        result = cmem("pull", *args, "--home", str(home), "--agent", "earth-1", ok=False)
+        assert result.exit_code == 2 and result.stdout == "" and result.stderr.startswith(line), result.output
+        assert len(result.stderr.splitlines()) == 1
+    repo = open_repo(home)
+    try:
+        assert repo.remote_branches() == fetched  # nothing fetched: no network or disk work before the check
+    finally:
+        repo.close()
 
 
 def test_index_and_pull_print_their_result_and_no_progress_off_a_terminal(with_commons):

@@ -15,6 +15,8 @@ BAD_STORES = [
     ({"phase": "1.0"}, "phase"),
     ({"stance": ["deny"]}, "stance"),
     ({"category": 3}, "category"),
+    ({"importance": 10**400}, "importance"),
+    ({"phase": -10**400}, "phase"),
 ]
 
 
@@ -59,7 +61,15 @@ def test_store_many_refuses_an_unknown_key_before_writing_any(agent):
     lambda a: a.log(10**20),
     lambda a: a.log(True),
     lambda a: a.recall("x", k=10**20),
-], ids=["get", "forget", "trust", "case", "remote", "log-huge", "log-bool", "recall-k"])
+    lambda a: a.recall("x", as_of=5),
+    lambda a: a.get("x", as_of=5),
+    lambda a: a.trust_scores(as_of=["main"]),
+    lambda a: a.add_remote(5, "file:///tmp/commons.db"),
+    lambda a: a.add_remote("origin", 5),
+    lambda a: a.push(["origin"]),
+    lambda a: a.add_reviewer(5, "key"),
+], ids=["get", "forget", "trust", "case", "remote", "log-huge", "log-bool", "recall-k", "recall-as-of", "get-as-of",
+        "trust-as-of", "remote-name", "remote-url", "push-remote", "reviewer-name"])
 def test_lookups_with_unusable_arguments_are_bad_input(agent, call):
     before = written(agent)
     with pytest.raises(BadInput):

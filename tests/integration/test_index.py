@@ -149,3 +149,22 @@ def test_index_without_its_vectors_is_rebuilt(home, hash_embedder, agent):
     (agent.folder / "index-vectors.npy").unlink()
     assert not VectorIndex(agent.folder, dim=dim, model_version=model).load()
     assert agent.recall("coolant pump", k=1)[0].memory.content == "the coolant pump is safe"
+
+
+BROKEN_SIDECARS = [b'{"head": "abc", "dim": 6', b"[1, 2]", b"\xff\xfe", b'{"head": 5}', b"null",
+                   b'{"head": null, "dim": 64, "model_version": "hash-bow-v1", "capacity": -1, "count": 1, "deleted": [],'
+                   b' "origins": []}',
+                   b'{"head": null, "dim": 64, "model_version": "hash-bow-v1", "capacity": "big", "count": 1,'
+                   b' "deleted": [], "origins": []}']
+
+
+@pytest.mark.parametrize("sidecar", BROKEN_SIDECARS, ids=range(len(BROKEN_SIDECARS)))
+def test_a_broken_index_sidecar_is_a_stale_index_rebuilt(home, hash_embedder, agent, sidecar):
+    pump = agent.store("the coolant pump is safe").memory.id
+    agent.recall("coolant", k=1)
+    agent.close()
+    (home / "agents" / "earth-1" / "index.json").write_bytes(sidecar)
+    with open_agent("earth-1", home=home, embedder=hash_embedder) as a:
+        assert a.status()["index"] == {"built": False}
+        assert a.prepare()["index"] == "rebuilt"
+        assert a.recall("coolant pump", k=1)[0].memory.id == pump

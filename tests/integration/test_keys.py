@@ -6,14 +6,17 @@ from __future__ import annotations
 import json
 import os
 import stat
+import subprocess
+import sys
+import time
 
 import pytest
 
 from collective import keys
 from collective.agent import Agent
-from collective.errors import CollectiveError
+from collective.errors import BadInput, CollectiveError
 from collective.exchange.push import AgentRecreated
-from collective.identity import Identity, fingerprint, rotation_claim
+from collective.identity import Identity, fingerprint, rotation_claim, verify
 
 pytestmark = pytest.mark.usefixtures("engine")
 
@@ -194,3 +197,89 @@ def test_a_newcomer_meeting_a_key_its_peers_hold_differently_asks_a_person(pair,
     assert taken.exit_code == 1 and "earth-1 (bad_signature)" in taken.stderr
     assert report_of(taken, "earth-1")["summary"]["new"] == 1
     assert "WARNING" not in cmem("agents", "--agent", "venus-1").stdout
+
+
+def rotation_chain(agent: Agent, first_key: str) -> list[str]:
+    """The keys from `first_key` on, each rotation signed by the one before; the rotations
+    must form one chain (no key rotated twice)."""
+    rows = agent.repo.select("key_rotations", {"agent_id": agent.agent_id})
+    by_old = {r["old_key"]: r for r in rows}
+    assert len(by_old) == len(rows), "a key was rotated twice: peers holding either successor refuse the other"
+    chain = [first_key]
+    while chain[-1] in by_old:
+        step = by_old[chain[-1]]
+        assert verify(chain[-1], rotation_claim(agent.agent_id, step["old_key"], step["new_key"], step["rotated_at"]),
+                      step["signature"])
+        chain.append(step["new_key"])
+    assert len(chain) == len(rows) + 1
+    return chain
+
+
+def key_file_agrees(agent: Agent) -> None:
+    assert Identity.load(agent.key_path).public_key == agent.tables.agents.public_key(agent.agent_id)
+    assert not list(agent.folder.glob("*" + keys.NEXT_SUFFIX))
+
+
+def test_a_rotation_by_an_agent_opened_before_another_rotation_continues_its_chain(agent, home, hash_embedder):
+    first = agent.identity.public_key
+    with Agent.open("earth-1", home=home, embedder=hash_embedder) as other:  # holds the first key too
+        agent.rotate_key()
+        other.rotate_key()
+        assert other.identity.public_key == other.tables.agents.public_key("earth-1")
+    chain = rotation_chain(agent, first)
+    assert len(chain) == 3 and chain[-1] == Identity.load(agent.key_path).public_key
+    key_file_agrees(agent)
+
+
+def test_a_next_key_cut_short_while_written_is_discarded(agent, home, hash_embedder):
+    old = agent.identity.public_key
+    next_path = agent.key_path.with_name(agent.key_path.name + keys.NEXT_SUFFIX)
+    agent.close()
+    fd = os.open(next_path, os.O_WRONLY | os.O_CREAT, 0o600)
+    os.write(fd, agent.key_path.read_bytes()[:30])  # a crash while the new key was being written
+    os.close(fd)
+    with Agent.open("earth-1", home=home, embedder=hash_embedder) as again:
+        assert again.identity.public_key == old and not next_path.exists()
+        again.rotate_key()
+        key_file_agrees(again)
+
+
+ROTATE_MANY = """
+import sys, time
+from pathlib import Path
+from collective.agent import Agent
+home, go = sys.argv[1], Path(sys.argv[2])
+while not go.exists():
+    time.sleep(0.005)
+for _ in range(int(sys.argv[3])):
+    with Agent.open("earth-1", home=home) as agent:
+        agent.rotate_key()
+"""
+
+
+def test_rotations_at_once_in_two_processes_leave_one_chain_and_the_key_the_row_names(agent, home, tmp_path):
+    first, go, rounds = agent.identity.public_key, tmp_path / "go", 6
+    agent.close()
+    workers = [subprocess.Popen([sys.executable, "-c", ROTATE_MANY, str(home), str(go), str(rounds)],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    try:
+        time.sleep(0.5)  # both started and waiting: they begin at once
+        go.touch()
+        done = [w.communicate(timeout=120) for w in workers]
+    finally:
+        for w in workers:
+            w.kill()
+    assert [w.returncode for w in workers] == [0, 0] and [err for _, err in done] == ["", ""], done
+    with Agent.open("earth-1", home=home) as again:
+        chain = rotation_chain(again, first)
+        assert len(chain) == 2 * rounds + 1 and chain[-1] == again.identity.public_key
+        key_file_agrees(again)
+
+
+def test_a_key_is_rotated_only_on_the_working_branch_where_peers_read_it(agent, home, hash_embedder):
+    key = agent.key_path.read_bytes()
+    with Agent.open("earth-1", home=home, embedder=hash_embedder, branch="main") as on_main:
+        head = on_main.repo.head("main")
+        with pytest.raises(BadInput, match="^branch: a key is rotated on earth-1/working, not main$"):
+            on_main.rotate_key()
+        assert on_main.repo.head("main") == head and agent.key_path.read_bytes() == key

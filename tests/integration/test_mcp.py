@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import contextlib
 import json
+import select
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any, AsyncIterator
@@ -162,3 +164,52 @@ def test_an_unknown_agent_stops_the_server_before_it_serves(home, cmem):
     assert cmem("init", "--agent", "earth-1").exit_code == 0
     printed = cmem("mcp", "--agent", "nobody")
     assert printed.exit_code == 2 and printed.stderr.startswith("Error: agent")
+
+
+class RawClient:
+    """`cmem mcp` spoken to line by line, as a client that escapes a lone surrogate in JSON
+    (JavaScript's JSON.stringify does) would speak to it; the SDK's client cannot send one."""
+
+    def __init__(self, home: Path, agent_id: str):
+        self.process = subprocess.Popen([CMEM, "mcp", "--agent", agent_id, "--home", str(home)],
+                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        self.send('{"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-06-18", '
+                  '"capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}}')
+        assert self.send('{"jsonrpc": "2.0", "method": "notifications/initialized"}', answered=False) is None
+
+    def send(self, line: str, *, answered: bool = True, wait_s: float = 60) -> dict | None:
+        self.process.stdin.write(line.encode("ascii") + b"\n")
+        self.process.stdin.flush()
+        if not answered:
+            return None
+        ready, _, _ = select.select([self.process.stdout], [], [], wait_s)
+        assert ready, f"no answer in {wait_s} s to {line}"
+        return json.loads(self.process.stdout.readline())
+
+    def close(self) -> None:
+        self.process.stdin.close()
+        try:
+            self.process.wait(timeout=30)
+        finally:
+            self.process.kill()
+
+
+def test_a_call_holding_a_lone_surrogate_gets_an_error_result_and_writes_nothing(agents):
+    client = RawClient(agents, "earth-1")
+    try:
+        log = '{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "log", "arguments": {}}}'
+        before = client.send(log)["result"]
+        answer = client.send('{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "store", '
+                             '"arguments": {"content": "Valve \\ud800 is open.", "tags": ["ok"]}}}')
+        assert answer["id"] == 2 and answer["result"]["isError"]
+        assert answer["result"]["content"] == [
+            {"type": "text", "text": "content: not valid text (a lone surrogate U+D800 at position 6)"}]
+        as_of = client.send('{"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "recall", '
+                           '"arguments": {"query": "valve", "as_of": "\\udcff"}}}')
+        assert as_of["result"]["content"][0]["text"] == "as_of: not valid UTF-8 (byte 0xff at position 0)"
+        listing = client.send('{"jsonrpc": "2.0", "id": 4, "method": "tools/list", "params": {"cursor": "\\ud83d"}}')
+        assert listing["error"]["message"] == "params.cursor: not valid text (a lone surrogate U+D83D at position 0)"
+        again = log.replace('"id": 1', '"id": 5')
+        assert client.send(again)["result"] == before  # still serving, and nothing was committed
+    finally:
+        client.close()

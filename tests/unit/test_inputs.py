@@ -6,7 +6,7 @@ import pytest
 
 from collective.errors import BadInput
 from collective.model import (text_problem, validate_content, validate_count, validate_number, validate_phase,
-                              validate_stance, validate_tags, validate_text)
+                              validate_ref, validate_stance, validate_tags, validate_text)
 from collective.writer import MemoryInput
 
 
@@ -45,8 +45,8 @@ def test_tags_as_list_or_tuple():
     assert validate_tags(["a", " b ", "a"]) == ["a", "b"] and validate_tags(("x",)) == ["x"] and validate_tags(None) == []
 
 
-@pytest.mark.parametrize("bad", [True, False, "0.5", None, [1], complex(1, 0)])
-def test_numbers_are_real_numbers(bad):
+@pytest.mark.parametrize("bad", [True, False, "0.5", None, [1], complex(1, 0), 10**400, -10**400])
+def test_numbers_are_real_numbers_a_float_holds(bad):
     with pytest.raises(BadInput):
         validate_number(bad, "importance")
     with pytest.raises(BadInput):
@@ -77,3 +77,11 @@ def test_memory_input_refuses_unknown_keys_and_non_mappings(bad, field):
     with pytest.raises(BadInput) as e:
         MemoryInput.of(bad)
     assert e.value.field == field
+
+
+@pytest.mark.parametrize("bad", [5, b"main", ["main"], "", "  ", "main\x00", "\udcff"])
+def test_refs_are_text(bad):
+    with pytest.raises(BadInput) as e:
+        validate_ref(bad)
+    assert e.value.field == "as-of"
+    assert validate_ref(None) is None and validate_ref("main") == "main"

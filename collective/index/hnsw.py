@@ -42,6 +42,16 @@ PROGRESS_PART = 5000  # rows added between two progress reports
 _COLUMNS = ("id", "content", "vector", "dim", "model_version", "retracted", "absorbed_into", *SCORE_COLUMNS)
 
 
+def read_meta(folder: Path) -> dict | None:
+    """The saved index's description (head, count, ...), or None when none was saved or
+    it is not one this code wrote (broken, edited): the index is derived, so it is rebuilt."""
+    try:
+        meta = json.loads((folder / "index.json").read_bytes())
+    except (OSError, ValueError):
+        return None
+    return meta if _sidecar_fits(meta) else None
+
+
 def _sidecar_fits(meta) -> bool:
     """Whether index.json holds what a save writes; anything else (broken, edited) is rebuilt."""
     return (isinstance(meta, dict) and isinstance(meta.get("head"), (str, type(None)))
@@ -78,16 +88,6 @@ class VectorIndex:
         self._max_amplitude: float | None = None  # of _scores, computed when first asked
 
     # --- files ---------------------------------------------------------
-    @staticmethod
-    def read_meta(folder: Path) -> dict | None:
-        """The saved index's description (head, count, ...), or None when none was saved or
-        it is not one this code wrote (broken, edited): the index is derived, so it is rebuilt."""
-        try:
-            meta = json.loads((folder / "index.json").read_bytes())
-        except (OSError, ValueError):
-            return None
-        return meta if _sidecar_fits(meta) else None
-
     @property
     def _scores_path(self) -> Path:
         return self.folder / "index-scores.npy"
@@ -115,7 +115,7 @@ class VectorIndex:
         index_path, ids_path, _ = self._paths
         try:
             with self._lock(exclusive=False):  # never files from two different saves
-                meta = self.read_meta(self.folder)
+                meta = read_meta(self.folder)
                 if meta is None or meta.get("dim") != self.dim or meta.get("model_version") != self.model_version:
                     return False
                 ids = [str(x) for x in np.load(ids_path, allow_pickle=False)]

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Callable, Sequence
 from ..judge import cache as kept_analyses
 from ..runtime.gc_pause import gc_paused
 from ..runtime.progress import Progress
-from .hnsw import VectorIndex
+from .hnsw import VectorIndex, read_meta
 
 if TYPE_CHECKING:
     from ..store.port import Repository
@@ -56,7 +56,7 @@ class IndexKeeper:
 
     def state(self, head: str) -> dict:
         """What `status` shows: built or not, and whether it reflects `head`."""
-        meta = VectorIndex.read_meta(self.folder)
+        meta = read_meta(self.folder)
         if meta is None:
             return {"built": False}
         return {"built": True, "head": meta["head"], "count": meta["count"], "current": meta["head"] == head}

@@ -184,7 +184,7 @@ class Leg:
         if not (changed or proposals or endorsements):
             return theirs
         memories, agents = MemoryTable(repo), AgentTable(repo)
-        ids = sorted({m for c in changed for m in (c["memory_id_a"], c["memory_id_b"])}
+        ids = sorted({m for c in changed for m in c.pair}
                      | {p["memory_id"] for p in proposals})
         there = set(memories.by_id(ids, as_of=QUARANTINE_BRANCH))
         rows = [r for r in memories.rows_by_id(ids, as_of=PINNED_CASES) if r["id"] not in there]

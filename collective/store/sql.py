@@ -15,7 +15,7 @@ from importlib import resources
 from operator import itemgetter
 from typing import Any, Iterator, Mapping, Sequence
 
-from ..errors import BadInput, CollectiveError, StorageError
+from ..errors import BadInput, CollectiveError, RowShapeMismatch, StorageError
 from ..model import text_problem
 from .names import author_arg, ident, quote  # noqa: F401  (the backends take them from here)
 from .remotes import DoltRemotes
@@ -183,7 +183,7 @@ class SqlRepository(DoltRemotes, DoltVersionControl):
     def insert(self, table: str, rows: Sequence[Mapping[str, Any]]) -> int:
         if not rows:
             return 0
-        columns = list(rows[0])
+        columns = _columns(table, rows)
         sql = (f"INSERT INTO {quote(table)} ({', '.join(quote(c) for c in columns)}) "
                f"VALUES ({', '.join([self.param] * len(columns))})")
         return self._many(sql, _params(rows, columns))
@@ -191,7 +191,7 @@ class SqlRepository(DoltRemotes, DoltVersionControl):
     def upsert(self, table: str, rows: Sequence[Mapping[str, Any]], key: Sequence[str]) -> int:
         if not rows:
             return 0
-        columns = list(rows[0])
+        columns = _columns(table, rows)
         sql = self._upsert_sql(table, columns, key)
         return self._many(sql, _params(rows, columns))
 
@@ -276,6 +276,18 @@ def _unencodable(error: UnicodeEncodeError) -> BadInput:
     """Text no engine can take (a lone surrogate) that got past the callers' checks."""
     text = error.object if isinstance(error.object, str) else ""
     return BadInput("text", text_problem(text) or "not valid UTF-8")
+
+
+def _columns(table: str, rows: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The columns every row of a batch has; RowShapeMismatch when the rows differ, rather
+    than writing the first row's columns of each (a missing one would fail half way, an
+    extra one would be dropped without a word)."""
+    first = rows[0].keys()
+    if all(row.keys() == first for row in rows):
+        return list(first)
+    every = set.intersection(*(set(row) for row in rows))
+    differing = sorted(set().union(*(set(row) for row in rows)) - every)
+    raise RowShapeMismatch(table, differing)
 
 
 def _params(rows: Sequence[Mapping[str, Any]], columns: Sequence[str]) -> list[tuple]:

@@ -12,7 +12,7 @@ import json
 from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
 
 from ..errors import NotFound
-from ..model import Memory
+from ..model import Case, Memory
 from .key_tables import AppliedVerdicts, EndorsementTable, KeyChanges, KeyRotations, PromotionTable, ReviewerTable
 from ..model.events import Sender
 from .event_tables import Decisions, Inbox, Outbox
@@ -139,30 +139,32 @@ class AgentTable:
 
 
 class CaseTable:
-    """`quarantine`: one row per disputed pair (its id is a hash of the pair)."""
+    """`quarantine`: one row per disputed pair (its id is a hash of the pair), as Case records:
+    read from any branch (a column it lacks takes its default), written with every column."""
 
     name = "quarantine"
 
     def __init__(self, repo: "Repository"):
         self.repo = repo
 
-    def get(self, case_id: str) -> dict | None:
+    def get(self, case_id: str) -> Case | None:
         rows = self.repo.select(self.name, {"id": case_id})
-        return rows[0] if rows else None
+        return Case.from_row(rows[0]) if rows else None
 
-    def all(self, *, status: str | Sequence[str] | None = None, as_of: str | None = None) -> list[dict]:
+    def all(self, *, status: str | Sequence[str] | None = None, as_of: str | None = None) -> list[Case]:
         where = {"status": list(status) if isinstance(status, (list, tuple)) else status} if status else None
-        return self.repo.select(self.name, where, order_by="created_at", as_of=as_of)
+        return [Case.from_row(r) for r in self.repo.select(self.name, where, order_by="created_at", as_of=as_of)]
 
-    def by_id(self, *, as_of: str | None = None) -> dict[str, dict]:
-        return {c["id"]: c for c in self.repo.select(self.name, as_of=as_of)}
+    def by_id(self, *, as_of: str | None = None) -> dict[str, Case]:
+        return {c.id: c for c in map(Case.from_row, self.repo.select(self.name, as_of=as_of))}
 
     def count(self, *, status: Sequence[str]) -> int:
         return self.repo.count(self.name, {"status": list(status)})
 
-    def write(self, cases: Sequence[Mapping]) -> None:
-        if cases:
-            self.repo.upsert(self.name, list(cases), key=["id"])
+    def write(self, cases: Iterable[Case]) -> None:
+        rows = [c.to_row() for c in cases]
+        if rows:
+            self.repo.upsert(self.name, rows, key=["id"])
 
 
 class LinkTable:

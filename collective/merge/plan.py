@@ -15,7 +15,7 @@ from typing import Mapping, Sequence
 
 from ..config import Settings
 from ..core import trust, wave
-from ..model import Case, Memory, iso, parse_time, uuid7
+from ..model import Case, Memory, TrustEvent, iso, parse_time, uuid7
 from ..model.enums import LinkType, Relation
 from ..quarantine.cases import NO_STANDING, Standing, case_id, effects, escalate
 from .candidates import judged_candidates
@@ -45,14 +45,14 @@ class MergePlan:
     updates: dict[str, Memory] = field(default_factory=dict)  # local rows changed, by id
     links: list[dict] = field(default_factory=list)
     cases: dict[str, Case] = field(default_factory=dict)
-    trust_changes: list[dict] = field(default_factory=list)
+    trust_changes: list[TrustEvent] = field(default_factory=list)
     pairs: list[PlannedPair] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=lambda: {r: 0 for r in wave.RELATIONS} | {"updated": 0, "retracted": 0})
 
     def summary(self) -> dict:
         return {"peer": self.peer, "head": self.head, "new": len(self.inserts), **self.counts,
                 "cases": sorted(self.cases), "links": len(self.links),
-                "trust": [{k: v for k, v in t.items() if k in ("agent_id", "delta", "reason")} for t in self.trust_changes]}
+                "trust": [{"agent_id": t.agent_id, "delta": t.delta, "reason": t.reason} for t in self.trust_changes]}
 
 
 @dataclass(frozen=True)

@@ -121,4 +121,4 @@ def _give_back(tables: Tables, memory_id: str, case: Case, *, amplitude_cap: flo
 def _moved_for(tables: Tables, agent_id: str, reason: str, dispute: str) -> bool:
     """Whether this dispute's verdict moved the agent's trust already (one move per dispute,
     however many of its cases arrive)."""
-    return any(e["reason"] == reason and e["evidence"].get("dispute") == dispute for e in tables.ledger.of(agent_id))
+    return any(e.reason == reason and e.facts().get("dispute") == dispute for e in tables.ledger.of(agent_id))

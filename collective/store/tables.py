@@ -8,11 +8,10 @@ join the caller's transaction.
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
 
 from ..errors import NotFound
-from ..model import Case, Memory
+from ..model import Case, Memory, TrustEvent
 from .key_tables import AppliedVerdicts, EndorsementTable, KeyChanges, KeyRotations, PromotionTable, ReviewerTable
 from ..model.events import Sender
 from .event_tables import Decisions, Inbox, Outbox
@@ -191,22 +190,21 @@ class LinkTable:
 
 
 class TrustLedger:
-    """`trust_events`: the append-only ledger of every change to a peer's score."""
+    """`trust_events`: the append-only ledger of every change to a peer's score, as TrustEvent records."""
 
     name = "trust_events"
 
     def __init__(self, repo: "Repository"):
         self.repo = repo
 
-    def append(self, events: Sequence[Mapping]) -> None:
-        if events:
-            self.repo.insert(self.name, list(events))
+    def append(self, events: Iterable[TrustEvent]) -> None:
+        rows = [e.to_row() for e in events]
+        if rows:
+            self.repo.insert(self.name, rows)
 
-    def of(self, agent_id: str) -> list[dict]:
-        events = self.repo.select(self.name, {"agent_id": agent_id}, order_by="created_at")
-        for e in events:
-            e["evidence"] = json.loads(e["evidence"])
-        return events
+    def of(self, agent_id: str) -> list[TrustEvent]:
+        return [TrustEvent.from_row(r)
+                for r in self.repo.select(self.name, {"agent_id": agent_id}, order_by="created_at")]
 
 
 class LocalState:

@@ -194,7 +194,7 @@ def test_trust_at_the_floor_records_no_more_changes(n):
     result = merge.plan("mars-1", "head", remotes, {}, candidates, merge.PhaseComparator(),
                         context(scores={"mars-1": trust.FLOOR + 0.025}))
     assert len(result.cases) == n  # every dispute is recorded ...
-    assert [t["delta"] for t in result.trust_changes] == pytest.approx([-0.01, -0.01, -0.005][:n])  # ... the ledger only moves
+    assert [t.delta for t in result.trust_changes] == pytest.approx([-0.01, -0.01, -0.005][:n])  # ... the ledger only moves
 
 
 # --- many memories ---------------------------------------------------------------------
@@ -258,12 +258,12 @@ def test_plan_properties_on_random_sets(inputs):
         assert m.id in by_id and 0.0 <= m.phase < TAU
 
     # trust: only the peer moves, one step at a time, always within [0.1, 1]
-    assert all(t["agent_id"] == "mars-1" for t in result.trust_changes)
+    assert all(t.agent_id == "mars-1" for t in result.trust_changes)
     score = held_scores["mars-1"]
     for t in result.trust_changes:
-        assert t["score_after"] == pytest.approx(trust.clamp(score + trust.DELTAS[t["reason"]]))
-        assert trust.FLOOR <= t["score_after"] <= trust.CEILING
-        score = t["score_after"]
+        assert t.score_after == pytest.approx(trust.clamp(score + trust.DELTAS[t.reason]))
+        assert trust.FLOOR <= t.score_after <= trust.CEILING
+        score = t.score_after
 
 
 def test_the_receiver_never_raises_its_own_trust():

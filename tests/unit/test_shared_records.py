@@ -10,7 +10,9 @@ import json
 import numpy as np
 import pytest
 
-from collective.model import Case
+from collective.identity import endorsement_claim
+from collective.model import Case, Endorsement, Promotion, TrustEvent
+from collective.promotion import rules as promotion_rules
 from collective.quarantine import signing
 from collective.store import doltlite_url, open_repository
 
@@ -19,7 +21,15 @@ ROW = {"id": "c0ffee", "memory_id_a": "m-a", "memory_id_b": "m-b", "agent_a": "e
        "created_at": "2026-03-01T10:00:00.000000Z", "resolved_at": None}
 SIGNED = {"opened_by": "earth-1", "opening_signature": "sig-o", "counted_by": "mars-1", "count_signature": "sig-c",
           "verdict_signature": None}
-RECORDS = {"quarantine": Case}
+AT = "2026-03-01T10:00:00.000000Z"
+PROPOSAL = {"memory_id": "m-1", "origin_agent": "earth-1", "proposed_by": "mars-1", "proposed_at": AT,
+            "proposal_signature": "sig-p"}
+# each shared table's record, and a row of it as a branch before its last column was added holds it
+RECORDS = {"quarantine": (Case, ROW),
+           "promotions": (Promotion, PROPOSAL),
+           "endorsements": (Endorsement, {"memory_id": "m-1", "agent_id": "earth-2", "signature": "s", "created_at": AT}),
+           "trust_events": (TrustEvent, {"id": "t-1", "agent_id": "mars-1", "delta": -0.01, "score_after": 0.49,
+                                         "reason": "quarantined", "verifier": "earth-1", "created_at": AT})}
 
 
 @pytest.fixture(scope="module")
@@ -36,9 +46,11 @@ def columns(tmp_path_factory):
 
 @pytest.mark.parametrize("table", sorted(RECORDS))
 def test_a_record_is_its_tables_columns_and_writes_every_one(table, columns):
-    record = RECORDS[table]
+    record, row = RECORDS[table]
     assert sorted(record.columns()) == sorted(columns[table])
-    assert sorted(record.from_row(ROW).to_row()) == sorted(columns[table])
+    read = record.from_row({**row, "a_later_column": 1})  # one this code does not know yet: left out
+    assert sorted(read.to_row()) == sorted(columns[table])
+    assert record.from_row(read.to_row()) == read
 
 
 def test_a_case_read_before_signatures_and_disputes_takes_the_defaults():
@@ -70,3 +82,17 @@ def test_the_signed_claims_are_the_bytes_stored_signatures_cover():
         '{"agent_a":"earth-1","agent_b":"mars-1","at":"2026-03-02T09:30:00.000000Z","by":"ana","case_id":"c0ffee",'
         '"dispute":"c0ffee","dispute_keep":"a","keep":"a","kind":"case.verdict","memory":null,"memory_id_a":"m-a",'
         '"memory_id_b":"m-b","note":"","recorded_by":"earth-2","reviewer_key":"KEY","text":null}')
+
+
+def test_the_promotion_claims_are_the_bytes_stored_signatures_cover():
+    proposal = Promotion.from_row(PROPOSAL)
+    assert proposal.note is None and proposal.decision is None  # nothing decided yet
+    assert promotion_rules.proposal_claim(proposal) == (
+        b'{"kind":"promotion.proposal","memory_id":"m-1","note":"","origin_agent":"earth-1",'
+        b'"proposed_at":"2026-03-01T10:00:00.000000Z","proposed_by":"mars-1"}')
+    assert promotion_rules.decision_document(proposal, approve=True, note="ok", by="ana", reviewer_key="KEY",
+                                             agent="mars-1", at="2026-03-02T09:30:00.000000Z") == (
+        '{"approve":true,"at":"2026-03-02T09:30:00.000000Z","by":"ana","kind":"promotion.decision",'
+        '"memory_id":"m-1","note":"ok","origin_agent":"earth-1","recorded_by":"mars-1","reviewer_key":"KEY"}')
+    assert endorsement_claim("m-1", "earth-2", AT) == (
+        b'{"agent_id":"earth-2","at":"2026-03-01T10:00:00.000000Z","kind":"memory.endorsement","memory_id":"m-1"}')

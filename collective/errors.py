@@ -50,6 +50,18 @@ class StorageError(CollectiveError):
     """The database engine failed at something it should have done."""
 
 
+class RowShapeMismatch(CollectiveError, TypeError):
+    """A batch written to one table whose rows do not all have the same columns: a row
+    that lost a column on its way, a bug in the caller rather than bad input (exit 1).
+    Nothing was written. `columns` are those some rows of the batch have and others lack."""
+
+    def __init__(self, table: str, columns: list[str]):
+        self.table = table
+        self.columns = columns
+        super().__init__(f"rows written to {table} differ in their columns: {', '.join(columns)} "
+                         "in some rows, not in others")
+
+
 class SerializationFailure(StorageError):
     """Another transaction on the same branch committed first; the work may be retried."""
 

@@ -21,6 +21,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 
 from .runtime import parallel
 from .errors import CollectiveError
+from .model.promotion import Endorsement
 
 
 class KeyFileError(CollectiveError):
@@ -138,12 +139,11 @@ def endorsement_claim(memory_id: str, agent_id: str, at: str) -> bytes:
     return canonical({"kind": "memory.endorsement", "memory_id": memory_id, "agent_id": agent_id, "at": at})
 
 
-def endorsement(identity: Identity, memory_id: str, agent_id: str, at: str) -> dict:
-    """An `endorsements` row, signed by the endorsing agent."""
-    return {"memory_id": memory_id, "agent_id": agent_id, "created_at": at,
-            "signature": identity.sign(endorsement_claim(memory_id, agent_id, at))}
+def endorsement(identity: Identity, memory_id: str, agent_id: str, at: str) -> Endorsement:
+    """An endorsement, signed by the endorsing agent."""
+    return Endorsement(memory_id=memory_id, agent_id=agent_id, created_at=at,
+                       signature=identity.sign(endorsement_claim(memory_id, agent_id, at)))
 
 
-def endorsement_valid(row: dict, public_key: str) -> bool:
-    return verify(public_key, endorsement_claim(row["memory_id"], row["agent_id"], row["created_at"]),
-                  row["signature"])
+def endorsement_valid(row: Endorsement, public_key: str) -> bool:
+    return verify(public_key, endorsement_claim(row.memory_id, row.agent_id, row.created_at), row.signature)

@@ -112,7 +112,8 @@ class Peers:
         row = self.tables.agents.get(agent_id)
         if row is None:
             raise NotFound("agent", f"{agent_id} is not a known peer")
-        return {"agent": agent_id, "trust": float(row["trust_score"]), "events": self.tables.ledger.of(agent_id)}
+        return {"agent": agent_id, "trust": float(row["trust_score"]),
+                "events": [e.to_dict() for e in self.tables.ledger.of(agent_id)]}
 
     def move(self, moves: Iterable[tuple[str, str]], *, evidence: Mapping, verifier: str, at: str) -> None:
         """Apply (agent id, reason) trust moves for known peers, in the caller's transaction."""

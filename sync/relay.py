@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Callable
 
 from collective.errors import CollectiveError, NoCommonsYet, NonFastForward, NotFound, StorageError
-from collective.model import iso
+from collective.model import Endorsement, Promotion, iso
 from collective.model.refs import QUARANTINE_BRANCH, agent_of_working, tracking
 from collective.promotion import rules as promotion_rules
 from collective.quarantine import cases as rules
@@ -184,8 +184,8 @@ class Leg:
         if not (changed or proposals or endorsements):
             return theirs
         memories, agents = MemoryTable(repo), AgentTable(repo)
-        ids = sorted({m for c in changed for m in (c["memory_id_a"], c["memory_id_b"])}
-                     | {p["memory_id"] for p in proposals})
+        ids = sorted({m for c in changed for m in c.pair}
+                     | {p.memory_id for p in proposals})
         there = set(memories.by_id(ids, as_of=QUARANTINE_BRANCH))
         rows = [r for r in memories.rows_by_id(ids, as_of=PINNED_CASES) if r["id"] not in there]
         known = {r["agent_id"] for r in repo.select(AgentTable.name, columns=("agent_id",), as_of=QUARANTINE_BRANCH)}
@@ -202,19 +202,19 @@ class Leg:
         repo.push("dst", QUARANTINE_BRANCH, expect=theirs)
         return repo.head(QUARANTINE_BRANCH)
 
-    def _promotion_rows(self) -> tuple[list[dict], list[dict]]:
+    def _promotion_rows(self) -> tuple[list[Promotion], list[Endorsement]]:
         """The source's proposals and endorsements the destination lacks (the same join the
         agents use; each agent checks the signatures when it takes them)."""
         promotions, endorsements = PromotionTable(self.repo), EndorsementTable(self.repo)
         try:
             held = promotions.by_id(as_of=QUARANTINE_BRANCH)
-            held_endorsements = {(e["memory_id"], e["agent_id"]) for e in endorsements.all(as_of=QUARANTINE_BRANCH)}
+            held_endorsements = {e.key for e in endorsements.all(as_of=QUARANTINE_BRANCH)}
             theirs = list(promotions.by_id(as_of=PINNED_CASES).values())
             their_endorsements = endorsements.all(as_of=PINNED_CASES)
         except StorageError:  # one side's branch predates promotions: nothing to carry
             return [], []
         return (promotion_rules.join(held, theirs),
-                [e for e in their_endorsements if (e["memory_id"], e["agent_id"]) not in held_endorsements])
+                [e for e in their_endorsements if e.key not in held_endorsements])
 
     def next_landing(self, delay: float) -> datetime | None:
         times = [_parse(f["departed_at"]) + timedelta(seconds=delay) for f in self.journal["in_flight"].values()]

@@ -99,7 +99,7 @@ class Scheduler:
         if not missing:
             return None
         return Work(CASES, f"{len(missing)} case(s) the commons lacks: at once",
-                    {"cases": sorted(c["id"] for c in missing)})
+                    {"cases": sorted(c.id for c in missing)})
 
     def _burst(self) -> Work | None:
         runs = DreamTables(self.agent.repo).runs.of_agent(self.agent.agent_id, status=list(DREAM_DONE))

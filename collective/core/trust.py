@@ -15,6 +15,8 @@ from typing import Mapping, MutableMapping
 
 import numpy as np
 
+from ..model.ledger import TrustEvent
+
 START, FLOOR, CEILING = 0.5, 0.1, 1.0
 DAY = 86400.0
 
@@ -80,11 +82,11 @@ class TrustBook:
         return moved
 
 
-def ledger_row(moved: TrustChange, *, event_id: str, evidence: Mapping, verifier: str, at: str) -> dict:
+def ledger_row(moved: TrustChange, *, event_id: str, evidence: Mapping, verifier: str, at: str) -> TrustEvent:
     """The trust_events row that records one change."""
-    return {"id": event_id, "agent_id": moved.agent_id, "delta": moved.delta, "score_after": moved.score_after,
-            "reason": moved.reason, "evidence": json.dumps(dict(evidence), sort_keys=True),
-            "verifier": verifier, "created_at": at}
+    return TrustEvent(id=event_id, agent_id=moved.agent_id, delta=moved.delta, score_after=moved.score_after,
+                      reason=moved.reason, evidence=json.dumps(dict(evidence), sort_keys=True), verifier=verifier,
+                      created_at=at)
 
 
 def half_life_days(category: str, half_lives: Mapping[str, float] | None = None) -> float:

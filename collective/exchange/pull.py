@@ -244,8 +244,8 @@ class PeerPull:
         applied here decided (their memories met again are followed)."""
         applied = self.tables.applied_verdicts.case_ids()
         resolved = self.tables.cases.all(status=CaseStatus.RESOLVED)
-        return (frozenset(c["id"] for c in resolved if c["id"] not in applied),
-                standing([c for c in resolved if c["id"] in applied]))
+        return (frozenset(c.id for c in resolved if c.id not in applied),
+                standing([c for c in resolved if c.id in applied]))
 
     def _signers(self, peer: str, peer_key: str, memories: Sequence[Memory]) -> list[str | None]:
         """Whose key each memory's signature must verify against: the peer's for its own,

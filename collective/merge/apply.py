@@ -18,6 +18,6 @@ def apply(tables: Tables, planned: MergePlan, *, watermark: Mapping) -> None:
     tables.cases.write(list(planned.cases.values()))
     if planned.trust_changes:
         tables.ledger.append(planned.trust_changes)
-        final = {change["agent_id"]: change["score_after"] for change in planned.trust_changes}
+        final = {change.agent_id: change.score_after for change in planned.trust_changes}
         for agent_id, score in final.items():
             tables.agents.set_trust(agent_id, score)

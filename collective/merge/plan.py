@@ -15,8 +15,8 @@ from typing import Mapping, Sequence
 
 from ..config import Settings
 from ..core import trust, wave
-from ..model import Memory, iso, parse_time, uuid7
-from ..model.enums import CaseStatus, LinkType, Relation
+from ..model import Case, Memory, TrustEvent, iso, parse_time, uuid7
+from ..model.enums import LinkType, Relation
 from ..quarantine.cases import NO_STANDING, Standing, case_id, effects, escalate
 from .candidates import judged_candidates
 from .comparators import Comparator, PairVerdict
@@ -44,22 +44,22 @@ class MergePlan:
     inserts: list[Memory] = field(default_factory=list)
     updates: dict[str, Memory] = field(default_factory=dict)  # local rows changed, by id
     links: list[dict] = field(default_factory=list)
-    cases: dict[str, dict] = field(default_factory=dict)
-    trust_changes: list[dict] = field(default_factory=list)
+    cases: dict[str, Case] = field(default_factory=dict)
+    trust_changes: list[TrustEvent] = field(default_factory=list)
     pairs: list[PlannedPair] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=lambda: {r: 0 for r in wave.RELATIONS} | {"updated": 0, "retracted": 0})
 
     def summary(self) -> dict:
         return {"peer": self.peer, "head": self.head, "new": len(self.inserts), **self.counts,
                 "cases": sorted(self.cases), "links": len(self.links),
-                "trust": [{k: v for k, v in t.items() if k in ("agent_id", "delta", "reason")} for t in self.trust_changes]}
+                "trust": [{"agent_id": t.agent_id, "delta": t.delta, "reason": t.reason} for t in self.trust_changes]}
 
 
 @dataclass(frozen=True)
 class MergeContext:
     receiver: str
     trust: Mapping[str, float]
-    known_cases: Mapping[str, dict]
+    known_cases: Mapping[str, Case]
     settings: Settings
     now: datetime
     unsettled: frozenset[str] = frozenset()  # resolved cases whose verdict has not taken effect here
@@ -246,7 +246,7 @@ def _settled(result: MergePlan, ctx: MergeContext, a: str, b: str) -> dict[str, 
     """The disputed flags a person's verdict set on this pair, if its case is resolved."""
     cid = case_id(a, b)
     known = result.cases.get(cid) or ctx.known_cases.get(cid)
-    if known is None or known["status"] != CaseStatus.RESOLVED or cid in ctx.unsettled:
+    if known is None or not known.resolved or cid in ctx.unsettled:
         return None
     return effects(known).disputed
 
@@ -256,14 +256,11 @@ def _plan_case(result: MergePlan, L: Memory, R: Memory, v: PairVerdict, ctx: Mer
     first, second = sorted([L, R], key=lambda m: m.id)
     known = result.cases.get(cid) or ctx.known_cases.get(cid)
     if known is not None:
-        if known["status"] == CaseStatus.RESOLVED:
+        if known.resolved:
             return
-        row = dict(known)
-        row["dispute_count"] = int(row["dispute_count"]) + 1
+        case = known.replace(dispute_count=known.dispute_count + 1)
     else:
-        row = {"id": cid, "memory_id_a": first.id, "memory_id_b": second.id,
-               "agent_a": first.origin_agent, "agent_b": second.origin_agent,
-               "similarity": v.similarity, "phase_diff": v.dphi, "dispute_count": 1,
-               "status": CaseStatus.PENDING, "resolution": None, "created_at": stamp, "resolved_at": None}
-    row["status"] = escalate(row["status"], int(row["dispute_count"]), ctx.settings.escalation_threshold)
-    result.cases[cid] = row
+        case = Case(id=cid, memory_id_a=first.id, memory_id_b=second.id, agent_a=first.origin_agent,
+                    agent_b=second.origin_agent, similarity=v.similarity, phase_diff=v.dphi, created_at=stamp)
+    result.cases[cid] = case.replace(status=escalate(case.status, case.dispute_count,
+                                                     ctx.settings.escalation_threshold))

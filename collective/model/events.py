@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
 from ..errors import BadInput
+from .case import Case
 from .memory import SUMMARY_CHARS, Memory, iso, utcnow, uuid7
 
 MAX_EVENT_BYTES = 4096
@@ -216,30 +217,30 @@ def pruned(memory: Memory, reason: str) -> list[Draft]:
                                                 "category": str(memory.category)})]
 
 
-def _case_fields(case: Mapping) -> dict:
-    return {"agent_a": case["agent_a"], "agent_b": case["agent_b"], "dispute_count": int(case["dispute_count"])}
+def _case_fields(case: Case) -> dict:
+    return {"agent_a": case.agent_a, "agent_b": case.agent_b, "dispute_count": case.dispute_count}
 
 
-def merged(peer: str, head: str, counts: Mapping[str, int], cases: Iterable[Mapping],
-           before: Mapping[str, Mapping], *, receiver: str) -> list[Draft]:
+def merged(peer: str, head: str, counts: Mapping[str, int], cases: Iterable[Case],
+           before: Mapping[str, Case], *, receiver: str) -> list[Draft]:
     """A pull's events: its plan, and for each case it opened or raised, the conflict, the
     receiver's disputed memory, and the escalation when the case crossed the threshold."""
     drafts = [Draft("merge.proposed", peer, {"peer": peer, "head": head,
                                              "counts": {k: int(v) for k, v in counts.items()}})]
     for case in cases:
-        old = before.get(case["id"])
-        if old is not None and int(old["dispute_count"]) >= int(case["dispute_count"]):
+        old = before.get(case.id)
+        if old is not None and old.dispute_count >= case.dispute_count:
             continue
-        drafts.append(Draft("merge.conflict", case["id"], {
-            **_case_fields(case), "memory_id_a": case["memory_id_a"], "memory_id_b": case["memory_id_b"],
-            "similarity": round(float(case["similarity"]), 4), "phase_diff": round(float(case["phase_diff"]), 4)}))
+        drafts.append(Draft("merge.conflict", case.id, {
+            **_case_fields(case), "memory_id_a": case.memory_id_a, "memory_id_b": case.memory_id_b,
+            "similarity": round(case.similarity, 4), "phase_diff": round(case.phase_diff, 4)}))
+        sides = {"a": (case.agent_a, case.memory_id_a), "b": (case.agent_b, case.memory_id_b)}
         for side, other in (("a", "b"), ("b", "a")):
-            if case[f"agent_{side}"] == receiver:
-                drafts.append(Draft("memory.disputed", case[f"memory_id_{side}"], {
-                    "case_id": case["id"], "peer": case[f"agent_{other}"],
-                    "similarity": round(float(case["similarity"]), 4)}))
-        if case["status"] == "escalated" and (old is None or old["status"] != "escalated"):
-            drafts.append(Draft("quarantine.escalated", case["id"], _case_fields(case)))
+            if sides[side][0] == receiver:
+                drafts.append(Draft("memory.disputed", sides[side][1], {
+                    "case_id": case.id, "peer": sides[other][0], "similarity": round(case.similarity, 4)}))
+        if case.status == "escalated" and (old is None or old.status != "escalated"):
+            drafts.append(Draft("quarantine.escalated", case.id, _case_fields(case)))
     return drafts
 
 
@@ -267,10 +268,10 @@ def pushed(branch: str, head: str, remote: str) -> list[Draft]:
     return [Draft("sync.pushed", branch, {"branch": branch, "head": head, "remote": remote})]
 
 
-def resolved(case: Mapping) -> list[Draft]:
-    decision = json.loads(case["resolution"]) if isinstance(case.get("resolution"), str) else case["resolution"]
-    return [Draft("quarantine.resolved", case["id"], {**_case_fields(case), "keep": str(decision["keep"]),
-                                                       "by": str(decision.get("by", "reviewer"))[:MAX_TEXT]})]
+def resolved(case: Case) -> list[Draft]:
+    decision = case.decision()
+    return [Draft("quarantine.resolved", case.id, {**_case_fields(case), "keep": str(decision["keep"]),
+                                                    "by": str(decision.get("by", "reviewer"))[:MAX_TEXT]})]
 
 
 def status(agent: str, *, memories: int, outbox: int, head: str, model_version: str | None) -> list[Draft]:

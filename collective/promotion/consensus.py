@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Sequence
 
 from ..errors import BranchContested, CollectiveError, NonFastForward, StorageError
-from ..model import iso, utcnow
+from ..model import Endorsement, Promotion, iso, utcnow
 from ..model.refs import MAIN_BRANCH, tracking
 from ..store.tables import Tables
 from . import rules
@@ -58,8 +58,8 @@ def promoting_commits(repo: Repository, ref: str = MAIN_BRANCH) -> dict[str, str
     return found
 
 
-def land(repo: Repository, tables: Tables, remote: str, *, memory_row: dict, promotion: dict,
-         endorsements: Sequence[dict], reason: str, author: str) -> dict:
+def land(repo: Repository, tables: Tables, remote: str, *, memory_row: dict, promotion: Promotion,
+         endorsements: Sequence[Endorsement], reason: str, author: str) -> dict:
     """Promote one memory: one commit on main naming `reason`, pushed only if the commons'
     main is still where we built it (the caller fetched). A lost race fetches again; if
     the other agent promoted the same memory, that promotion stands and ours is dropped.
@@ -81,8 +81,8 @@ def land(repo: Repository, tables: Tables, remote: str, *, memory_row: dict, pro
     raise BranchContested(MAIN_BRANCH, remote, LAND_ATTEMPTS)
 
 
-def land_once(repo: Repository, tables: Tables, remote: str, expect: str, *, memory_row: dict, promotion: dict,
-              endorsements: Sequence[dict], reason: str, author: str) -> str:
+def land_once(repo: Repository, tables: Tables, remote: str, expect: str, *, memory_row: dict,
+              promotion: Promotion, endorsements: Sequence[Endorsement], reason: str, author: str) -> str:
     """Build the promoting commit on `expect` (the commons' main; "" when it has none:
     then on our own main) and push it as a compare-and-swap. NonFastForward when the
     commons' main moved; our main is put back where it was whenever the push fails."""

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Mapping, Sequence
 
 from ..identity import Identity, canonical, endorsement_valid, verify
+from ..model.promotion import Endorsement, Promotion
 
 ENDORSEMENTS_NEEDED = 2
 
@@ -27,38 +28,38 @@ SELF_ENDORSEMENT = "self_endorsement"
 COMMIT_PREFIX = "promote "
 
 
-def proposal_claim(row: Mapping) -> bytes:
-    return canonical({"kind": "promotion.proposal", "memory_id": row["memory_id"],
-                      "origin_agent": row["origin_agent"], "proposed_by": row["proposed_by"],
-                      "proposed_at": row["proposed_at"], "note": row.get("note") or ""})
+# The claim and the document are the bytes stored signatures cover: keep them as they are.
+def proposal_claim(row: Promotion) -> bytes:
+    return canonical({"kind": "promotion.proposal", "memory_id": row.memory_id, "origin_agent": row.origin_agent,
+                      "proposed_by": row.proposed_by, "proposed_at": row.proposed_at, "note": row.note or ""})
 
 
 def proposal(identity: Identity, *, memory_id: str, origin_agent: str, proposed_by: str, at: str,
-             note: str | None) -> dict:
-    """A `promotions` row, signed by the agent proposing it."""
-    row = {"memory_id": memory_id, "origin_agent": origin_agent, "proposed_by": proposed_by, "proposed_at": at,
-           "note": note, "decision": None, "decision_signature": None, "decided_at": None}
-    return {**row, "proposal_signature": identity.sign(proposal_claim(row))}
+             note: str | None) -> Promotion:
+    """A proposal, signed by the agent proposing it."""
+    unsigned = Promotion(memory_id=memory_id, origin_agent=origin_agent, proposed_by=proposed_by, proposed_at=at,
+                         note=note, proposal_signature="")
+    return unsigned.replace(proposal_signature=identity.sign(proposal_claim(unsigned)))
 
 
-def decision_document(row: Mapping, *, approve: bool, note: str, by: str, reviewer_key: str, agent: str,
+def decision_document(row: Promotion, *, approve: bool, note: str, by: str, reviewer_key: str, agent: str,
                       at: str) -> str:
     """The decision column: approve or reject, and the proposal it decides, as the reviewer signs it."""
-    return canonical({"kind": "promotion.decision", "memory_id": row["memory_id"],
-                      "origin_agent": row["origin_agent"], "approve": bool(approve), "note": note, "by": by,
+    return canonical({"kind": "promotion.decision", "memory_id": row.memory_id,
+                      "origin_agent": row.origin_agent, "approve": bool(approve), "note": note, "by": by,
                       "reviewer_key": reviewer_key, "recorded_by": agent, "at": at}).decode("utf-8")
 
 
-def decided(row: Mapping, reviewer: Identity, **document) -> dict:
-    """The row with a person's decision, signed with their reviewer key."""
+def decided(row: Promotion, reviewer: Identity, **document) -> Promotion:
+    """The proposal with a person's decision, signed with their reviewer key."""
     text = decision_document(row, reviewer_key=reviewer.public_key, **document)
-    return {**row, "decision": text, "decision_signature": reviewer.sign(text.encode("utf-8")),
-            "decided_at": document["at"]}
+    return row.replace(decision=text, decision_signature=reviewer.sign(text.encode("utf-8")),
+                       decided_at=document["at"])
 
 
-def decision_of(row: Mapping) -> dict | None:
+def decision_of(row: Promotion) -> dict | None:
     """The decision a row carries, parsed, when its signature verifies and it decides this proposal."""
-    text, signature = row.get("decision"), row.get("decision_signature")
+    text, signature = row.decision, row.decision_signature
     if not text or not signature:
         return None
     try:
@@ -68,8 +69,8 @@ def decision_of(row: Mapping) -> dict | None:
     if not isinstance(document, dict) or not verify(str(document.get("reviewer_key")), text.encode("utf-8"),
                                                     signature):
         return None
-    if document.get("memory_id") != row["memory_id"] or document.get("origin_agent") != row["origin_agent"] \
-            or document.get("at") != row.get("decided_at"):
+    if document.get("memory_id") != row.memory_id or document.get("origin_agent") != row.origin_agent \
+            or document.get("at") != row.decided_at:
         return None  # a genuine decision, but about another proposal
     return document
 
@@ -78,54 +79,54 @@ def decision_of(row: Mapping) -> dict | None:
 class Checked:
     """Shared rows after their signatures were checked."""
 
-    promotions: list[dict] = field(default_factory=list)
-    endorsements: list[dict] = field(default_factory=list)
+    promotions: list[Promotion] = field(default_factory=list)
+    endorsements: list[Endorsement] = field(default_factory=list)
     refused: dict[str, list[str]] = field(default_factory=dict)  # reason -> memory ids (agent for endorsements)
 
     def refuse(self, reason: str, what: str) -> None:
         self.refused.setdefault(reason, []).append(what)
 
 
-def check(promotions: Sequence[dict], endorsements: Sequence[dict], key_of: Callable[[str], Sequence[str]]
-          ) -> Checked:
+def check(promotions: Sequence[Promotion], endorsements: Sequence[Endorsement],
+          key_of: Callable[[str], Sequence[str]]) -> Checked:
     """Keep proposals whose proposer signed them (a bad decision is dropped, the proposal
     kept), and endorsements signed by their endorser for a kept proposal, not by its origin."""
     checked = Checked()
     origins = {}
     for row in promotions:
-        if not any(verify(k, proposal_claim(row), row["proposal_signature"] or "") for k in key_of(row["proposed_by"])):
-            checked.refuse(FORGED_PROPOSAL, row["memory_id"])
+        if not any(verify(k, proposal_claim(row), row.proposal_signature or "") for k in key_of(row.proposed_by)):
+            checked.refuse(FORGED_PROPOSAL, row.memory_id)
             continue
-        if row.get("decision") and decision_of(row) is None:
-            checked.refuse(FORGED_DECISION, row["memory_id"])
-            row = {**row, "decision": None, "decision_signature": None, "decided_at": None}
-        origins[row["memory_id"]] = row["origin_agent"]
+        if row.decision and decision_of(row) is None:
+            checked.refuse(FORGED_DECISION, row.memory_id)
+            row = row.undecided()
+        origins[row.memory_id] = row.origin_agent
         checked.promotions.append(row)
     for row in endorsements:
-        what = f"{row['memory_id']} by {row['agent_id']}"
-        if row["memory_id"] not in origins:
+        what = f"{row.memory_id} by {row.agent_id}"
+        if row.memory_id not in origins:
             continue  # its proposal is not here (yet): taken with it
-        if row["agent_id"] == origins[row["memory_id"]]:
+        if row.agent_id == origins[row.memory_id]:
             checked.refuse(SELF_ENDORSEMENT, what)
-        elif not any(endorsement_valid(row, k) for k in key_of(row["agent_id"])):
+        elif not any(endorsement_valid(row, k) for k in key_of(row.agent_id)):
             checked.refuse(FORGED_ENDORSEMENT, what)
         else:
             checked.endorsements.append(row)
     return checked
 
 
-def join(ours: Mapping[str, dict], theirs: Sequence[dict]) -> list[dict]:
+def join(ours: Mapping[str, Promotion], theirs: Sequence[Promotion]) -> list[Promotion]:
     """The proposals of `theirs` that change ours: new ones, and decisions we lack (the
     first decision made stands, as a case's first verdict does)."""
     changed = []
     for row in theirs:
-        held = ours.get(row["memory_id"])
+        held = ours.get(row.memory_id)
         if held is None:
             changed.append(row)
-        elif row.get("decision") and (not held.get("decision") or (row["decided_at"], row["decision"])
-                                      < (held["decided_at"], held["decision"])):
-            changed.append({**held, "decision": row["decision"], "decision_signature": row["decision_signature"],
-                            "decided_at": row["decided_at"]})
+        elif row.decision and (not held.decision or (row.decided_at, row.decision)
+                               < (held.decided_at, held.decision)):
+            changed.append(held.replace(decision=row.decision, decision_signature=row.decision_signature,
+                                        decided_at=row.decided_at))
     return changed
 
 
@@ -141,9 +142,10 @@ class Standing:
     reason: str                # for the commit message: "approved by ana" or "endorsed by a, b"
 
 
-def standing(row: Mapping, endorsements: Sequence[Mapping], *, authorised: set[str], on_main: bool) -> Standing:
+def standing(row: Promotion, endorsements: Sequence[Endorsement], *, authorised: set[str],
+             on_main: bool) -> Standing:
     """The status of a proposal from its (checked) decision and endorsements."""
-    endorsers = tuple(sorted({e["agent_id"] for e in endorsements if e["agent_id"] != row["origin_agent"]}))
+    endorsers = tuple(sorted({e.agent_id for e in endorsements if e.agent_id != row.origin_agent}))
     decision = decision_of(row)
     honoured = decision is not None and decision.get("reviewer_key") in authorised
     if on_main:

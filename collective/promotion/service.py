@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Callable
 
 from ..errors import BadInput, BranchContested, CollectiveError, NonFastForward, NotFound, NotShared, StorageError
 from ..identity import Identity, endorsement, verify
-from ..model import Memory, iso, utcnow
+from ..model import Endorsement, Memory, Promotion, iso, utcnow
 from ..model.enums import AWAITING_REVIEWER
 from ..model.refs import MAIN_BRANCH, QUARANTINE_BRANCH, tracking
 from ..peers import Peers
@@ -61,29 +61,29 @@ class Promotions:
         on_main = {memory_id} if consensus.on_main(self.tables, memory_id) else set()
         return self._describe(row, on_main, consensus.promoting_commits(self.repo) if on_main else {})
 
-    def _row(self, memory_id: str) -> dict:
+    def _row(self, memory_id: str) -> Promotion:
         row = self.tables.promotions.get(memory_id)
         if row is None:
             raise NotFound("memory", f"no promotion proposed for {memory_id!r} (propose it with `cmem promote`)")
         return row
 
-    def _standing(self, row: dict, on_main: set[str]) -> rules.Standing:
-        return rules.standing(row, self.tables.endorsements.of(row["memory_id"]),
-                              authorised=self.tables.reviewers.keys(), on_main=row["memory_id"] in on_main)
+    def _standing(self, row: Promotion, on_main: set[str]) -> rules.Standing:
+        return rules.standing(row, self.tables.endorsements.of(row.memory_id),
+                              authorised=self.tables.reviewers.keys(), on_main=row.memory_id in on_main)
 
-    def _describe(self, row: dict, on_main: set[str], commits: dict[str, str]) -> dict:
+    def _describe(self, row: Promotion, on_main: set[str], commits: dict[str, str]) -> dict:
         """The documented shape of a proposal; `commits`: memory id -> the commit that promoted it."""
         standing = self._standing(row, on_main)
-        memory = self._memory_row(row["memory_id"]) or {}
+        memory = self._memory_row(row.memory_id) or {}
         decision = standing.decision
-        return {"memory": row["memory_id"], "summary": memory.get("summary", ""), "content": memory.get("content", ""),
-                "origin_agent": row["origin_agent"], "proposed_by": row["proposed_by"],
-                "proposed_at": row["proposed_at"], "note": row["note"], "endorsements": list(standing.endorsers),
+        return {"memory": row.memory_id, "summary": memory.get("summary", ""), "content": memory.get("content", ""),
+                "origin_agent": row.origin_agent, "proposed_by": row.proposed_by,
+                "proposed_at": row.proposed_at, "note": row.note, "endorsements": list(standing.endorsers),
                 "status": standing.status,
                 "decided_by": decision["by"] if decision else None,
                 "decision": {k: decision[k] for k in ("approve", "note", "by", "at")} if decision else None,
                 "awaiting": AWAITING_REVIEWER if decision and not standing.honoured else None,
-                "commit": commits.get(row["memory_id"]) if standing.status == rules.PROMOTED else None}
+                "commit": commits.get(row.memory_id) if standing.status == rules.PROMOTED else None}
 
     def _memory_row(self, memory_id: str) -> dict | None:
         """The memory as held here, else as on main or on the shared branch (its proposer
@@ -109,7 +109,7 @@ class Promotions:
             raise BadInput("memory", f"{memory_id} is already on main")
         held = self.tables.promotions.get(memory_id)
         if held is not None:
-            raise BadInput("memory", f"{memory_id} was already proposed by {held['proposed_by']}")
+            raise BadInput("memory", f"{memory_id} was already proposed by {held.proposed_by}")
         row = rules.proposal(self.identity(), memory_id=memory_id, origin_agent=memory.origin_agent,
                              proposed_by=self.agent_id, at=iso(utcnow()), note=note)
         return self._record([row], [], f"promotions: propose {memory_id}")
@@ -117,14 +117,14 @@ class Promotions:
     def endorse(self, memory_id: str) -> dict:
         """This agent's signed support for a pending proposal of another agent's memory."""
         row = self._pending(memory_id)
-        if row["origin_agent"] == self.agent_id:
+        if row.origin_agent == self.agent_id:
             raise BadInput("memory", f"{memory_id} is {self.agent_id}'s own memory: an agent cannot endorse its own")
-        if any(e["agent_id"] == self.agent_id for e in self.tables.endorsements.of(memory_id)):
+        if any(e.agent_id == self.agent_id for e in self.tables.endorsements.of(memory_id)):
             raise BadInput("memory", f"{memory_id} is already endorsed by {self.agent_id}")
         signed = endorsement(self.identity(), memory_id, self.agent_id, iso(utcnow()))
         return self._record([], [signed], f"promotions: {self.agent_id} endorses {memory_id}")
 
-    def check_decision(self, memory_id: str, note: str) -> dict:
+    def check_decision(self, memory_id: str, note: str) -> Promotion:
         """The pending proposal a decision is about, once the decision is known to be valid."""
         if not note or not note.strip():
             raise BadInput("note", "say why: a decision needs a note")
@@ -137,7 +137,7 @@ class Promotions:
         verb = "approve" if approve else "reject"
         return self._record([rules.decided(row, reviewer, **document)], [], f"promotions: {by} {verb}s {memory_id}")
 
-    def _pending(self, memory_id: str) -> dict:
+    def _pending(self, memory_id: str) -> Promotion:
         row = self._row(memory_id)
         on_main = {memory_id} if consensus.on_main(self.tables, memory_id) else set()
         status = self._standing(row, on_main).status
@@ -145,8 +145,8 @@ class Promotions:
             raise BadInput("memory", f"the promotion of {memory_id} is {status}, not pending")
         return row
 
-    def _record(self, promotions: list[dict], endorsements: list[dict], message: str) -> dict:
-        memory_id = (promotions or endorsements)[0]["memory_id"]
+    def _record(self, promotions: list[Promotion], endorsements: list[Endorsement], message: str) -> dict:
+        memory_id = (promotions or endorsements)[0].memory_id
         with self.repo.transaction():
             self.tables.promotions.write(promotions)
             self.tables.endorsements.write(endorsements)
@@ -188,9 +188,9 @@ class Promotions:
         if ref not in self.repo.remote_branches():
             return {"taken": 0, "refused": {}}
         checked = self._checked(ref, remote)
-        held = {(e["memory_id"], e["agent_id"]) for e in self.tables.endorsements.all()}
+        held = {e.key for e in self.tables.endorsements.all()}
         promotions = rules.join(self.tables.promotions.by_id(), checked.promotions)
-        endorsements = [e for e in checked.endorsements if (e["memory_id"], e["agent_id"]) not in held]
+        endorsements = [e for e in checked.endorsements if e.key not in held]
         if promotions or endorsements:
             with self.repo.transaction():
                 self.tables.promotions.write(promotions)
@@ -215,14 +215,13 @@ class Promotions:
         landed = []
         for row in self.tables.promotions.by_id().values():
             standing = self._standing(row, on_main)
-            memory = self._memory_row(row["memory_id"]) if standing.due else None
-            if memory is None or memory["origin_agent"] != row["origin_agent"] or not signed_by_origin(memory, key_of):
+            memory = self._memory_row(row.memory_id) if standing.due else None
+            if memory is None or memory["origin_agent"] != row.origin_agent or not signed_by_origin(memory, key_of):
                 continue  # only the memory its origin signed reaches main
-            endorsements = [e for e in self.tables.endorsements.of(row["memory_id"])
-                            if e["agent_id"] in standing.endorsers]
+            endorsements = [e for e in self.tables.endorsements.of(row.memory_id) if e.agent_id in standing.endorsers]
             landed.append(consensus.land(self.repo, self.tables, remote, memory_row=memory, promotion=row,
                                          endorsements=endorsements, reason=standing.reason, author=self.agent_id))
-            on_main.add(row["memory_id"])
+            on_main.add(row.memory_id)
         return landed
 
     def share(self, remote: str) -> dict:
@@ -242,14 +241,14 @@ class Promotions:
         except NonFastForward:
             raise BranchContested(QUARANTINE_BRANCH, remote, SHARE_ATTEMPTS) from None
 
-    def _unshared(self, ref: str, remote: str) -> tuple[list[dict], list[dict]]:
+    def _unshared(self, ref: str, remote: str) -> tuple[list[Promotion], list[Endorsement]]:
         """Our proposals and endorsements that `ref` lacks or holds only as forgeries."""
         theirs = rules.check(list(self.tables.promotions.by_id(as_of=ref).values()),
                              self.tables.endorsements.all(as_of=ref), self.peers.signer_keys(remote))
-        promotions = rules.join({r["memory_id"]: r for r in theirs.promotions},
+        promotions = rules.join({r.memory_id: r for r in theirs.promotions},
                                 list(self.tables.promotions.by_id().values()))
-        held = {(e["memory_id"], e["agent_id"]) for e in theirs.endorsements}
-        return promotions, [e for e in self.tables.endorsements.all() if (e["memory_id"], e["agent_id"]) not in held]
+        held = {e.key for e in theirs.endorsements}
+        return promotions, [e for e in self.tables.endorsements.all() if e.key not in held]
 
     def _share_once(self, remote: str) -> dict:
         ref = tracking(remote, QUARANTINE_BRANCH)
@@ -259,7 +258,7 @@ class Promotions:
             self.repo.migrate(author=self.agent_id, now=iso(utcnow()))
         promotions, endorsements = self._unshared(QUARANTINE_BRANCH, remote)
         if promotions or endorsements:
-            memories = self.tables.memories.rows_by_id([p["memory_id"] for p in promotions])
+            memories = self.tables.memories.rows_by_id([p.memory_id for p in promotions])
             with self.repo.on_branch(QUARANTINE_BRANCH), self.repo.transaction():
                 self.tables.promotions.write(promotions)
                 self.tables.endorsements.write(endorsements)

@@ -1,5 +1,6 @@
 """Quarantine cases: ids, escalation, how two copies of a case merge, and what a
-person's resolution does. Pure: the agent reads and writes the rows.
+person's resolution does. Pure: the agent reads and writes the rows, as Case records
+(model/case.py).
 
 A case is one disputed pair of memories. Its id is a hash of the sorted pair,
 so two agents that open the same dispute produce the same row and, after they
@@ -9,11 +10,11 @@ sync, one case.
 from __future__ import annotations
 
 import hashlib
-import json
 from dataclasses import dataclass
-from typing import Mapping
+from typing import Iterable, Mapping
 
 from ..errors import BadInput
+from ..model.case import Case
 from ..model.enums import CaseStatus, Keep
 
 STATUSES = tuple(CaseStatus)
@@ -31,15 +32,14 @@ def escalate(status: str, dispute_count: int, threshold: int) -> str:
     return status
 
 
-def _opening(case: dict) -> tuple:
+def _opening(case: Case) -> tuple:
     """Which copy's view of the pair a merge keeps: the earliest opening, ties broken
     by the measured values, so the choice never depends on who merges whom."""
-    return (case["created_at"], float(case["similarity"]), float(case["phase_diff"]),
-            case["memory_id_a"], case["memory_id_b"], case["agent_a"], case["agent_b"],
-            case.get("opened_by") or "", case.get("opening_signature") or "")
+    return (case.created_at, case.similarity, case.phase_diff, case.memory_id_a, case.memory_id_b,
+            case.agent_a, case.agent_b, case.opened_by or "", case.opening_signature or "")
 
 
-def merge_cases(ours: dict | None, theirs: dict | None) -> dict:
+def merge_cases(ours: Case | None, theirs: Case | None) -> Case:
     """Two copies of one case, as two agents saw it: counts take the larger value,
     the further status wins, the earliest opening is kept, the first verdict stands.
 
@@ -47,58 +47,39 @@ def merge_cases(ours: dict | None, theirs: dict | None) -> dict:
     on any agent converge to the same row.
     """
     if ours is None or theirs is None:
-        return dict(ours or theirs)  # type: ignore[arg-type]
-    out = dict(min(ours, theirs, key=_opening))
+        return ours or theirs  # type: ignore[return-value]
+    opening = min(ours, theirs, key=_opening)
     counted = min(ours, theirs, key=_count)  # the count travels with its signer's signature
-    out["dispute_count"] = int(counted["dispute_count"])
-    _copy(out, counted, ("counted_by", "count_signature"))
-    if ours.get("dispute") or theirs.get("dispute"):  # the smallest link: a join too (grouping.py)
-        out["dispute"] = min(ours.get("dispute") or ours["id"], theirs.get("dispute") or theirs["id"])
-    out["status"] = max(CaseStatus(ours["status"]), CaseStatus(theirs["status"]), key=lambda s: s.rank)
-    verdicts = [c for c in (ours, theirs) if c["status"] == CaseStatus.RESOLVED]
-    if verdicts:
-        # the signature last: two verdicts alike but for their signature still pick one, whatever the order
-        first = min(verdicts, key=lambda c: (c["resolved_at"], c["resolution"] or "", c.get("verdict_signature") or ""))
-        out["resolution"], out["resolved_at"] = first["resolution"], first["resolved_at"]
-        _copy(out, first, ("verdict_signature",))
-    else:
-        out["resolution"], out["resolved_at"] = None, None
-        _copy(out, {}, ("verdict_signature",))
-    return out
+    dispute = opening.dispute
+    if ours.dispute or theirs.dispute:  # the smallest link: a join too (grouping.py)
+        dispute = min(ours.dispute or ours.id, theirs.dispute or theirs.id)
+    verdicts = [c for c in (ours, theirs) if c.resolved]
+    # the signature last: two verdicts alike but for their signature still pick one, whatever the order
+    first = min(verdicts, key=lambda c: (c.resolved_at, c.resolution or "", c.verdict_signature or "")) \
+        if verdicts else None
+    return opening.replace(
+        dispute_count=counted.dispute_count, counted_by=counted.counted_by, count_signature=counted.count_signature,
+        dispute=dispute, status=max(ours.status, theirs.status, key=lambda s: s.rank),
+        resolution=first.resolution if first else None, resolved_at=first.resolved_at if first else None,
+        verdict_signature=first.verdict_signature if first else None)
 
 
-def _count(case: dict) -> tuple:
+def _count(case: Case) -> tuple:
     """The largest count first; between equal counts, a fixed choice of signer."""
-    return (-int(case["dispute_count"]), case.get("counted_by") or "", case.get("count_signature") or "")
+    return (-case.dispute_count, case.counted_by or "", case.count_signature or "")
 
 
-def _copy(out: dict, source: dict, fields: tuple[str, ...]) -> None:
-    """Signature columns, where the rows have them (rows read before they existed do not)."""
-    for name in fields:
-        if name in out or name in source:
-            out[name] = source.get(name)
-
-
-def union(*case_lists: list[dict]) -> dict[str, dict]:
-    merged: dict[str, dict] = {}
+def union(*case_lists: Iterable[Case]) -> dict[str, Case]:
+    merged: dict[str, Case] = {}
     for cases in case_lists:
         for case in cases:
-            merged[case["id"]] = merge_cases(merged.get(case["id"]), case)
+            merged[case.id] = merge_cases(merged.get(case.id), case)
     return merged
 
 
-def changed(merged: dict[str, dict], before: dict[str, dict]) -> list[dict]:
+def changed(merged: Mapping[str, Case], before: Mapping[str, Case]) -> list[Case]:
     """The merged cases that are new or differ from what `before` held."""
-    return [c for cid, c in merged.items() if cid not in before or normalise(c) != normalise(before[cid])]
-
-
-def normalise(case: dict) -> dict:
-    """Comparable form of a row read back from either engine."""
-    out = dict(case)
-    out["dispute_count"] = int(out["dispute_count"])
-    out["similarity"] = float(out["similarity"])
-    out["phase_diff"] = float(out["phase_diff"])
-    return out
+    return [c for cid, c in merged.items() if c != before.get(cid)]
 
 
 @dataclass(frozen=True)
@@ -118,36 +99,30 @@ def validate_keep(keep: str) -> str:
     return keep
 
 
-def resolution(case: dict, *, document: str, signature: str, at: str) -> dict:
-    """The case row after a person decided: the signed verdict document and its signature."""
-    if case["status"] == CaseStatus.RESOLVED:
-        raise BadInput("case", f"{case['id']} is already resolved")
-    out = dict(case)
-    out["status"] = CaseStatus.RESOLVED
-    out["resolution"] = document
-    out["verdict_signature"] = signature
-    out["resolved_at"] = at
-    return out
+def resolution(case: Case, *, document: str, signature: str, at: str) -> Case:
+    """The case after a person decided: the signed verdict document and its signature."""
+    if case.resolved:
+        raise BadInput("case", f"{case.id} is already resolved")
+    return case.replace(status=CaseStatus.RESOLVED, resolution=document, verdict_signature=signature, resolved_at=at)
 
 
-def effects(case: dict) -> Effects:
-    decision = json.loads(case["resolution"])
-    keep = Keep(decision["keep"])
-    a, b = case["memory_id_a"], case["memory_id_b"]
+def effects(case: Case) -> Effects:
+    keep = Keep(case.decision()["keep"])
+    a, b = case.pair
     if keep == "a":
-        return Effects({a: False, b: True}, [(case["agent_a"], "verdict_for"), (case["agent_b"], "verdict_against")],
+        return Effects({a: False, b: True}, [(case.agent_a, "verdict_for"), (case.agent_b, "verdict_against")],
                        False, (b,), (a,))
     if keep == "b":
-        return Effects({a: True, b: False}, [(case["agent_b"], "verdict_for"), (case["agent_a"], "verdict_against")],
+        return Effects({a: True, b: False}, [(case.agent_b, "verdict_for"), (case.agent_a, "verdict_against")],
                        False, (a,), (b,))
     if keep == "both":
         return Effects({a: False, b: False}, [], True, (), (a, b))
     return Effects({a: False, b: False}, [], False, (a, b), ())
 
 
-def refuter(decision: Mapping, case: Mapping) -> str:
+def refuter(decision: Mapping, case: Case) -> str:
     """What a verdict's refuted_by names: the corrected memory (merged), else the dispute."""
-    return decision.get("memory") or decision.get("dispute") or case["id"]
+    return decision.get("memory") or decision.get("dispute") or case.id
 
 
 @dataclass(frozen=True)
@@ -161,13 +136,13 @@ class Standing:
     made: frozenset[str]
 
 
-def standing(resolved: list[dict]) -> Standing:
+def standing(resolved: Iterable[Case]) -> Standing:
     """The Standing of the verdicts of these resolved (and applied) cases."""
     losers: dict[str, tuple[str, str]] = {}
     winners: dict[str, tuple[str, str]] = {}
     made = set()
-    for case in sorted(resolved, key=lambda c: c["id"]):
-        decision = json.loads(case["resolution"])
+    for case in sorted(resolved, key=lambda c: c.id):
+        decision = case.decision()
         refuted_by = (refuter(decision, case), decision.get("at") or "")
         effect = effects(case)
         for memory_id in effect.refuted:

@@ -14,12 +14,12 @@ from typing import TYPE_CHECKING, Callable
 from ..core import trust
 from ..errors import BadInput, NotFound
 from ..identity import Identity
-from ..model import Memory, events, iso, utcnow, validate_text
+from ..model import Case, Memory, events, iso, utcnow, validate_text
 from ..model.enums import AWAITING_REVIEWER, CaseStatus, Keep
 from ..model.refs import QUARANTINE_BRANCH
 from . import cases as rules
 from . import grouping, signing, verdicts
-from .service import Quarantine, case_dict
+from .service import Quarantine
 
 if TYPE_CHECKING:
     from ..peers import Peers
@@ -64,39 +64,39 @@ class Disputes:
         """The dispute a memory (or a copy of it) stands in: {"dispute", "status"}, or None."""
         mine = verdicts.copies(self.tables, memory_id)
         for did, cases in grouping.members(self.tables.cases.all()).items():
-            if any(mine & {c["memory_id_a"], c["memory_id_b"]} for c in cases):
+            if any(mine & set(c.pair) for c in cases):
                 return {"dispute": did, "status": grouping.status(cases)}
         return None
 
-    def _group(self, dispute_id: str) -> tuple[str, list[dict]]:
+    def _group(self, dispute_id: str) -> tuple[str, list[Case]]:
         if not isinstance(dispute_id, str) or not dispute_id:
             raise NotFound("dispute", f"no dispute {dispute_id!r}")
         groups = grouping.members(self.tables.cases.all())
         for did, cases in groups.items():
-            if did == dispute_id or any(c["id"] == dispute_id for c in cases):
+            if did == dispute_id or any(c.id == dispute_id for c in cases):
                 return did, cases
         raise NotFound("dispute", f"no dispute {dispute_id!r} (see `cmem quarantine list`)")
 
-    def _copies(self, cases: list[dict]) -> dict[str, set[str]]:
-        ids = {m for c in cases for m in (c["memory_id_a"], c["memory_id_b"])}
+    def _copies(self, cases: list[Case]) -> dict[str, set[str]]:
+        ids = {m for c in cases for m in c.pair}
         return verdicts.copies_of(self.tables, ids)
 
-    def _describe(self, did: str, cases: list[dict], scores: dict[str, float], applied: set[str],
+    def _describe(self, did: str, cases: list[Case], scores: dict[str, float], applied: set[str],
                   copies: dict[str, set[str]]) -> dict:
-        root = next((c for c in cases if c["id"] == did), cases[0])
+        root = next((c for c in cases if c.id == did), cases[0])
         ordered = [root, *[c for c in cases if c is not root]]
         flipped, side_a, side_b = grouping.orient(ordered, copies)
-        agents = sorted({a for c in cases for a in (c["agent_a"], c["agent_b"])})
-        resolved = next((c for c in ordered if c["status"] == CaseStatus.RESOLVED), None)
-        a = self._side(root["memory_id_a"], root["agent_a"], side_a, scores)
-        b = self._side(root["memory_id_b"], root["agent_b"], side_b, scores)
-        reason = self.reason(a["content"], b["content"], float(root["similarity"])) \
+        agents = sorted({a for c in cases for a in (c.agent_a, c.agent_b)})
+        resolved = next((c for c in ordered if c.resolved), None)
+        a = self._side(root.memory_id_a, root.agent_a, side_a, scores)
+        b = self._side(root.memory_id_b, root.agent_b, side_b, scores)
+        reason = self.reason(a["content"], b["content"], root.similarity) \
             if self.reason and a["content"] and b["content"] else ""
         status = grouping.status(cases)
-        applied_here = sorted(c["id"] for c in cases if c["id"] in applied)
-        return {"dispute": did, "status": status, "cases": [c["id"] for c in cases],
-                "case_count": len(cases), "agents": agents, "opened_at": min(c["created_at"] for c in cases),
-                "similarity": float(root["similarity"]), "phase_diff": float(root["phase_diff"]), "reason": reason,
+        applied_here = sorted(c.id for c in cases if c.id in applied)
+        return {"dispute": did, "status": status, "cases": [c.id for c in cases],
+                "case_count": len(cases), "agents": agents, "opened_at": min(c.created_at for c in cases),
+                "similarity": root.similarity, "phase_diff": root.phase_diff, "reason": reason,
                 "a": a, "b": b,
                 "resolution": _resolution(resolved, flipped) if resolved else None,
                 "applied": applied_here,
@@ -141,16 +141,16 @@ class Disputes:
         the corrected memory, for merged)."""
         dispute = self.check(dispute_id, keep, text)
         did, cases = self._group(dispute["dispute"])
-        root = next(c for c in cases if c["id"] == did)
+        root = next(c for c in cases if c.id == did)
         flipped, _, _ = grouping.orient([root, *[c for c in cases if c is not root]], self._copies(cases))
         keep = grouping.side_keep(keep, flipped.get(dispute_id, False))  # named by a case: its a and b
         now = iso(utcnow())
         decided = {"dispute": did, "dispute_keep": keep, "text": text, "memory": merged.id if merged else None}
         rows = []
         for case in cases:
-            if case["status"] == CaseStatus.RESOLVED:
+            if case.resolved:
                 continue
-            document = signing.verdict_document(case, keep=grouping.side_keep(keep, flipped[case["id"]]), note=note,
+            document = signing.verdict_document(case, keep=grouping.side_keep(keep, flipped[case.id]), note=note,
                                                 by=by, reviewer_key=reviewer.public_key, agent=self.agent_id, at=now,
                                                 dispute=decided)
             rows.append(rules.resolution(case, document=document, signature=reviewer.sign(document.encode("utf-8")),
@@ -166,11 +166,11 @@ class Disputes:
             head = self.repo.commit(f"quarantine: resolve dispute {did} keep {keep} ({len(rows)} case(s))",
                                     author=self.agent_id)
         self.quarantine.upkeep.after_commit()
-        return {**self.show(did), "commit": head, "resolved_cases": [case_dict(r, set(applied))["id"] for r in rows]}
+        return {**self.show(did), "commit": head, "resolved_cases": [r.id for r in rows]}
 
 
-def _resolution(case: dict, flipped: dict[str, bool]) -> dict:
-    decision = case_dict(case)["resolution"]
-    keep = decision.get("dispute_keep") or grouping.side_keep(decision["keep"], flipped.get(case["id"], False))
+def _resolution(case: Case, flipped: dict[str, bool]) -> dict:
+    decision = case.decision()
+    keep = decision.get("dispute_keep") or grouping.side_keep(decision["keep"], flipped.get(case.id, False))
     return {"keep": keep, "note": decision.get("note", ""), "by": decision.get("by"), "at": decision.get("at"),
             "text": decision.get("text"), "memory": decision.get("memory")}

@@ -14,15 +14,16 @@ from __future__ import annotations
 
 from typing import Iterable, Mapping, Sequence
 
+from ..model.case import Case
 from ..model.enums import CaseStatus
 
 
-def link_of(case: Mapping) -> str:
+def link_of(case: Case) -> str:
     """The case a row says it shares a dispute with (itself when none)."""
-    return case.get("dispute") or case["id"]
+    return case.dispute or case.id
 
 
-def groups(cases: Iterable[Mapping]) -> dict[str, str]:
+def groups(cases: Iterable[Case]) -> dict[str, str]:
     """case id -> dispute id (the smallest case id linked to it, directly or not)."""
     parent: dict[str, str] = {}
 
@@ -35,24 +36,24 @@ def groups(cases: Iterable[Mapping]) -> dict[str, str]:
 
     ids = []
     for case in cases:
-        ids.append(case["id"])
-        a, b = root(case["id"]), root(link_of(case))
+        ids.append(case.id)
+        a, b = root(case.id), root(link_of(case))
         if a != b:
             parent[max(a, b)] = min(a, b)
     return {cid: root(cid) for cid in ids}
 
 
-def members(cases: Iterable[Mapping]) -> dict[str, list[dict]]:
+def members(cases: Iterable[Case]) -> dict[str, list[Case]]:
     """dispute id -> its cases, oldest first."""
     rows = list(cases)
     of = groups(rows)
-    out: dict[str, list[dict]] = {}
-    for case in sorted(rows, key=lambda c: (c["created_at"], c["id"])):
-        out.setdefault(of[case["id"]], []).append(dict(case))
+    out: dict[str, list[Case]] = {}
+    for case in sorted(rows, key=lambda c: (c.created_at, c.id)):
+        out.setdefault(of[case.id], []).append(case)
     return out
 
 
-def regroup(cases: Sequence[Mapping], copies: Mapping[str, set[str]]) -> dict[str, str]:
+def regroup(cases: Sequence[Case], copies: Mapping[str, set[str]]) -> dict[str, str]:
     """The links to record so that cases whose sides hold copies of each other's sides share
     a dispute: {case id: dispute}, each set on the root (smallest id) of the larger group and
     naming the smaller root, so a link only ever names a smaller id and joins keep it.
@@ -60,7 +61,7 @@ def regroup(cases: Sequence[Mapping], copies: Mapping[str, set[str]]) -> dict[st
     Pairs are taken in case-id order, and only pairs that share a memory are compared (an
     index from each memory to the cases holding a copy of it): a pull's cost grows with the
     cases that could join, not with the square of the open cases."""
-    held = {c["id"]: c for c in cases}
+    held = {c.id for c in cases}
     parent = dict(groups(cases))
     changes: dict[str, str] = {}
 
@@ -69,16 +70,15 @@ def regroup(cases: Sequence[Mapping], copies: Mapping[str, set[str]]) -> dict[st
             x = parent[x]
         return x
 
-    rows = sorted(cases, key=lambda c: c["id"])
-    sides = [(copies.get(c["memory_id_a"], {c["memory_id_a"]}), copies.get(c["memory_id_b"], {c["memory_id_b"]}))
-             for c in rows]
+    rows = sorted(cases, key=lambda c: c.id)
+    sides = [(copies.get(c.memory_id_a, {c.memory_id_a}), copies.get(c.memory_id_b, {c.memory_id_b})) for c in rows]
     holding: dict[str, list[int]] = {}  # memory id -> positions of the cases holding a copy of it
     for i, (a, b) in enumerate(sides):
         for memory_id in a | b:
             holding.setdefault(memory_id, []).append(i)
     for i, (a, b) in enumerate(sides):
         for j in sorted({j for memory_id in a | b for j in holding[memory_id] if j > i}):
-            r1, r2 = root(rows[i]["id"]), root(rows[j]["id"])
+            r1, r2 = root(rows[i].id), root(rows[j].id)
             if r1 == r2:
                 continue
             c, d = sides[j]
@@ -92,42 +92,42 @@ def regroup(cases: Sequence[Mapping], copies: Mapping[str, set[str]]) -> dict[st
     return changes
 
 
-def orient(cases: Sequence[Mapping], copies: Mapping[str, set[str]]) -> tuple[dict[str, bool], set[str], set[str]]:
+def orient(cases: Sequence[Case], copies: Mapping[str, set[str]]) -> tuple[dict[str, bool], set[str], set[str]]:
     """Which side of the dispute each case's memory_id_a stands on. The first case (the
     dispute's own) sets sides a and b; a case whose a is a copy of side b is flipped.
     Returns (case id -> flipped, ids on side a, ids on side b)."""
     first = cases[0]
-    side_a = set(copies.get(first["memory_id_a"], {first["memory_id_a"]}))
-    side_b = set(copies.get(first["memory_id_b"], {first["memory_id_b"]}))
+    side_a = set(copies.get(first.memory_id_a, {first.memory_id_a}))
+    side_b = set(copies.get(first.memory_id_b, {first.memory_id_b}))
     flipped: dict[str, bool] = {}
     pending = list(cases)
     while pending:
         progress = False
         for case in list(pending):
-            a, b = case["memory_id_a"], case["memory_id_b"]
+            a, b = case.pair
             if a in side_b or b in side_a:
-                flipped[case["id"]] = True
+                flipped[case.id] = True
             elif a in side_a or b in side_b:
-                flipped[case["id"]] = False
+                flipped[case.id] = False
             else:
                 continue
-            here, there = (side_b, side_a) if flipped[case["id"]] else (side_a, side_b)
+            here, there = (side_b, side_a) if flipped[case.id] else (side_a, side_b)
             here |= copies.get(a, {a})
             there |= copies.get(b, {b})
             pending.remove(case)
             progress = True
         if not progress:  # linked by another agent's view of the copies: as it stands
             for case in pending:
-                flipped[case["id"]] = False
-                side_a.add(case["memory_id_a"])
-                side_b.add(case["memory_id_b"])
+                flipped[case.id] = False
+                side_a.add(case.memory_id_a)
+                side_b.add(case.memory_id_b)
             break
     return flipped, side_a, side_b
 
 
-def status(cases: Sequence[Mapping]) -> str:
+def status(cases: Sequence[Case]) -> str:
     """resolved when every case is; escalated when any open one is; else pending."""
-    states = {c["status"] for c in cases}
+    states = {c.status for c in cases}
     if states == {CaseStatus.RESOLVED}:
         return CaseStatus.RESOLVED
     return CaseStatus.ESCALATED if CaseStatus.ESCALATED in states else CaseStatus.PENDING

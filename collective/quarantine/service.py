@@ -11,13 +11,12 @@ operator authorised (`reviewers`); until then it is kept, awaiting one.
 
 from __future__ import annotations
 
-import json
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Iterable
 
 from ..core import trust, wave
 from ..errors import BadInput, BranchContested, CollectiveError, NonFastForward, NotFound, NotShared
 from ..identity import valid_public_key
-from ..model import iso, utcnow
+from ..model import Case, iso, utcnow
 from ..model.enums import AWAITING_REVIEWER, CaseStatus
 from ..model.refs import MAIN_BRANCH, QUARANTINE_BRANCH, tracking
 from ..peers import Peers
@@ -34,14 +33,14 @@ SHARE_ATTEMPTS = 4
 HISTORY_DEPTH = 200  # commits searched for a case's history
 
 
-def case_dict(row: dict, applied: set[str] | None = None) -> dict:
+def case_dict(case: Case, applied: set[str] | None = None) -> dict:
     """The documented shape of a case: its row with the resolution parsed, and whether
     its verdict took effect here (`applied`) or awaits an authorised reviewer."""
-    out = dict(row)
-    out["resolution"] = json.loads(row["resolution"]) if row.get("resolution") else None
+    out = case.to_row()
+    out["resolution"] = case.decision()
     if applied is not None:
-        out["applied"] = row["status"] == CaseStatus.RESOLVED and row["id"] in applied
-        out["awaiting"] = AWAITING_REVIEWER if row["status"] == CaseStatus.RESOLVED and not out["applied"] else None
+        out["applied"] = case.resolved and case.id in applied
+        out["awaiting"] = AWAITING_REVIEWER if case.resolved and not out["applied"] else None
     return out
 
 
@@ -82,27 +81,27 @@ class Quarantine:
                            if any(n in c.message for n in named)]
         return case
 
-    def _row(self, case_id: str) -> dict:
+    def _row(self, case_id: str) -> Case:
         row = self.tables.cases.get(case_id)
         if row is None:
             raise NotFound("case", f"no quarantine case {case_id!r}")
         return row
 
     # --- a person's verdict (recorded by disputes.Disputes) ---------------------------
-    def apply_authorised(self, cases: list[dict]) -> list[str]:
+    def apply_authorised(self, cases: Iterable[Case]) -> list[str]:
         """Apply each resolved case's verdict once, when an authorised reviewer signed it;
         the caller holds the transaction. Returns the ids applied now."""
         authorised, done = self.tables.reviewers.keys(), self.tables.applied_verdicts.case_ids()
         applied = []
         for case in cases:
             key = signing.verdict_key(case)
-            if case["status"] == CaseStatus.RESOLVED and case["id"] not in done and key in authorised:
+            if case.resolved and case.id not in done and key in authorised:
                 self.apply_verdict(case)
-                self.tables.applied_verdicts.add(case["id"], key, at=iso(utcnow()))
-                applied.append(case["id"])
+                self.tables.applied_verdicts.add(case.id, key, at=iso(utcnow()))
+                applied.append(case.id)
         return applied
 
-    def apply_verdict(self, case: dict) -> None:
+    def apply_verdict(self, case: Case) -> None:
         """Refutations, flags, links and trust after a verdict; the caller holds the transaction."""
         verdicts.apply(self.tables, self.peers, case, agent_id=self.agent_id, amplitude_cap=self.amplitude_cap,
                        penalty=self.penalty, now=iso(utcnow()))
@@ -167,24 +166,24 @@ class Quarantine:
         rows = self.tables.cases.all(status=[CaseStatus.PENDING, CaseStatus.ESCALATED])
         if len(rows) < 2:
             return 0
-        ids = {m for c in rows for m in (c["memory_id_a"], c["memory_id_b"])}
+        ids = {m for c in rows for m in c.pair}
         links = grouping.regroup(rows, verdicts.copies_of(self.tables, ids))
         if not links:
             return 0
-        by_id = {c["id"]: c for c in rows}
+        by_id = {c.id: c for c in rows}
         with self.repo.transaction():
-            self.tables.cases.write([{**by_id[cid], "dispute": target} for cid, target in sorted(links.items())])
+            self.tables.cases.write([by_id[cid].replace(dispute=target) for cid, target in sorted(links.items())])
             self.repo.commit(f"quarantine: {len(links)} case(s) join a dispute", author=self.agent_id)
         self.upkeep.after_commit()
         return len(links)
 
-    def check(self, rows: list[dict], remote: str, held: dict[str, dict]) -> signing.Checked:
+    def check(self, rows: list[Case], remote: str, held: dict[str, Case]) -> signing.Checked:
         """The shared rows whose signatures verify (see signing.check_cases); a row the
         same as the one `held` here was checked when it came (or is ours)."""
-        same = {r["id"] for r in rows if r["id"] in held and rules.normalise(r) == rules.normalise(held[r["id"]])}
-        checked = signing.check_cases([r for r in rows if r["id"] not in same], self.peers.signer_keys(remote),
+        same = {r.id for r in rows if held.get(r.id) == r}
+        checked = signing.check_cases([r for r in rows if r.id not in same], self.peers.signer_keys(remote),
                                       threshold=self.threshold)
-        checked.kept += [r for r in rows if r["id"] in same]
+        checked.kept += [r for r in rows if r.id in same]
         return checked
 
     def share_after(self, what: str, result: dict, remote: str | None) -> dict:
@@ -210,7 +209,7 @@ class Quarantine:
         except NonFastForward:
             raise BranchContested(QUARANTINE_BRANCH, remote, SHARE_ATTEMPTS) from None
 
-    def _share_once(self, remote: str, ours: list[dict]) -> dict:
+    def _share_once(self, remote: str, ours: list[Case]) -> dict:
         remote_ref = tracking(remote, QUARANTINE_BRANCH)
         base = remote_ref if remote_ref in self.repo.remote_branches() else MAIN_BRANCH
         self.repo.create_branch_at(QUARANTINE_BRANCH, base)
@@ -218,10 +217,10 @@ class Quarantine:
             self.repo.migrate(author=self.agent_id, now=iso(utcnow()))
         theirs = self.tables.cases.by_id(as_of=QUARANTINE_BRANCH)
         # rows that do not verify are left out of the join: our copy replaces them
-        merged = rules.union(self.check(list(theirs.values()), remote, {c["id"]: c for c in ours}).kept, ours)
+        merged = rules.union(self.check(list(theirs.values()), remote, {c.id: c for c in ours}).kept, ours)
         changed = rules.changed(merged, theirs)
         if changed:
-            ids = sorted({m for c in changed for m in (c["memory_id_a"], c["memory_id_b"])})
+            ids = sorted({m for c in changed for m in c.pair})
             pair_rows = self.tables.memories.rows_by_id(ids)
             with self.repo.on_branch(QUARANTINE_BRANCH), self.repo.transaction():
                 self.tables.cases.write(changed)

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Mapping, Sequence
 
 from ..identity import Identity, canonical, verify
+from ..model.case import Case
 from ..model.enums import CaseStatus
 from .cases import escalate
 
@@ -34,59 +35,59 @@ FORGED_VERDICT = "forged_verdict"
 REPLAYED_VERDICT = "replayed_verdict"
 
 
-def opening_claim(case: Mapping) -> bytes:
-    return canonical({"kind": "case.opening", "id": case["id"], "memory_id_a": case["memory_id_a"],
-                      "memory_id_b": case["memory_id_b"], "agent_a": case["agent_a"], "agent_b": case["agent_b"],
-                      "similarity": float(case["similarity"]), "phase_diff": float(case["phase_diff"]),
-                      "created_at": case["created_at"], "opened_by": case.get("opened_by")})
+# The claims below are the bytes already stored signatures cover: their keys and values
+# must stay exactly as they are (tests/unit/test_shared_records.py holds them).
+def opening_claim(case: Case) -> bytes:
+    return canonical({"kind": "case.opening", "id": case.id, "memory_id_a": case.memory_id_a,
+                      "memory_id_b": case.memory_id_b, "agent_a": case.agent_a, "agent_b": case.agent_b,
+                      "similarity": case.similarity, "phase_diff": case.phase_diff,
+                      "created_at": case.created_at, "opened_by": case.opened_by})
 
 
-def count_claim(case: Mapping) -> bytes:
-    return canonical({"kind": "case.count", "id": case["id"], "dispute_count": int(case["dispute_count"]),
-                      "counted_by": case.get("counted_by")})
+def count_claim(case: Case) -> bytes:
+    return canonical({"kind": "case.count", "id": case.id, "dispute_count": case.dispute_count,
+                      "counted_by": case.counted_by})
 
 
-def sign_case(case: Mapping, identity: Identity, agent_id: str) -> dict:
+def sign_case(case: Case, identity: Identity, agent_id: str) -> Case:
     """A case this agent opened or whose count it raised, signed: the opening when it
     has none yet, the count always."""
-    out = dict(case)
-    if not out.get("opening_signature"):
-        out["opened_by"] = agent_id
-        out["opening_signature"] = identity.sign(opening_claim(out))
-    out["counted_by"] = agent_id
-    out["count_signature"] = identity.sign(count_claim(out))
-    out.setdefault("verdict_signature", None)
-    return out
+    if not case.opening_signature:
+        case = case.replace(opened_by=agent_id)
+        case = case.replace(opening_signature=identity.sign(opening_claim(case)))
+    case = case.replace(counted_by=agent_id)
+    return case.replace(count_signature=identity.sign(count_claim(case)))
 
 
-def verdict_document(case: Mapping, *, keep: str, note: str | None, by: str, reviewer_key: str,
+def verdict_document(case: Case, *, keep: str, note: str | None, by: str, reviewer_key: str,
                      agent: str, at: str, dispute: Mapping | None = None) -> str:
     """The resolution column: the verdict and the case it decides, as the reviewer signs it;
     `dispute` adds the dispute it decides as a whole (its id, its keep, a merged text and memory)."""
-    return canonical({**(dispute or {}), "kind": "case.verdict", "case_id": case["id"], "memory_id_a": case["memory_id_a"],
-                      "memory_id_b": case["memory_id_b"], "agent_a": case["agent_a"], "agent_b": case["agent_b"],
+    return canonical({**(dispute or {}), "kind": "case.verdict", "case_id": case.id, "memory_id_a": case.memory_id_a,
+                      "memory_id_b": case.memory_id_b, "agent_a": case.agent_a, "agent_b": case.agent_b,
                       "keep": keep, "note": note or "", "by": by, "reviewer_key": reviewer_key,
                       "recorded_by": agent, "at": at}).decode("utf-8")
 
 
-def verdict_key(case: Mapping) -> str | None:
+def verdict_key(case: Case) -> str | None:
     """The public key of the reviewer a resolved case's verdict names."""
-    if not case.get("resolution"):
+    if not case.resolution:
         return None
     try:
-        return json.loads(case["resolution"]).get("reviewer_key")
+        return json.loads(case.resolution).get("reviewer_key")
     except (ValueError, AttributeError):
         return None
 
 
-def _verdict_problem(case: Mapping) -> str | None:
-    signature, document = case.get("verdict_signature"), case.get("resolution")
+def _verdict_problem(case: Case) -> str | None:
+    signature, document = case.verdict_signature, case.resolution
     key = verdict_key(case)
     if not signature or not key or not verify(key, document.encode("utf-8"), signature):
         return FORGED_VERDICT
     decided = json.loads(document)
-    if any(decided.get(k) != case[k] for k in ("memory_id_a", "memory_id_b", "agent_a", "agent_b")) \
-            or decided.get("case_id") != case["id"] or decided.get("at") != case["resolved_at"]:
+    if (decided.get("memory_id_a"), decided.get("memory_id_b")) != case.pair \
+            or (decided.get("agent_a"), decided.get("agent_b")) != (case.agent_a, case.agent_b) \
+            or decided.get("case_id") != case.id or decided.get("at") != case.resolved_at:
         return REPLAYED_VERDICT  # a genuine verdict, but on another case
     return None
 
@@ -95,7 +96,7 @@ def _verdict_problem(case: Mapping) -> str | None:
 class Checked:
     """Shared case rows after their signatures were checked."""
 
-    kept: list[dict] = field(default_factory=list)
+    kept: list[Case] = field(default_factory=list)
     refused: dict[str, list[str]] = field(default_factory=dict)   # reason -> case ids
 
     def refuse(self, reason: str, case_id: str) -> None:
@@ -109,34 +110,32 @@ def _signed_by(keys: Sequence[str], claim: bytes, signature: str) -> bool:
     return any(verify(key, claim, signature) for key in keys)
 
 
-def check_cases(rows: list[dict], key_of: Callable[[str], Sequence[str]], *, threshold: int) -> Checked:
+def check_cases(rows: Sequence[Case], key_of: Callable[[str], Sequence[str]], *, threshold: int) -> Checked:
     """Keep the rows whose opening and count verify against their signers' keys (the key
     held for each, and the keys it rotated away from); a row whose verdict does not
     verify, or decides another case, is kept without it."""
     checked = Checked()
     for row in rows:
-        opener, counter = row.get("opened_by"), row.get("counted_by")
-        if not row.get("opening_signature") or not row.get("count_signature") or not opener or not counter:
-            checked.refuse(UNSIGNED_CASE, row["id"])
+        opener, counter = row.opened_by, row.counted_by
+        if not row.opening_signature or not row.count_signature or not opener or not counter:
+            checked.refuse(UNSIGNED_CASE, row.id)
             continue
-        if not _signed_by(key_of(opener), opening_claim(row), row["opening_signature"]):
-            checked.refuse(FORGED_CASE, row["id"])
+        if not _signed_by(key_of(opener), opening_claim(row), row.opening_signature):
+            checked.refuse(FORGED_CASE, row.id)
             continue
-        if not _signed_by(key_of(counter), count_claim(row), row["count_signature"]):
-            checked.refuse(TAMPERED_COUNT, row["id"])
+        if not _signed_by(key_of(counter), count_claim(row), row.count_signature):
+            checked.refuse(TAMPERED_COUNT, row.id)
             continue
-        if row["status"] == CaseStatus.RESOLVED:
+        if row.resolved:
             problem = _verdict_problem(row)
             if problem is not None:
-                checked.refuse(problem, row["id"])
+                checked.refuse(problem, row.id)
                 row = unresolved(row, threshold)
         checked.kept.append(row)
     return checked
 
 
-def unresolved(case: Mapping, threshold: int) -> dict:
+def unresolved(case: Case, threshold: int) -> Case:
     """A case without its verdict: where it stood before one."""
-    out = dict(case)
-    out.update(resolution=None, resolved_at=None, verdict_signature=None,
-               status=escalate(CaseStatus.PENDING, int(case["dispute_count"]), threshold))
-    return out
+    return case.replace(resolution=None, resolved_at=None, verdict_signature=None,
+                        status=escalate(CaseStatus.PENDING, case.dispute_count, threshold))

@@ -10,9 +10,9 @@ the transaction and applies each case once (applied_verdicts).
 
 from __future__ import annotations
 
-import json
-from typing import TYPE_CHECKING, Iterable, Mapping
+from typing import TYPE_CHECKING, Iterable
 
+from ..model.case import Case
 from ..model.enums import LinkType
 from . import cases as rules
 
@@ -76,11 +76,11 @@ def _neighbour_pairs(tables: Tables, ids: list[str]) -> list[tuple[str, str]]:
     return pairs
 
 
-def apply(tables: Tables, peers: Peers, case: dict, *, agent_id: str, amplitude_cap: float,
+def apply(tables: Tables, peers: Peers, case: Case, *, agent_id: str, amplitude_cap: float,
           penalty: float, now: str) -> None:
     """Refutations, flags, penalties, links and trust after one case's verdict."""
     effect = rules.effects(case)
-    decision = json.loads(case["resolution"])
+    decision = case.decision()
     at = decision.get("at") or now
     refuted_by = rules.refuter(decision, case)
     for loser in effect.refuted:
@@ -93,23 +93,22 @@ def apply(tables: Tables, peers: Peers, case: dict, *, agent_id: str, amplitude_
         for memory_id in copies(tables, winner) - {winner}:
             tables.memories.set(memory_id, disputed=0, updated_at=now)
     if effect.partial:
-        tables.links.write([{"source_id": case["memory_id_a"], "target_id": case["memory_id_b"],
+        tables.links.write([{"source_id": case.memory_id_a, "target_id": case.memory_id_b,
                              "link_type": LinkType.PARTIAL_AGREEMENT, "weight": 0.5,
                              "created_by": agent_id, "created_at": now}])
-    dispute = decision.get("dispute") or case["id"]
+    dispute = decision.get("dispute") or case.id
     moves = [(who, reason) for who, reason in effect.verdicts if not _moved_for(tables, who, reason, dispute)]
     peers.move(moves, verifier=decision.get("by", "reviewer"), at=now,
-               evidence={"case_id": case["id"], "dispute": dispute,
-                         "memory_ids": [case["memory_id_a"], case["memory_id_b"]]})
+               evidence={"case_id": case.id, "dispute": dispute, "memory_ids": list(case.pair)})
 
 
-def _give_back(tables: Tables, memory_id: str, case: Mapping, *, amplitude_cap: float, penalty: float,
+def _give_back(tables: Tables, memory_id: str, case: Case, *, amplitude_cap: float, penalty: float,
                now: str) -> None:
     """Clear the flag; undo the dispute penalty when this holder took it (it linked the pair)."""
     row = tables.memories.get(memory_id)
     if row is None:
         return
-    other = case["memory_id_b"] if memory_id == case["memory_id_a"] else case["memory_id_a"]
+    other = case.memory_id_b if memory_id == case.memory_id_a else case.memory_id_a
     links = [link for link in tables.links.touching(memory_id)
              if link["link_type"] == LinkType.DISPUTES and other in (link["source_id"], link["target_id"])]
     amplitude = row.amplitude
@@ -122,4 +121,4 @@ def _give_back(tables: Tables, memory_id: str, case: Mapping, *, amplitude_cap: 
 def _moved_for(tables: Tables, agent_id: str, reason: str, dispute: str) -> bool:
     """Whether this dispute's verdict moved the agent's trust already (one move per dispute,
     however many of its cases arrive)."""
-    return any(e["reason"] == reason and e["evidence"].get("dispute") == dispute for e in tables.ledger.of(agent_id))
+    return any(e.reason == reason and e.facts().get("dispute") == dispute for e in tables.ledger.of(agent_id))

@@ -3,7 +3,9 @@ endorsements, proposals for main (schema 008), key rotations and refused key cha
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Mapping, Sequence
+from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
+
+from ..model import Endorsement, Promotion
 
 if TYPE_CHECKING:
     from .port import Repository
@@ -51,42 +53,47 @@ class AppliedVerdicts:
 
 
 class EndorsementTable:
-    """`endorsements`: an agent's signed support for promoting a memory to main."""
+    """`endorsements`: an agent's signed support for promoting a memory to main, as Endorsement records."""
 
     name = "endorsements"
 
     def __init__(self, repo: "Repository"):
         self.repo = repo
 
-    def of(self, memory_id: str, *, as_of: str | None = None) -> list[dict]:
-        return self.repo.select(self.name, {"memory_id": memory_id}, order_by="agent_id", as_of=as_of)
+    def of(self, memory_id: str, *, as_of: str | None = None) -> list[Endorsement]:
+        return [Endorsement.from_row(r)
+                for r in self.repo.select(self.name, {"memory_id": memory_id}, order_by="agent_id", as_of=as_of)]
 
-    def all(self, *, as_of: str | None = None) -> list[dict]:
-        return self.repo.select(self.name, order_by="memory_id", as_of=as_of)
+    def all(self, *, as_of: str | None = None) -> list[Endorsement]:
+        return [Endorsement.from_row(r) for r in self.repo.select(self.name, order_by="memory_id", as_of=as_of)]
 
-    def write(self, rows: Sequence[Mapping]) -> None:
+    def write(self, endorsements: Iterable[Endorsement]) -> None:
+        rows = [e.to_row() for e in endorsements]
         if rows:
-            self.repo.upsert(self.name, list(rows), key=["memory_id", "agent_id"])
+            self.repo.upsert(self.name, rows, key=["memory_id", "agent_id"])
 
 
 class PromotionTable:
-    """`promotions`: memories proposed for main, each with a person's decision once made."""
+    """`promotions`: memories proposed for main, each with a person's decision once made, as
+    Promotion records."""
 
     name = "promotions"
 
     def __init__(self, repo: "Repository"):
         self.repo = repo
 
-    def get(self, memory_id: str, *, as_of: str | None = None) -> dict | None:
+    def get(self, memory_id: str, *, as_of: str | None = None) -> Promotion | None:
         rows = self.repo.select(self.name, {"memory_id": memory_id}, as_of=as_of)
-        return rows[0] if rows else None
+        return Promotion.from_row(rows[0]) if rows else None
 
-    def by_id(self, *, as_of: str | None = None) -> dict[str, dict]:
-        return {r["memory_id"]: r for r in self.repo.select(self.name, order_by="proposed_at", as_of=as_of)}
+    def by_id(self, *, as_of: str | None = None) -> dict[str, Promotion]:
+        return {p.memory_id: p for p in map(Promotion.from_row,
+                                            self.repo.select(self.name, order_by="proposed_at", as_of=as_of))}
 
-    def write(self, rows: Sequence[Mapping]) -> None:
+    def write(self, promotions: Iterable[Promotion]) -> None:
+        rows = [p.to_row() for p in promotions]
         if rows:
-            self.repo.upsert(self.name, list(rows), key=["memory_id"])
+            self.repo.upsert(self.name, rows, key=["memory_id"])
 
 
 class KeyRotations:

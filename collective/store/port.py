@@ -79,10 +79,13 @@ class Repository(Protocol):
     def count(self, table: str, where: Mapping[str, Any] | None = None, *, as_of: str | None = None) -> int: ...
 
     def insert(self, table: str, rows: Sequence[Mapping[str, Any]]) -> int:
-        """All rows or none (a clash on the key raises StorageError); rows share the first row's columns."""
+        """All rows or none (a clash on the key raises StorageError). Every row of the batch has
+        the same columns: rows that differ raise RowShapeMismatch (naming the table and the
+        columns only some rows have) and nothing is written."""
 
     def upsert(self, table: str, rows: Sequence[Mapping[str, Any]], key: Sequence[str]) -> int:
-        """Insert, or overwrite the given columns of the row with the same `key`."""
+        """Insert, or overwrite the given columns of the row with the same `key`. All rows or
+        none; rows of one batch have the same columns, else RowShapeMismatch as for `insert`."""
 
     def update(self, table: str, values: Mapping[str, Any], where: Mapping[str, Any]) -> int:
         """Rows changed; an empty `where` raises ValueError."""

@@ -15,7 +15,7 @@ from importlib import resources
 from operator import itemgetter
 from typing import Any, Iterator, Mapping, Sequence
 
-from ..errors import BadInput, CollectiveError, StorageError
+from ..errors import BadInput, CollectiveError, RowShapeMismatch, StorageError
 from ..model import text_problem
 from .names import author_arg, ident, quote  # noqa: F401  (the backends take them from here)
 from .remotes import DoltRemotes
@@ -183,17 +183,16 @@ class SqlRepository(DoltRemotes, DoltVersionControl):
     def insert(self, table: str, rows: Sequence[Mapping[str, Any]]) -> int:
         if not rows:
             return 0
-        columns = list(rows[0])
+        columns, params = _batch(table, rows)
         sql = (f"INSERT INTO {quote(table)} ({', '.join(quote(c) for c in columns)}) "
                f"VALUES ({', '.join([self.param] * len(columns))})")
-        return self._many(sql, _params(rows, columns))
+        return self._many(sql, params)
 
     def upsert(self, table: str, rows: Sequence[Mapping[str, Any]], key: Sequence[str]) -> int:
         if not rows:
             return 0
-        columns = list(rows[0])
-        sql = self._upsert_sql(table, columns, key)
-        return self._many(sql, _params(rows, columns))
+        columns, params = _batch(table, rows)
+        return self._many(self._upsert_sql(table, columns, key), params)
 
     def update(self, table: str, values: Mapping[str, Any], where: Mapping[str, Any]) -> int:
         if not where:
@@ -284,6 +283,22 @@ def _unencodable(error: UnicodeEncodeError) -> BadInput:
     """Text no engine can take (a lone surrogate) that got past the callers' checks."""
     text = error.object if isinstance(error.object, str) else ""
     return BadInput("text", text_problem(text) or "not valid UTF-8")
+
+
+def _batch(table: str, rows: Sequence[Mapping[str, Any]]) -> tuple[list[str], list[tuple]]:
+    """The columns of a batch and each row's values in their order. The rows must all have
+    the same columns: RowShapeMismatch otherwise, before anything is written (taking the
+    first row's columns for all would fail on a row that lacks one, or drop a column that
+    only later rows have, without a word)."""
+    columns = list(rows[0])
+    width = len(columns)
+    try:  # as many columns as the first row, each of them present: the same columns (and cheap)
+        if all(len(row) == width for row in rows):
+            return columns, _params(rows, columns)
+    except KeyError:
+        pass
+    every = set.intersection(*(set(row) for row in rows))
+    raise RowShapeMismatch(table, sorted(set().union(*(set(row) for row in rows)) - every))
 
 
 def _params(rows: Sequence[Mapping[str, Any]], columns: Sequence[str]) -> list[tuple]:

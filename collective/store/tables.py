@@ -8,11 +8,10 @@ join the caller's transaction.
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
 
 from ..errors import NotFound
-from ..model import Memory
+from ..model import Case, Memory, TrustEvent
 from .key_tables import AppliedVerdicts, EndorsementTable, KeyChanges, KeyRotations, PromotionTable, ReviewerTable
 from ..model.events import Sender
 from .event_tables import Decisions, Inbox, Outbox
@@ -139,30 +138,32 @@ class AgentTable:
 
 
 class CaseTable:
-    """`quarantine`: one row per disputed pair (its id is a hash of the pair)."""
+    """`quarantine`: one row per disputed pair (its id is a hash of the pair), as Case records:
+    read from any branch (a column it lacks takes its default), written with every column."""
 
     name = "quarantine"
 
     def __init__(self, repo: "Repository"):
         self.repo = repo
 
-    def get(self, case_id: str) -> dict | None:
+    def get(self, case_id: str) -> Case | None:
         rows = self.repo.select(self.name, {"id": case_id})
-        return rows[0] if rows else None
+        return Case.from_row(rows[0]) if rows else None
 
-    def all(self, *, status: str | Sequence[str] | None = None, as_of: str | None = None) -> list[dict]:
+    def all(self, *, status: str | Sequence[str] | None = None, as_of: str | None = None) -> list[Case]:
         where = {"status": list(status) if isinstance(status, (list, tuple)) else status} if status else None
-        return self.repo.select(self.name, where, order_by="created_at", as_of=as_of)
+        return [Case.from_row(r) for r in self.repo.select(self.name, where, order_by="created_at", as_of=as_of)]
 
-    def by_id(self, *, as_of: str | None = None) -> dict[str, dict]:
-        return {c["id"]: c for c in self.repo.select(self.name, as_of=as_of)}
+    def by_id(self, *, as_of: str | None = None) -> dict[str, Case]:
+        return {c.id: c for c in map(Case.from_row, self.repo.select(self.name, as_of=as_of))}
 
     def count(self, *, status: Sequence[str]) -> int:
         return self.repo.count(self.name, {"status": list(status)})
 
-    def write(self, cases: Sequence[Mapping]) -> None:
-        if cases:
-            self.repo.upsert(self.name, list(cases), key=["id"])
+    def write(self, cases: Iterable[Case]) -> None:
+        rows = [c.to_row() for c in cases]
+        if rows:
+            self.repo.upsert(self.name, rows, key=["id"])
 
 
 class LinkTable:
@@ -189,22 +190,21 @@ class LinkTable:
 
 
 class TrustLedger:
-    """`trust_events`: the append-only ledger of every change to a peer's score."""
+    """`trust_events`: the append-only ledger of every change to a peer's score, as TrustEvent records."""
 
     name = "trust_events"
 
     def __init__(self, repo: "Repository"):
         self.repo = repo
 
-    def append(self, events: Sequence[Mapping]) -> None:
-        if events:
-            self.repo.insert(self.name, list(events))
+    def append(self, events: Iterable[TrustEvent]) -> None:
+        rows = [e.to_row() for e in events]
+        if rows:
+            self.repo.insert(self.name, rows)
 
-    def of(self, agent_id: str) -> list[dict]:
-        events = self.repo.select(self.name, {"agent_id": agent_id}, order_by="created_at")
-        for e in events:
-            e["evidence"] = json.loads(e["evidence"])
-        return events
+    def of(self, agent_id: str) -> list[TrustEvent]:
+        return [TrustEvent.from_row(r)
+                for r in self.repo.select(self.name, {"agent_id": agent_id}, order_by="created_at")]
 
 
 class LocalState:

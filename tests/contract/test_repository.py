@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from collective.errors import (BadInput, NoCommonsYet, NonFastForward, NotACommons, NotFound,
-                               RemoteUnreachable, ServerUnreachable, StorageError)
+                               RemoteUnreachable, RowShapeMismatch, ServerUnreachable, StorageError)
 from collective.store import Repository, doltlite_url, open_repository
 from collective.store.sql import migrations, quote
 
@@ -173,6 +173,27 @@ def test_an_insert_that_clashes_writes_none_of_its_rows(repo):
     with pytest.raises(StorageError):
         repo.insert("skip_links", [link("c", "d"), link("a", "b")])
     assert repo.count("skip_links") == 1
+
+
+def test_an_insert_or_upsert_of_rows_that_differ_in_columns_writes_none_and_names_them(repo):
+    """A batch is one shape: a row that lost a column (or gained one) is the caller's bug,
+    refused before anything is written, whichever row comes first."""
+    key = ["source_id", "target_id", "link_type"]
+    short = {k: v for k, v in link("c", "d").items() if k != "weight"}
+    extra = {**link("e", "f"), "note": "not a column"}
+    writes = {"insert": lambda rows: repo.insert("skip_links", rows),
+              "upsert": lambda rows: repo.upsert("skip_links", rows, key=key)}
+    for name, write in writes.items():
+        for rows, differing in (([link("a", "b"), short], ["weight"]), ([short, link("a", "b")], ["weight"]),
+                                ([link("a", "b"), extra], ["note"]), ([short, link("a", "b"), extra], ["note", "weight"])):
+            with pytest.raises(RowShapeMismatch) as refused:
+                write(rows)
+            assert (refused.value.table, refused.value.columns) == ("skip_links", differing), name
+            assert "skip_links" in str(refused.value) and all(c in str(refused.value) for c in differing)
+            assert not isinstance(refused.value, (BadInput, StorageError))  # a programming error, not input
+    assert repo.count("skip_links") == 0
+    repo.upsert("skip_links", [link("a", "b"), link("c", "d")], key=key)  # one shape: written
+    assert repo.count("skip_links") == 2
 
 
 # --- schema ----------------------------------------------------------------------------

@@ -50,7 +50,7 @@ def links(agent: Agent, source: str, target: str, kind: str) -> list[dict]:
 
 
 def open_cases(agent: Agent) -> list[dict]:
-    return sorted((quarantine.normalise({k: v for k, v in c.items() if k != "resolution"})
+    return sorted(({k: v for k, v in c.items() if k != "resolution"}
                    for c in agent.cases() if c["status"] != "resolved"), key=lambda c: c["id"])
 
 

@@ -17,6 +17,7 @@ from collective import reviewer_keys
 from collective.agent import Agent
 from collective.config import Home
 from collective.identity import Identity
+from collective.model import Case
 from collective.model.refs import QUARANTINE_BRANCH, tracking
 from collective.quarantine import cases as quarantine
 from collective.quarantine import signing
@@ -62,18 +63,19 @@ def push_onto_commons(attacker: Agent, rows: list[dict]) -> None:
     attacker.repo.fetch("origin")
     attacker.repo.create_branch_at(QUARANTINE_BRANCH, tracking("origin", QUARANTINE_BRANCH))
     with attacker.repo.on_branch(QUARANTINE_BRANCH), attacker.repo.transaction():
-        attacker.tables.cases.write(rows)
+        attacker.tables.cases.write([Case.from_row(r) for r in rows])
         attacker.repo.commit("quarantine: resolve", author=attacker.agent_id)
     attacker.repo.push("origin", QUARANTINE_BRANCH)
 
 
 def shared_case(agent: Agent, case_id: str) -> dict:
+    """The case's row as the commons holds it."""
     agent.repo.fetch("origin")
-    return agent.tables.cases.by_id(as_of=tracking("origin", QUARANTINE_BRANCH))[case_id]
+    return agent.tables.cases.by_id(as_of=tracking("origin", QUARANTINE_BRANCH))[case_id].to_row()
 
 
 def verdict(case: dict, reviewer: Identity, *, keep: str, by: str, at: str = "2026-12-01T00:00:00.000000Z") -> dict:
-    document = signing.verdict_document(case, keep=keep, note="", by=by, reviewer_key=reviewer.public_key,
+    document = signing.verdict_document(Case.from_row(case), keep=keep, note="", by=by, reviewer_key=reviewer.public_key,
                                         agent="mars-1", at=at)
     return {"status": "resolved", "resolution": document, "resolved_at": at,
             "verdict_signature": reviewer.sign(document.encode())}
@@ -104,8 +106,8 @@ def test_a_forged_case_is_ignored_and_reported(trio, opened, cmem):
            "status": "pending", "resolution": None, "created_at": "2026-12-01T00:00:00.000000Z",
            "resolved_at": None, "verdict_signature": None}
     row.update(opened_by="earth-1", counted_by="earth-1")  # claims earth-1 opened it; mars-1 signs
-    row["opening_signature"] = m1.identity.sign(signing.opening_claim(row))
-    row["count_signature"] = m1.identity.sign(signing.count_claim(row))
+    row["opening_signature"] = m1.identity.sign(signing.opening_claim(Case.from_row(row)))
+    row["count_signature"] = m1.identity.sign(signing.count_claim(Case.from_row(row)))
     row.update(verdict(row, m1.identity, keep=keep_side(row, opened["not_tomatoes"]), by="ops-lead"))
     push_onto_commons(m1, [row])
 
@@ -198,7 +200,7 @@ def test_cases_a_pull_opens_are_signed_by_the_agent(trio, opened, cmem):
     assert opened["case"] in {c["id"] for c in m1.cases()}
     (case,) = [c for c in e2.cases() if c["id"] == opened["case"]]
     assert case["opened_by"] == case["counted_by"] == "earth-2"
-    checked = signing.check_cases([shared_case(e2, opened["case"])],
+    checked = signing.check_cases([Case.from_row(shared_case(e2, opened["case"]))],
                                   lambda agent: [e2.tables.agents.public_key(agent)], threshold=3)
     assert checked.refused == {} and len(checked.kept) == 1
 

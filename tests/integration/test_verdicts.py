@@ -113,7 +113,7 @@ def test_applying_a_verdict_twice_changes_nothing(trio, ana):
     e1.pull()
     rows = e1.repo.select("memories", order_by="id")
     trust = e1.trust_ledger("mars-1")
-    (case,) = [c for c in e1.tables.cases.all() if c["id"] in resolved["cases"]]
+    (case,) = [c for c in e1.tables.cases.all() if c.id in resolved["cases"]]
     with e1.repo.transaction():
         e1.quarantine.apply_authorised([case])  # already applied: skipped
     e1.pull()

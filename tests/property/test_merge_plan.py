@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from collective import merge
 from collective.config import Settings
 from collective.core import trust, wave
-from collective.model import Memory, content_hash, iso, uuid7
+from collective.model import Case, Memory, content_hash, iso, uuid7
 from collective.quarantine import cases as quarantine
 
 TAU = 2 * math.pi
@@ -149,8 +149,8 @@ def test_antiphase_disputes_both_and_opens_one_case(amp_local, amp_remote, simil
     assert result.inserts[0].amplitude == pytest.approx(amp_remote * penalty)
     assert list(result.cases) == [quarantine.case_id(local.id, remote.id)]
     case = result.cases[quarantine.case_id(remote.id, local.id)]
-    assert (case["memory_id_a"], case["memory_id_b"]) == tuple(sorted([local.id, remote.id]))
-    assert case["dispute_count"] == 1 and case["status"] == "pending"
+    assert (case.memory_id_a, case.memory_id_b) == tuple(sorted([local.id, remote.id]))
+    assert case.dispute_count == 1 and case.status == "pending"
     kinds = sorted((l["source_id"], l["target_id"]) for l in result.links if l["link_type"] == "disputes")
     assert kinds == sorted([(local.id, remote.id), (remote.id, local.id)])
 
@@ -159,13 +159,14 @@ def test_antiphase_disputes_both_and_opens_one_case(amp_local, amp_remote, simil
 def test_a_known_case_counts_one_more_dispute_and_escalates_at_the_threshold(count, status):
     local, remote = memory("earth-1", phase=0.0), memory("mars-1", phase=math.pi)
     cid = quarantine.case_id(local.id, remote.id)
-    known = {"id": cid, "memory_id_a": min(local.id, remote.id), "memory_id_b": max(local.id, remote.id),
-             "agent_a": "x", "agent_b": "y", "similarity": 0.9, "phase_diff": math.pi, "dispute_count": count,
-             "status": status, "resolution": None, "created_at": iso(NOW), "resolved_at": None}
+    known = Case.from_row({"id": cid, "memory_id_a": min(local.id, remote.id), "memory_id_b": max(local.id, remote.id),
+                           "agent_a": "x", "agent_b": "y", "similarity": 0.9, "phase_diff": math.pi,
+                           "dispute_count": count, "status": status, "resolution": None, "created_at": iso(NOW),
+                           "resolved_at": None})
     case = plan_one(local, remote, 0.9, scores={"mars-1": 0.5}, cases={cid: known}).cases[cid]
-    assert case["dispute_count"] == count + 1
+    assert case.dispute_count == count + 1
     expected = "escalated" if status == "escalated" or count + 1 >= Settings().escalation_threshold else "pending"
-    assert case["status"] == expected and case["created_at"] == known["created_at"]
+    assert case.status == expected and case.created_at == known.created_at
 
 
 @given(st.sampled_from(quarantine.KEEP_CHOICES), amps, amps)
@@ -173,10 +174,10 @@ def test_a_resolved_pair_met_again_follows_the_verdict(keep, amp_local, amp_remo
     local, remote = memory("earth-2", phase=0.0, amplitude=amp_local), memory("mars-1", phase=math.pi, amplitude=amp_remote)
     cid = quarantine.case_id(local.id, remote.id)
     first, second = sorted([local, remote], key=lambda m: m.id)
-    case = {"id": cid, "memory_id_a": first.id, "memory_id_b": second.id, "agent_a": first.origin_agent,
-            "agent_b": second.origin_agent, "similarity": 0.9, "phase_diff": math.pi, "dispute_count": 2,
-            "status": "resolved", "resolution": json.dumps({"keep": keep}), "created_at": iso(NOW),
-            "resolved_at": iso(NOW)}
+    case = Case.from_row({"id": cid, "memory_id_a": first.id, "memory_id_b": second.id, "agent_a": first.origin_agent,
+                          "agent_b": second.origin_agent, "similarity": 0.9, "phase_diff": math.pi, "dispute_count": 2,
+                          "status": "resolved", "resolution": json.dumps({"keep": keep}), "created_at": iso(NOW),
+                          "resolved_at": iso(NOW)})
     result = plan_one(local, remote, 0.9, scores={"mars-1": 0.5}, cases={cid: case})
     flags = quarantine.effects(case).disputed
     assert result.cases == {} and result.trust_changes == []  # nothing reopened, nobody penalised
@@ -193,7 +194,7 @@ def test_trust_at_the_floor_records_no_more_changes(n):
     result = merge.plan("mars-1", "head", remotes, {}, candidates, merge.PhaseComparator(),
                         context(scores={"mars-1": trust.FLOOR + 0.025}))
     assert len(result.cases) == n  # every dispute is recorded ...
-    assert [t["delta"] for t in result.trust_changes] == pytest.approx([-0.01, -0.01, -0.005][:n])  # ... the ledger only moves
+    assert [t.delta for t in result.trust_changes] == pytest.approx([-0.01, -0.01, -0.005][:n])  # ... the ledger only moves
 
 
 # --- many memories ---------------------------------------------------------------------
@@ -257,12 +258,12 @@ def test_plan_properties_on_random_sets(inputs):
         assert m.id in by_id and 0.0 <= m.phase < TAU
 
     # trust: only the peer moves, one step at a time, always within [0.1, 1]
-    assert all(t["agent_id"] == "mars-1" for t in result.trust_changes)
+    assert all(t.agent_id == "mars-1" for t in result.trust_changes)
     score = held_scores["mars-1"]
     for t in result.trust_changes:
-        assert t["score_after"] == pytest.approx(trust.clamp(score + trust.DELTAS[t["reason"]]))
-        assert trust.FLOOR <= t["score_after"] <= trust.CEILING
-        score = t["score_after"]
+        assert t.score_after == pytest.approx(trust.clamp(score + trust.DELTAS[t.reason]))
+        assert trust.FLOOR <= t.score_after <= trust.CEILING
+        score = t.score_after
 
 
 def test_the_receiver_never_raises_its_own_trust():

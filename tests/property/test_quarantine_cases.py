@@ -9,6 +9,7 @@ import math
 from hypothesis import given
 from hypothesis import strategies as st
 
+from collective.model import Case
 from collective.quarantine import cases as quarantine
 from collective.quarantine import grouping
 
@@ -22,7 +23,7 @@ stamps = st.sampled_from(["2026-03-01T10:00:00.000000Z", "2026-03-01T11:00:00.00
 def case_copies(draw):
     status = draw(st.sampled_from(quarantine.STATUSES))
     resolved = status == "resolved"
-    return {
+    return Case.from_row({
         "id": quarantine.case_id(*PAIR), "memory_id_a": PAIR[0], "memory_id_b": PAIR[1],
         "agent_a": "earth-1", "agent_b": "mars-1",
         # each side measures the pair with its own (possibly blended) vectors
@@ -36,7 +37,7 @@ def case_copies(draw):
         "verdict_signature": draw(signatures) if resolved else None,
         # the dispute it joined, as the agent that linked it saw it (never a larger id)
         "dispute": draw(st.sampled_from([None, "0" * 32, "00ff" + "0" * 28])),
-    }
+    })
 
 
 @given(case_copies(), case_copies())
@@ -56,17 +57,16 @@ def test_merge_cases_is_idempotent_and_keeps_the_furthest_state(a, b):
     assert m(a, a) == a
     ab = m(a, b)
     assert m(ab, b) == ab and m(ab, a) == ab  # absorbing: hearing an old copy again changes nothing
-    assert ab["dispute_count"] == max(a["dispute_count"], b["dispute_count"])
-    assert ab["created_at"] == min(a["created_at"], b["created_at"])
+    assert ab.dispute_count == max(a.dispute_count, b.dispute_count)
+    assert ab.created_at == min(a.created_at, b.created_at)
     rank = quarantine.STATUSES.index
-    assert rank(ab["status"]) == max(rank(a["status"]), rank(b["status"]))
-    counted = [c for c in (a, b) if c["dispute_count"] == ab["dispute_count"]]
-    assert (ab["counted_by"], ab["count_signature"]) in {(c["counted_by"], c["count_signature"]) for c in counted}
-    if ab["status"] == "resolved":
-        verdicts = [c for c in (a, b) if c["status"] == "resolved"]
-        assert ab["resolved_at"] == min(c["resolved_at"] for c in verdicts)  # the first verdict stands
-        assert (ab["resolution"], ab["verdict_signature"]) in {(c["resolution"], c["verdict_signature"])
-                                                                for c in verdicts}
+    assert rank(ab.status) == max(rank(a.status), rank(b.status))
+    counted = [c for c in (a, b) if c.dispute_count == ab.dispute_count]
+    assert (ab.counted_by, ab.count_signature) in {(c.counted_by, c.count_signature) for c in counted}
+    if ab.status == "resolved":
+        verdicts = [c for c in (a, b) if c.status == "resolved"]
+        assert ab.resolved_at == min(c.resolved_at for c in verdicts)  # the first verdict stands
+        assert (ab.resolution, ab.verdict_signature) in {(c.resolution, c.verdict_signature) for c in verdicts}
     assert m(None, a) == a == m(a, None)
 
 
@@ -77,12 +77,18 @@ def test_union_converges_in_any_order(copies, rnd):
     assert quarantine.union(copies) == quarantine.union(shuffled) == quarantine.union(*[[c] for c in shuffled])
 
 
+def case(cid: str, dispute: str | None, a: str = "m0", b: str = "m1") -> Case:
+    """A case of the pair (a, b), linked to `dispute`: what grouping reads of it."""
+    return Case(id=cid, memory_id_a=a, memory_id_b=b, agent_a="earth-1", agent_b="mars-1", similarity=0.9,
+                phase_diff=math.pi, created_at="2026-03-01T10:00:00.000000Z", dispute=dispute)
+
+
 @st.composite
 def linked_cases(draw):
     """Cases of several disputes, each linked to a smaller-id case as some agent saw it."""
     ids = sorted(draw(st.lists(st.text("0123456789abcdef", min_size=4, max_size=4), min_size=1, max_size=8,
                                unique=True)))
-    return [{"id": cid, "dispute": draw(st.sampled_from([None, *ids[:n + 1]]))} for n, cid in enumerate(ids)]
+    return [case(cid, draw(st.sampled_from([None, *ids[:n + 1]]))) for n, cid in enumerate(ids)]
 
 
 @given(linked_cases(), st.randoms(use_true_random=False))
@@ -94,13 +100,13 @@ def test_dispute_groups_are_the_same_in_any_order(cases, rnd):
     for cid, did in groups.items():
         members = [c for c, d in groups.items() if d == did]
         assert did == min(members) and did <= cid  # named by its smallest case, whoever holds it
-        linked = next(c for c in cases if c["id"] == cid)["dispute"]
+        linked = next(c for c in cases if c.id == cid).dispute
         assert linked is None or groups[linked] == did
 
 
 def _regroup_every_pair(cases, copies):
     """The reference: every pair of cases compared, in case-id order."""
-    held, parent, changes = {c["id"] for c in cases}, dict(grouping.groups(cases)), {}
+    held, parent, changes = {c.id for c in cases}, dict(grouping.groups(cases)), {}
 
     def root(x):
         while parent.get(x, x) != x:
@@ -108,13 +114,13 @@ def _regroup_every_pair(cases, copies):
         return x
 
     def sides(c):
-        return copies.get(c["memory_id_a"], {c["memory_id_a"]}), copies.get(c["memory_id_b"], {c["memory_id_b"]})
+        return copies.get(c.memory_id_a, {c.memory_id_a}), copies.get(c.memory_id_b, {c.memory_id_b})
 
-    rows = sorted(cases, key=lambda c: c["id"])
+    rows = sorted(cases, key=lambda c: c.id)
     for i, first in enumerate(rows):
         for second in rows[i + 1:]:
             (a, b), (c, d) = sides(first), sides(second)
-            r1, r2 = root(first["id"]), root(second["id"])
+            r1, r2 = root(first.id), root(second.id)
             if r1 != r2 and ((a & c and b & d) or (a & d and b & c)) and max(r1, r2) in held:
                 parent[max(r1, r2)] = changes[max(r1, r2)] = min(r1, r2)
     return changes
@@ -131,8 +137,7 @@ def cases_with_copies(draw):
     cases = []
     for n, cid in enumerate(ids):
         a, b = draw(st.lists(st.sampled_from(memories), min_size=2, max_size=2, unique=True))
-        cases.append({"id": cid, "memory_id_a": a, "memory_id_b": b,
-                      "dispute": draw(st.sampled_from([None, "0000", *ids[:n + 1]]))})
+        cases.append(case(cid, draw(st.sampled_from([None, "0000", *ids[:n + 1]])), a, b))
     return cases, copies
 
 

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from collective.config import Settings
 from collective.errors import BadInput
 from collective.identity import Identity
-from collective.model import Memory, events
+from collective.model import Case, Memory, events
 from sync import policy
 from sync.events.signing import sign, verify
 
@@ -85,9 +85,9 @@ def test_subjects_keep_one_token_per_agent():
 
 
 def test_each_change_type_has_a_schema_its_builder_meets():
-    case = {"id": "c1", "memory_id_a": "m1", "memory_id_b": "m2", "agent_a": "earth-1", "agent_b": "mars-1",
-            "similarity": 0.91, "phase_diff": 3.1, "dispute_count": 3, "status": "escalated",
-            "resolution": json.dumps({"keep": "a", "by": "surgeon"})}
+    case = Case(id="c1", memory_id_a="m1", memory_id_b="m2", agent_a="earth-1", agent_b="mars-1", similarity=0.91,
+                phase_diff=3.1, created_at="2026-03-01T10:00:00.000000Z", dispute_count=3, status="escalated",
+                resolution=json.dumps({"keep": "a", "by": "surgeon"}))
     drafts = events.merged("mars-1", "h" * 40, {"new": 1}, [case], {}, receiver="earth-1")
     assert [d.event_type for d in drafts] == ["merge.proposed", "merge.conflict", "memory.disputed",
                                               "quarantine.escalated"]

@@ -40,7 +40,7 @@ def test_an_endorsement_verifies_against_its_endorser_only(tmp_path):
     row = endorsement(endorser, "01a0-m", "earth-2", AT)
     assert endorsement_valid(row, endorser.public_key)
     assert not endorsement_valid(row, other.public_key)
-    assert not endorsement_valid({**row, "memory_id": "01a0-n"}, endorser.public_key)
+    assert not endorsement_valid(row.replace(memory_id="01a0-n"), endorser.public_key)
 
 
 def test_a_key_file_others_can_read_is_refused(tmp_path):

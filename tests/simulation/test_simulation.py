@@ -1,0 +1,51 @@
+"""Random histories of 3 to 5 agents keep the invariants of the collective (README,
+"Invariants of the collective"): a fixed set of seeds, each a short history of real
+doltlite agents on one file commons, with the hashing embedder for speed
+(scripts/simulate.py runs long ones with the real embedder).
+
+A fault listed in known.py does not fail a history; but each seed names the known faults
+it meets, and the test fails when it no longer meets one: the fix landed, so remove the
+entry (here and in known.py)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from simulation.known import is_known, known
+from simulation.machine import Tally
+from simulation.runner import run_seed
+
+SEEDS = range(30)
+STEPS = 60
+# seed -> the known faults (known.py keys) its histories meet today
+MEETS: dict[int, set[str]] = {}
+
+
+@pytest.fixture
+def workdir(tmp_path):
+    """The histories' databases: in memory (/dev/shm) where there is one, a third of the time
+    they take on disk; else in tmp_path. Removed after the test either way."""
+    shm = Path("/dev/shm")
+    if not (shm.is_dir() and os.access(shm, os.W_OK)):
+        yield tmp_path
+        return
+    folder = Path(tempfile.mkdtemp(prefix="cmem-simulation-", dir=shm))
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_random_history_keeps_the_invariants(seed, workdir, hash_embedder):
+    tally = Tally()
+    failure = run_seed(seed, agents=(3, 5), steps=STEPS, embedder=lambda: hash_embedder, tally=tally,
+                       is_known=is_known, workdir=workdir)
+    assert failure is None, f"seed {seed}: {failure['error']}\n" + "\n".join(failure["steps"])
+    met = {known(s) for s in tally.signatures} - {None}
+    assert met == MEETS.get(seed, set()), f"seed {seed} meets known faults {sorted(met)}"

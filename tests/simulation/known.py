@@ -14,10 +14,14 @@ KNOWN: dict[str, str] = {
         "merge comparators: [merge] similarity_threshold is never read (issue 24)",
     "quiescence":
         "exchange/pull: a pull of a peer whose branch moved only by its own merges still commits, so "
-        "agents that pull each other move each other's heads every round (found by the simulator)",
+        "agents that pull each other move each other's heads every round (found by the simulator; "
+        "test_found_faults.py)",
     "nothing_lost:absorbed into a retracted memory":
-        "merge and forget: a memory absorbed into one whose origin later retracts it leaves recall with it, "
-        "though its own origin never retracted it (found by the simulator)",
+        "exchange/pull: a retraction that arrives leaves the copies the retracted memory absorbed hidden, "
+        "though their origins never retracted them (found by the simulator; test_found_faults.py)",
+    "convergence:disputes":
+        "quarantine: a case taken before a peer grouped it keeps no dispute here, so agents holding the same "
+        "cases list different disputes (found by the simulator, seed 5)",
 }
 
 

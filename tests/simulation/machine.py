@@ -29,11 +29,15 @@ from collective.config import Home
 from collective.errors import CollectiveError
 from collective.model import utcnow
 
+from . import faults
 from . import invariants as inv
 from .texts import KINDS, TextGenerator
 
 MAX_AGENTS = 20
 REVIEWER = "ana"
+# what a child process runs on an agent (no embedding: the children load no embedder)
+CHILD_COMMANDS = (("pull",), ("push",), ("key", "rotate"), ("quarantine", "list"), ("status",))
+FAULTS = ("kill_9", "two_at_once", "commons_away")
 ROUND_EVERY = 8  # commands between full rounds, at least: a round is costly, and histories need writes
 
 
@@ -65,6 +69,7 @@ class CollectiveMachine(RuleBasedStateMachine):
     is_known: Callable[[str], bool] = staticmethod(lambda signature: False)
     tally: Tally = Tally()
     workdir: Path | None = None         # where each history's folder goes (a test's tmp_path)
+    inject_faults = True                # kill -9, two commands at once, the commons away
 
     memories = Bundle("memories")       # (origin, memory id) of every memory stored
 
@@ -89,24 +94,25 @@ class CollectiveMachine(RuleBasedStateMachine):
 
     @classmethod
     def configure(cls, *, agents: tuple[int, int], embedder: Callable, is_known=None, tally: Tally | None = None,
-                  workdir: Path | None = None):
+                  workdir: Path | None = None, inject_faults: bool = True):
         return type(cls.__name__, (cls,), {"min_agents": agents[0], "max_agents": agents[1],
                                            "embedder": staticmethod(embedder), "tally": tally or Tally(),
                                            "is_known": staticmethod(is_known or (lambda s: False)),
-                                           "workdir": workdir})
+                                           "workdir": workdir, "inject_faults": inject_faults})
 
     # --- setting up --------------------------------------------------------------
     @initialize(count=st.integers(0, MAX_AGENTS), seed=st.integers(0, 2**32 - 1))
     def start(self, count, seed):
         count = self.min_agents + count % (self.max_agents - self.min_agents + 1)
         self.generator = TextGenerator(random.Random(seed))
-        home = self.root / "home"
+        home = self.home = self.root / "home"
+        self.commons = faults.Commons(self.root)
         home.mkdir(parents=True)
         public = reviewer_keys.init(Home.at(home), REVIEWER)["public_key"]
         for i in range(count):
             name = f"agent-{i + 1}"
             agent = Agent.init(name, home=home, embedder=self.embedder())
-            agent.add_remote("origin", f"file://{self.root / 'commons.db'}")
+            agent.add_remote("origin", self.commons.url)
             agent.add_reviewer(REVIEWER, public)
             self.agents[name] = agent
         self.names = sorted(self.agents)
@@ -157,9 +163,28 @@ class CollectiveMachine(RuleBasedStateMachine):
         """Time passes (first by name, so the simplest history Hypothesis tries is a cheap one)."""
         self.tick(minutes)
 
-    @rule(target=memories, who=st.integers(0, MAX_AGENTS), kind=st.sampled_from(KINDS),
-          minutes=st.integers(0, 30))
-    def store(self, who, kind, minutes):
+    # one rule per kind of text, so that stores are the commonest step (Hypothesis draws rules evenly)
+    @rule(target=memories, who=st.integers(0, MAX_AGENTS), minutes=st.integers(0, 30))
+    def store_shared(self, who, minutes):
+        return self.store(who, "shared", minutes)
+
+    @rule(target=memories, who=st.integers(0, MAX_AGENTS), minutes=st.integers(0, 30))
+    def store_contradiction(self, who, minutes):
+        return self.store(who, "contradiction", minutes)
+
+    @rule(target=memories, who=st.integers(0, MAX_AGENTS), minutes=st.integers(0, 30))
+    def store_paraphrase(self, who, minutes):
+        return self.store(who, "paraphrase", minutes)
+
+    @rule(target=memories, who=st.integers(0, MAX_AGENTS), minutes=st.integers(0, 30))
+    def store_other_object(self, who, minutes):
+        return self.store(who, "other_object", minutes)
+
+    @rule(target=memories, who=st.integers(0, MAX_AGENTS), minutes=st.integers(0, 30))
+    def store_private(self, who, minutes):
+        return self.store(who, "private", minutes)
+
+    def store(self, who: int, kind: str, minutes: int):
         self.tick(minutes)
         name, agent = self.agent(who)
         text = self.generator.draw(kind)
@@ -188,27 +213,30 @@ class CollectiveMachine(RuleBasedStateMachine):
         self.pushed |= mine
         self.retraction_pushed |= mine & self.retracted
 
-    @rule(who=st.integers(0, MAX_AGENTS), picks=st.lists(st.integers(0, MAX_AGENTS), max_size=3))
-    def pull(self, who, picks):
-        """All peers at once, or the picked ones one at a time in the order picked."""
+    @rule(who=st.integers(0, MAX_AGENTS))
+    def pull_all(self, who):
+        self.do("pull", self.agent(who)[1].pull)
+
+    @rule(who=st.integers(0, MAX_AGENTS), picks=st.lists(st.integers(0, MAX_AGENTS), min_size=1, max_size=3))
+    def pull_some(self, who, picks):
+        """The picked peers, one at a time, in the order picked."""
         name, agent = self.agent(who)
-        if not picks:
-            self.do("pull", agent.pull)
-            return
         for pick in picks:
             peer = self.names[pick % len(self.names)]
             if peer != name and peer in self.has_pushed:
                 self.do("pull", lambda: agent.pull(peers=[peer]))
 
     # --- a full round and what it must bring -----------------------------------------
-    @precondition(lambda self: self.steps - self.last_round >= ROUND_EVERY)
-    @rule()
-    def full_round(self):
-        """Every agent pushes, then pulls twice (the second pass takes the cases the first opened)."""
+    @precondition(lambda self: self.steps - self.last_round >= ROUND_EVERY and not self.commons.away)
+    @rule(order=st.permutations(range(MAX_AGENTS)), singly=st.booleans())
+    def full_round(self, order, singly):
+        """Every agent pushes, then pulls twice (the second pass takes the cases the first opened):
+        agents in the order drawn, and in the first pass, when `singly`, each peer on its own in
+        that order, so the round's invariants hold whatever the order of pulls."""
         self.tally.rounds += 1
         self.last_round = self.steps
         self.round_spoilt = False
-        self.sync_all()
+        self.sync_all([self.names[i] for i in order if i < len(self.names)], singly)
         if self.round_spoilt:
             return  # a command failed: what the round promises cannot be asked of it
         agents = self.agents
@@ -219,13 +247,19 @@ class CollectiveMachine(RuleBasedStateMachine):
         self.record(inv.convergence(agents))
         self.quiet_round()
 
-    def sync_all(self) -> None:
-        for name in self.names:
+    def sync_all(self, order: list[str], singly: bool) -> None:
+        for name in order:
             if self.do("push", self.agents[name].push) is not None:
                 self.mark_pushed(name)
-        for _ in range(2):
-            for name in self.names:
-                self.do("pull", self.agents[name].pull)
+        for name in order:
+            agent = self.agents[name]
+            if singly:
+                for peer in (p for p in order if p != name and p in self.has_pushed):
+                    self.do("pull", lambda: agent.pull(peers=[peer]))
+            else:
+                self.do("pull", agent.pull)
+        for name in order:
+            self.do("pull", self.agents[name].pull)
 
     def quiet_round(self) -> None:
         """With nothing new, another pass moves no head and changes no shared table."""
@@ -237,6 +271,82 @@ class CollectiveMachine(RuleBasedStateMachine):
         self.record(inv.unchanged(inv.QUIESCENCE, heads, inv.heads(self.agents), "head"))
         self.record(inv.unchanged(inv.IDEMPOTENCE, hashes, {n: inv.table_hashes(a) for n, a in self.agents.items()},
                                   "shared tables"))
+
+    # --- people's decisions ------------------------------------------------------------
+    @rule(who=st.integers(0, MAX_AGENTS), pick=st.integers(0, 50), keep=st.sampled_from(["a", "b", "both"]))
+    def resolve(self, who, pick, keep):
+        """The authorised reviewer decides an open dispute as one agent sees it."""
+        name, agent = self.agent(who)
+        open_ = self.do("disputes", lambda: agent.disputes("open")) or []
+        if not open_:
+            return
+        dispute = open_[pick % len(open_)]
+        done = self.do("resolve", lambda: agent.resolve_dispute(dispute["dispute"], keep=keep, note="inspected",
+                                                                by=REVIEWER))
+        if done is not None and keep != "both":
+            loser = dispute["b" if keep == "a" else "a"]["memory"]
+            if loser in self.texts:
+                self.refuted[loser] = self.texts[loser]
+
+    @rule(who=st.integers(0, MAX_AGENTS), memory=memories, endorse=st.booleans())
+    def consensus(self, who, memory, endorse):
+        """Its origin proposes a memory for main, or another agent endorses it."""
+        origin, memory_id = memory
+        name, agent = self.agent(who)
+        if endorse and name != origin:
+            self.do("endorse", lambda: agent.endorse(memory_id))
+        elif not endorse:
+            self.do("promote", lambda: self.agents[origin].promote(memory_id, note="measured twice"))
+
+    @rule(who=st.integers(0, MAX_AGENTS), rotate=st.booleans())
+    def upkeep(self, who, rotate):
+        """A dream cycle, or a new key for the agent."""
+        name, agent = self.agent(who)
+        if rotate:
+            self.do("rotate_key", agent.rotate_key)
+            return
+        from dream.cycle import dream  # dream is built on collective, so only here
+        self.do("dream", lambda: dream(agent, now=self.clock))
+
+    # --- faults ------------------------------------------------------------------------
+    @precondition(lambda self: self.inject_faults and not self.commons.away)
+    @rule(kind=st.sampled_from(FAULTS), who=st.integers(0, MAX_AGENTS), command=st.sampled_from(CHILD_COMMANDS),
+          delay=st.integers(0, 30))
+    def fault(self, kind, who, command, delay):
+        """kill_9: a `cmem` command killed with -9 after `delay` tenths of a second, and the agent
+        must open as before or after it; two_at_once: a `cmem` command in another process while
+        this one pulls the same agent; commons_away: the commons is unreachable until it is back."""
+        self.tally.faults[kind] += 1
+        if kind == "commons_away":
+            self.commons.leave()
+            return
+        name, agent = self.agent(who)
+        if kind == "kill_9":
+            agent.close()
+        child = faults.start(self.home, [*command, "--agent", name])
+        if kind == "two_at_once":
+            self.do("pull", agent.pull)
+        self.record(faults.finish(" ".join(command), child, kill_after=delay / 10 if kind == "kill_9" else None))
+        self.reopen(name)
+        if kind == "kill_9":
+            self.record(faults.intact(name, self.agents[name]))
+
+    def reopen(self, name: str) -> None:
+        try:
+            self.agents[name].close()
+        except Exception:  # noqa: BLE001 (closed already, after a kill)
+            pass
+        opened = self.do("open", lambda: Agent.open(name, home=self.home, embedder=self.embedder()))
+        if opened is None:
+            self.record([inv.Violation(inv.ATOMICITY, f"{name} does not open after a child command",
+                                       f"{inv.ATOMICITY}:does not open")])
+            raise AssertionError(f"{name} does not open after a child command")
+        self.agents[name] = opened
+
+    @precondition(lambda self: self.commons.away)
+    @rule()
+    def commons_back(self):
+        self.commons.come_back()
 
     # --- checked after every step --------------------------------------------------
     @invariant()

@@ -20,11 +20,12 @@ EXAMPLES = 2
 
 def run_seed(seed: int, *, agents: tuple[int, int], steps: int, embedder: Callable, tally: Tally,
              is_known: Callable[[str], bool], workdir: Path | None = None, examples: int = EXAMPLES,
-             shrink: bool = True) -> dict | None:
+             shrink: bool = True, inject_faults: bool = True) -> dict | None:
     """Run the histories of one seed. None when every invariant held (or only known faults
     were met); else {"seed", "error", "steps"}: the failure and its shrunk history."""
     machine = with_seed(seed)(CollectiveMachine.configure(agents=agents, embedder=embedder, is_known=is_known,
-                                                          tally=tally, workdir=workdir))
+                                                          tally=tally, workdir=workdir,
+                                                          inject_faults=inject_faults))
     phases = [Phase.explicit, Phase.reuse, Phase.generate] + ([Phase.shrink] if shrink else [])
     chosen = settings(max_examples=examples, stateful_step_count=steps, deadline=None, database=None,
                       derandomize=False, print_blob=False, phases=phases, suppress_health_check=list(HealthCheck))
@@ -33,7 +34,10 @@ def run_seed(seed: int, *, agents: tuple[int, int], steps: int, embedder: Callab
         try:
             run_state_machine_as_test(machine, settings=chosen)
         except Exception as error:  # noqa: BLE001 (a failing history is the answer, shrunk)
-            return {"seed": seed, "error": f"{type(error).__name__}: {str(error).splitlines()[0][:300]}",
+            inner = getattr(error, "exceptions", None)  # a flaky failure carries the first one inside
+            shown = inner[0] if inner else error
+            return {"seed": seed, "error": f"{type(error).__name__}: {type(shown).__name__}: "
+                                           f"{(str(shown).splitlines() or [''])[0][:600]}",
                     "steps": [line.strip() for text in printed for line in str(text).splitlines()
                               if line.strip().startswith("state.")]}
     return None

@@ -5,6 +5,7 @@ that is away for a while."""
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -88,3 +89,15 @@ class Commons:
 
     def come_back(self) -> None:
         self.away_folder.rename(self.folder)
+
+    def back_up_or_restore(self) -> str:
+        """Keep a copy of the commons, or put the copy kept back: every branch on the commons
+        moves back to where it was, as after a restore from an old backup."""
+        db, kept = self.folder / "commons.db", self.folder.parent / "commons-backup.db"
+        if kept.exists():
+            shutil.copyfile(kept, db)
+            kept.unlink()
+            return "commons_restored"
+        if db.exists():
+            shutil.copyfile(db, kept)
+        return "commons_backed_up"

@@ -154,15 +154,22 @@ def nothing_lost(agents: Mapping, expected: Mapping[str, str], claim_of: Callabl
                 found.append(Violation(NOTHING_LOST, f"{name}: {memory_id} ({text!r}) retracted but its origin "
                                                      "never retracted it", f"{NOTHING_LOST}:retracted"))
                 continue
-            if not (_recalled(agent, text, chain) or _recalled(agent, live["content"], [live["id"]])):
+            if not (_recalled(agent, text, chain, found) or _recalled(agent, live["content"], [live["id"]], found)):
                 how = "absorbed into a retracted memory" if live["retracted"] else "not recalled"
                 found.append(Violation(NOTHING_LOST, f"{name}: recall of {text!r} misses {memory_id} (chain {chain}, "
                                                      f"ending in {live['content']!r})", f"{NOTHING_LOST}:{how}"))
     return found
 
 
-def _recalled(agent, text: str, ids: list[str]) -> bool:
-    return any(h.memory.id in ids for h in agent.recall(text, k=RECALL_K, include_faded=True))
+def _recalled(agent, text: str, ids: list[str], found: list[Violation]) -> bool:
+    """Whether recall by `text` finds one of `ids`; a recall that fails is a crash (and then
+    nothing more can be said: True)."""
+    try:
+        return any(h.memory.id in ids for h in agent.recall(text, k=RECALL_K, include_faded=True))
+    except Exception as error:  # noqa: BLE001 (the no-crash invariant judges what escaped)
+        found.extend(crash("recall", error) or [Violation(NO_CRASH, f"recall of {text!r}: {error}",
+                                                          f"{NO_CRASH}:recall:{type(error).__name__}")])
+        return True
 
 
 def retractions_travel(agents: Mapping, retracted: Iterable[str]) -> list[Violation]:
@@ -193,10 +200,22 @@ def convergence(agents: Mapping) -> list[Violation]:
         for part in ("ids", "disputes", "main"):
             if seen[part] != first[part]:
                 a, b = set(map(str, first[part])), set(map(str, seen[part]))
+                example = sorted(a ^ b)[0]
+                states = ", ".join(f"{n}: {_state(agents[n], example)}" for n in (first_name, name)) \
+                    if part == "ids" else ""
                 found.append(Violation(CONVERGENCE, f"{part} differ after a full round: {first_name} has "
                                                     f"{sorted(a - b)[:3]} that {name} lacks, {name} has "
-                                                    f"{sorted(b - a)[:3]}", f"{CONVERGENCE}:{part}"))
+                                                    f"{sorted(b - a)[:3]}; {example} on {states}",
+                                       f"{CONVERGENCE}:{part}"))
     return found
+
+
+def _state(agent, memory_id: str) -> str:
+    row = agent.tables.memories.get(memory_id)
+    if row is None:
+        return "not held"
+    return (f"origin {row.origin_agent}, retracted {row.retracted}, refuted_by {row.refuted_by}, "
+            f"absorbed_into {row.absorbed_into}, {row.content[:60]!r}")
 
 
 def heads(agents: Mapping) -> dict[str, str]:
@@ -224,7 +243,7 @@ def verdicts_travel(agents: Mapping, refuted: Mapping[str, str]) -> list[Violati
         for memory_id, text in refuted.items():
             if memory_id not in rows:
                 continue
-            if not rows[memory_id]["refuted_by"] or _recalled(agent, text, [memory_id]):
+            if not rows[memory_id]["refuted_by"] or _recalled(agent, text, [memory_id], found):
                 found.append(Violation(VERDICTS_TRAVEL, f"{name}: {memory_id} ({text!r}) not refuted after a round",
                                        VERDICTS_TRAVEL))
     return found

@@ -31,14 +31,35 @@ from collective.model import utcnow
 
 from . import faults
 from . import invariants as inv
-from .texts import KINDS, TextGenerator
+from .texts import TextGenerator
 
 MAX_AGENTS = 20
 REVIEWER = "ana"
 # what a child process runs on an agent (no embedding: the children load no embedder)
 CHILD_COMMANDS = (("pull",), ("push",), ("key", "rotate"), ("quarantine", "list"), ("status",))
-FAULTS = ("kill_9", "two_at_once", "commons_away")
-ROUND_EVERY = 8  # commands between full rounds, at least: a round is costly, and histories need writes
+FAULTS = ("kill_9", "two_at_once", "commons_away", "commons_restored")
+ROUND_EVERY = 8
+# a caller's mistakes, each a call on an open agent
+BAD_CALLS: dict[str, Callable] = {
+    "store importance 10**400": lambda a: a.store("The hatch is sealed.", importance=10**400),
+    "store empty text": lambda a: a.store("   "),
+    "store tags as a string": lambda a: a.store("The hatch is sealed.", tags="hatch"),
+    "recall as_of a number": lambda a: a.recall("hatch", as_of=5),
+    "recall k 10000": lambda a: a.recall("coolant pump", k=10000),
+    "recall a lone surrogate": lambda a: a.recall("pump \ud800"),
+    "forget an unknown memory": lambda a: a.forget("no-such-memory"),
+    "add_remote a number": lambda a: a.add_remote(5, "file:///nowhere/commons.db"),
+    "resolve an unknown dispute": lambda a: a.resolve_dispute("no-such-dispute", keep="a", note="x", by=REVIEWER),
+}  # commands between full rounds, at least: a round is costly, and histories need writes
+
+
+def _store_rule(kind: str, target: Bundle):
+    """A rule storing one text of this kind (texts.py) on the agent drawn, after some minutes."""
+    @rule(target=target, who=st.integers(0, MAX_AGENTS), minutes=st.integers(0, 30))
+    def store_kind(self, who, minutes):
+        return self.store(who, kind, minutes)
+    store_kind.__name__ = f"store_{kind}"
+    return store_kind
 
 
 class Tally:
@@ -164,25 +185,11 @@ class CollectiveMachine(RuleBasedStateMachine):
         self.tick(minutes)
 
     # one rule per kind of text, so that stores are the commonest step (Hypothesis draws rules evenly)
-    @rule(target=memories, who=st.integers(0, MAX_AGENTS), minutes=st.integers(0, 30))
-    def store_shared(self, who, minutes):
-        return self.store(who, "shared", minutes)
-
-    @rule(target=memories, who=st.integers(0, MAX_AGENTS), minutes=st.integers(0, 30))
-    def store_contradiction(self, who, minutes):
-        return self.store(who, "contradiction", minutes)
-
-    @rule(target=memories, who=st.integers(0, MAX_AGENTS), minutes=st.integers(0, 30))
-    def store_paraphrase(self, who, minutes):
-        return self.store(who, "paraphrase", minutes)
-
-    @rule(target=memories, who=st.integers(0, MAX_AGENTS), minutes=st.integers(0, 30))
-    def store_other_object(self, who, minutes):
-        return self.store(who, "other_object", minutes)
-
-    @rule(target=memories, who=st.integers(0, MAX_AGENTS), minutes=st.integers(0, 30))
-    def store_private(self, who, minutes):
-        return self.store(who, "private", minutes)
+    store_shared = _store_rule("shared", memories)
+    store_contradiction = _store_rule("contradiction", memories)
+    store_paraphrase = _store_rule("paraphrase", memories)
+    store_other_object = _store_rule("other_object", memories)
+    store_private = _store_rule("private", memories)
 
     def store(self, who: int, kind: str, minutes: int):
         self.tick(minutes)
@@ -193,6 +200,11 @@ class CollectiveMachine(RuleBasedStateMachine):
             return multiple()
         self.texts[result.memory.id], self.origin[result.memory.id] = text.content, name
         return (name, result.memory.id)
+
+    @rule(who=st.integers(0, MAX_AGENTS), memory=memories, k=st.sampled_from([1, 5, 50, 1000]))
+    def recall(self, who, memory, k):
+        name, agent = self.agent(who)
+        self.do("recall", lambda: agent.recall(self.texts[memory[1]], k=k, now=self.clock))
 
     @rule(memory=consumes(memories))
     def forget(self, memory):
@@ -268,6 +280,8 @@ class CollectiveMachine(RuleBasedStateMachine):
             self.do("push", self.agents[name].push)
         for name in self.names:
             self.do("pull", self.agents[name].pull)
+        if self.round_spoilt:
+            return  # a command of the pass failed: it was no quiet pass
         self.record(inv.unchanged(inv.QUIESCENCE, heads, inv.heads(self.agents), "head"))
         self.record(inv.unchanged(inv.IDEMPOTENCE, hashes, {n: inv.table_hashes(a) for n, a in self.agents.items()},
                                   "shared tables"))
@@ -308,6 +322,21 @@ class CollectiveMachine(RuleBasedStateMachine):
         from dream.cycle import dream  # dream is built on collective, so only here
         self.do("dream", lambda: dream(agent, now=self.clock))
 
+    @rule(who=st.integers(0, MAX_AGENTS), call=st.sampled_from(sorted(BAD_CALLS)))
+    def bad_input(self, who, call):
+        """A caller's mistake: a typed error with one line (or the work done, where the input is
+        valid after all), and nothing written."""
+        name, agent = self.agent(who)
+        head = agent.repo.head(agent.branch)
+        self.tally.commands["bad_input"] += 1
+        try:
+            BAD_CALLS[call](agent)
+        except Exception as error:  # noqa: BLE001 (the no-crash invariant judges what escaped)
+            self.record(inv.crash(f"bad_input:{call}", error))
+            if agent.repo.head(agent.branch) != head:
+                self.record([inv.Violation(inv.NO_CRASH, f"{name}: {call} failed but wrote a commit",
+                                           f"{inv.NO_CRASH}:bad_input:{call}:wrote")])
+
     # --- faults ------------------------------------------------------------------------
     @precondition(lambda self: self.inject_faults and not self.commons.away)
     @rule(kind=st.sampled_from(FAULTS), who=st.integers(0, MAX_AGENTS), command=st.sampled_from(CHILD_COMMANDS),
@@ -315,7 +344,12 @@ class CollectiveMachine(RuleBasedStateMachine):
     def fault(self, kind, who, command, delay):
         """kill_9: a `cmem` command killed with -9 after `delay` tenths of a second, and the agent
         must open as before or after it; two_at_once: a `cmem` command in another process while
-        this one pulls the same agent; commons_away: the commons is unreachable until it is back."""
+        this one pulls the same agent; commons_away: the commons is unreachable until it is back;
+        commons_restored: a copy of the commons is kept, and the next time put back (every branch
+        on it moves back)."""
+        if kind == "commons_restored":
+            self.tally.faults[self.commons.back_up_or_restore()] += 1
+            return
         self.tally.faults[kind] += 1
         if kind == "commons_away":
             self.commons.leave()

@@ -37,7 +37,7 @@ def run_seed(seed: int, *, agents: tuple[int, int], steps: int, embedder: Callab
             inner = getattr(error, "exceptions", None)  # a flaky failure carries the first one inside
             shown = inner[0] if inner else error
             return {"seed": seed, "error": f"{type(error).__name__}: {type(shown).__name__}: "
-                                           f"{(str(shown).splitlines() or [''])[0][:600]}",
+                                           f"{(str(shown).splitlines() or [''])[0][:1500]}",
                     "steps": [line.strip() for text in printed for line in str(text).splitlines()
                               if line.strip().startswith("state.")]}
     return None

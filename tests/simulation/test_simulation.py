@@ -3,9 +3,13 @@
 doltlite agents on one file commons, with the hashing embedder for speed
 (scripts/simulate.py runs long ones with the real embedder).
 
+Every third seed also injects faults (kill -9, a command beside another, the commons away
+or restored from a copy), which cost child processes.
+
 A fault listed in known.py does not fail a history; but each seed names the known faults
 it meets, and the test fails when it no longer meets one: the fix landed, so remove the
-entry (here and in known.py)."""
+entry (here and in known.py). A seed may meet more than it names (a history's timing
+varies with the machine's load)."""
 
 from __future__ import annotations
 
@@ -21,7 +25,7 @@ from simulation.machine import Tally
 from simulation.runner import run_seed
 
 SEEDS = range(30)
-STEPS = 60
+STEPS = 40
 # seed -> the known faults (known.py keys) its histories meet today
 MEETS: dict[int, set[str]] = {}
 
@@ -45,7 +49,8 @@ def workdir(tmp_path):
 def test_random_history_keeps_the_invariants(seed, workdir, hash_embedder):
     tally = Tally()
     failure = run_seed(seed, agents=(3, 5), steps=STEPS, embedder=lambda: hash_embedder, tally=tally,
-                       is_known=is_known, workdir=workdir)
+                       is_known=is_known, workdir=workdir, inject_faults=seed % 3 == 0)
     assert failure is None, f"seed {seed}: {failure['error']}\n" + "\n".join(failure["steps"])
     met = {known(s) for s in tally.signatures} - {None}
-    assert met == MEETS.get(seed, set()), f"seed {seed} meets known faults {sorted(met)}"
+    fixed = MEETS.get(seed, set()) - met
+    assert not fixed, f"seed {seed} no longer meets {sorted(fixed)}: remove it from MEETS (and known.py if no seed meets it)"

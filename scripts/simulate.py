@@ -57,7 +57,8 @@ def arguments(argv=None) -> argparse.Namespace:
 def workdir() -> Path:
     """Memory-backed where there is /dev/shm: the histories' commits then wait on no disk."""
     shm = Path("/dev/shm")
-    return Path(tempfile.mkdtemp(prefix="cmem-simulate-", dir=shm if shm.is_dir() and os.access(shm, os.W_OK) else None))
+    usable = shm.is_dir() and os.access(shm, os.W_OK)
+    return Path(tempfile.mkdtemp(prefix="cmem-simulate-", dir=shm if usable else None))
 
 
 def simulate(args: argparse.Namespace) -> dict:

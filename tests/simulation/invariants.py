@@ -118,9 +118,10 @@ def no_distinct_hidden(agents: Mapping, claim_of: Callable[[str], object], *, th
             vectors = embed([row["content"], content[into]])
             cosine = float(np.dot(vectors[0], vectors[1]))
             if mine != theirs or cosine < threshold - 1e-6:
+                why = "other claim" if mine != theirs else "below threshold"
                 found.append(Violation(NO_DISTINCT_HIDDEN, f"{name}: {row['content']!r} absorbed into "
                                                            f"{content[into]!r} (cosine {cosine:.2f})",
-                                       f"{NO_DISTINCT_HIDDEN}:{'other claim' if mine != theirs else 'below threshold'}"))
+                                       f"{NO_DISTINCT_HIDDEN}:{why}"))
     return found
 
 
@@ -230,8 +231,16 @@ def table_hashes(agent) -> dict[str, str]:
 
 
 def unchanged(invariant: str, before: Mapping, after: Mapping, what: str) -> list[Violation]:
-    return [Violation(invariant, f"{name}: {what} moved ({before[name]} -> {after.get(name)})", invariant)
-            for name in before if before[name] != after.get(name)]
+    """Each agent's `what` as it was; the signature names the tables that moved, when tables."""
+    found = []
+    for name in before:
+        was, now = before[name], after.get(name)
+        if was == now:
+            continue
+        moved = sorted(t for t in was if was[t] != (now or {}).get(t)) if isinstance(was, dict) else []
+        found.append(Violation(invariant, f"{name}: {what} moved: {moved or f'{was} -> {now}'}",
+                               f"{invariant}:{','.join(moved)}" if moved else invariant))
+    return found
 
 
 def verdicts_travel(agents: Mapping, refuted: Mapping[str, str]) -> list[Violation]:

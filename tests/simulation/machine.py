@@ -21,7 +21,8 @@ from pathlib import Path
 from typing import Callable
 
 from hypothesis import strategies as st
-from hypothesis.stateful import Bundle, RuleBasedStateMachine, consumes, initialize, invariant, multiple, precondition, rule
+from hypothesis.stateful import (Bundle, RuleBasedStateMachine, consumes, initialize, invariant, multiple,
+                                 precondition, rule)
 
 from collective import reviewer_keys
 from collective.agent import Agent
@@ -104,6 +105,7 @@ class CollectiveMachine(RuleBasedStateMachine):
         self.retracted: set[str] = set()         # ids their origin retracted
         self.retraction_pushed: set[str] = set()
         self.refuted: dict[str, str] = {}        # ids an authorised verdict refuted -> text
+        self.upheld: set[str] = set()            # ids a verdict kept
         self.has_pushed: set[str] = set()
         self.seen_versions: dict = {}
         self.violations: list[inv.Violation] = []
@@ -255,7 +257,8 @@ class CollectiveMachine(RuleBasedStateMachine):
         expected = {i: self.texts[i] for i in self.pushed - self.retracted}
         self.record(inv.nothing_lost(agents, expected, self.claim_of))
         self.record(inv.retractions_travel(agents, self.retraction_pushed))
-        self.record(inv.verdicts_travel(agents, self.refuted))
+        # two verdicts that disagree (on two agents before they met) expect nothing of either
+        self.record(inv.verdicts_travel(agents, {i: t for i, t in self.refuted.items() if i not in self.upheld}))
         self.record(inv.convergence(agents))
         self.quiet_round()
 
@@ -298,7 +301,8 @@ class CollectiveMachine(RuleBasedStateMachine):
         done = self.do("resolve", lambda: agent.resolve_dispute(dispute["dispute"], keep=keep, note="inspected",
                                                                 by=REVIEWER))
         if done is not None and keep != "both":
-            loser = dispute["b" if keep == "a" else "a"]["memory"]
+            loser, winner = (dispute[side]["memory"] for side in (("b", "a") if keep == "a" else ("a", "b")))
+            self.upheld.add(winner)
             if loser in self.texts:
                 self.refuted[loser] = self.texts[loser]
 

@@ -27,7 +27,35 @@ from simulation.runner import run_seed
 SEEDS = range(30)
 STEPS = 40
 # seed -> the known faults (known.py keys) its histories meet today
-MEETS: dict[int, set[str]] = {}
+MEETS: dict[int, set[str]] = {
+    0: {
+        "no_crash:bad_input:add_remote a number", "no_crash:bad_input:recall as_of a number",
+        "no_crash:bad_input:store importance", "no_crash:pull:KeyError: 'dispute'", "quiescence"},
+    1: {
+        "no_crash:bad_input:add_remote a number", "no_crash:bad_input:store importance",
+        "no_distinct_fact_hidden:other claim", "quiescence"},
+    2: {"convergence:ids", "quiescence"},
+    3: {"no_crash:bad_input:recall as_of a number", "no_crash:bad_input:store importance"},
+    4: {
+        "no_crash:bad_input:add_remote a number", "no_crash:bad_input:store importance",
+        "no_distinct_fact_hidden:other claim", "quiescence"},
+    5: {"quiescence"},
+    6: {"no_crash:bad_input:store importance", "quiescence"},
+    8: {"no_crash:pull:KeyError: 'dispute'"},
+    9: {"convergence:disputes", "idempotence:quarantine", "no_crash:pull:KeyError: 'dispute'", "quiescence"},
+    11: {"no_crash:bad_input:add_remote a number", "nothing_lost:absorbed into a retracted memory", "quiescence"},
+    12: {"no_crash:bad_input:add_remote a number", "no_crash:bad_input:recall as_of a number"},
+    16: {"no_crash:bad_input:add_remote a number", "no_crash:bad_input:store importance"},
+    17: {"no_crash:bad_input:recall as_of a number", "quiescence"},
+    19: {"no_crash:bad_input:store importance", "quiescence"},
+    20: {"quiescence"},
+    22: {
+        "no_crash:bad_input:add_remote a number", "no_crash:bad_input:recall as_of a number",
+        "no_crash:bad_input:store importance"},
+    26: {"no_crash:bad_input:add_remote a number", "no_crash:bad_input:store importance"},
+    28: {"quiescence"},
+    29: {"no_distinct_fact_hidden:other claim", "quiescence"},
+}
 
 
 @pytest.fixture
@@ -53,4 +81,5 @@ def test_random_history_keeps_the_invariants(seed, workdir, hash_embedder):
     assert failure is None, f"seed {seed}: {failure['error']}\n" + "\n".join(failure["steps"])
     met = {known(s) for s in tally.signatures} - {None}
     fixed = MEETS.get(seed, set()) - met
-    assert not fixed, f"seed {seed} no longer meets {sorted(fixed)}: remove it from MEETS (and known.py if no seed meets it)"
+    assert not fixed, (f"seed {seed} no longer meets {sorted(fixed)}: remove it from MEETS "
+                       "(and from known.py when no seed meets it)")

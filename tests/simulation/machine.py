@@ -109,6 +109,7 @@ class CollectiveMachine(RuleBasedStateMachine):
         self.has_pushed: set[str] = set()
         self.seen_versions: dict = {}
         self.violations: list[inv.Violation] = []
+        self.reported: set[tuple[str, str]] = set()
         self.raised = 0
         self.clock = utcnow()
         self.cosines: dict = {}
@@ -170,7 +171,11 @@ class CollectiveMachine(RuleBasedStateMachine):
             return None
 
     def record(self, found: list[inv.Violation]) -> None:
+        """Count each violation once (a check after every step sees the same one again)."""
         for v in found:
+            if (v.signature, v.evidence) in self.reported:
+                continue
+            self.reported.add((v.signature, v.evidence))
             self.tally.violations[v.invariant] += 1
             self.tally.signatures.setdefault(v.signature, v.evidence)
             if not self.is_known(v.signature):

@@ -36,8 +36,10 @@ def run_seed(seed: int, *, agents: tuple[int, int], steps: int, embedder: Callab
         except Exception as error:  # noqa: BLE001 (a failing history is the answer, shrunk)
             inner = getattr(error, "exceptions", None)  # a flaky failure carries the first one inside
             shown = inner[0] if inner else error
+            # the shrunk history: Hypothesis adds it to the exception's notes (or reports it)
+            notes = [*getattr(error, "__notes__", []), *getattr(shown, "__notes__", [])] or list(map(str, printed))
             return {"seed": seed, "error": f"{type(error).__name__}: {type(shown).__name__}: "
                                            f"{(str(shown).splitlines() or [''])[0][:1500]}",
-                    "steps": [line.strip() for text in printed for line in str(text).splitlines()
-                              if line.strip().startswith("state.")]}
+                    "steps": [line.strip() for text in notes for line in str(text).splitlines()
+                              if line.strip().startswith("state.") and "cheap_invariants" not in line]}
     return None

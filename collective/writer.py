@@ -200,6 +200,9 @@ class Writer:
         with self.repo.transaction():
             self.tables.memories.set(memory_id, retracted=1, updated_at=memory.updated_at,
                                      sync_version=memory.sync_version, signature=memory.signature)
+            # copies of other origins that it absorbed were never retracted: they are recalled again
+            for copy in self.tables.memories.absorbed_into_any([memory_id]):
+                self.tables.memories.set(copy["id"], absorbed_into=None, updated_at=memory.updated_at)
             self.tables.outbox.add(events.pruned(memory, "retracted"))
             head = self.repo.commit(f"retract {memory_id}: {memory.summary[:72]}", author=self.agent_id)
         self.upkeep.after_commit()

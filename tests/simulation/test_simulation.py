@@ -29,9 +29,9 @@ STEPS = 40
 # seed -> the known faults (known.py keys) its histories meet today
 MEETS: dict[int, set[str]] = {
     0: {"quiescence"},
-    1: {"no_distinct_fact_hidden:other claim", "quiescence"},
+    1: {"quiescence"},
     2: {"convergence:ids", "quiescence"},
-    4: {"no_distinct_fact_hidden:other claim", "quiescence"},
+    4: {"quiescence"},
     5: {"quiescence"},
     6: {"quiescence"},
     9: {"convergence:disputes", "idempotence:quarantine", "quiescence"},
@@ -40,7 +40,7 @@ MEETS: dict[int, set[str]] = {
     19: {"quiescence"},
     20: {"quiescence"},
     28: {"quiescence"},
-    29: {"no_distinct_fact_hidden:other claim", "quiescence"},
+    29: {"quiescence"},
 }
 
 

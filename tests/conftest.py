@@ -61,6 +61,12 @@ def agent(home, hash_embedder):
         yield a
 
 
+def pytest_collection_modifyitems(config, items):
+    """Tests marked `heavy` (a minute or more on their own) start first: with the suite spread over
+    workers, a long test begun last would leave the others idle while it finishes."""
+    items.sort(key=lambda item: item.get_closest_marker("heavy") is None)  # stable: the rest keep their order
+
+
 # --- both engines ---------------------------------------------------------------
 
 def dolt_required() -> bool:

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.wheel
+pytestmark = [pytest.mark.wheel, pytest.mark.heavy]
 
 ROOT = Path(__file__).resolve().parents[2]
 SOURCE_DIRS = ("collective", "dream", "sync", "schema")

@@ -99,6 +99,7 @@ def test_dev_set_generator_is_deterministic(tmp_path):
     assert out.read_bytes() == (ROOT / "tests" / "data" / "judge_dev_gen.jsonl").read_bytes()
 
 
+@pytest.mark.heavy
 @pytest.mark.skipif(importlib.util.find_spec("sklearn") is None, reason="scikit-learn (the test extra) is not installed")
 def test_training_rebuilds_the_shipped_combiner_exactly(tmp_path):
     out = tmp_path / "combiner.json"

@@ -49,7 +49,7 @@ import numpy as np
 
 from collective.agent import Agent, MemoryInput
 
-from benchkit import parse_args
+from benchkit import VectorsOnly, parse_args
 
 MODEL_VERSION = "bench-collective-v1"
 QUICK = {"agents": "3", "memories": 20}
@@ -64,18 +64,6 @@ CREW = ["Ada", "Boris", "Chen", "Dalia", "Emeka", "Farah", "Goran", "Hana"]
 # noise per dimension around a topic's centre: a paraphrase lies further from it than a denial
 # or another object does, as with a sentence embedder (cos to the centre ~0.87 / ~0.96 / ~0.98)
 PARAPHRASE_SIGMA, DENIAL_SIGMA, OBJECT_SIGMA = 0.03, 0.015, 0.01
-
-
-class VectorsOnly:
-    """An embedder for memories stored with explicit vectors; it never embeds."""
-
-    model_version = MODEL_VERSION
-
-    def __init__(self, dim: int):
-        self.dim = dim
-
-    def embed(self, texts):  # pragma: no cover - every benchmark memory brings its vector
-        raise RuntimeError("the benchmark stores explicit vectors")
 
 
 def subject(g: int) -> str:
@@ -139,7 +127,7 @@ def copy_commons(root: Path, name: str) -> str:
 
 def round_of(n_agents: int, args: argparse.Namespace, profile_last: bool) -> tuple[dict, cProfile.Profile | None]:
     world = World(n_agents, args.memories, args.dim, args.seed)
-    embedder = VectorsOnly(args.dim)
+    embedder = VectorsOnly(args.dim, MODEL_VERSION)
     load_before = os.getloadavg()
     with tempfile.TemporaryDirectory(prefix="bench-collective-", dir=args.dir) as folder:
         root = Path(folder)

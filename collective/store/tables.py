@@ -161,8 +161,11 @@ class CaseTable:
         return self.repo.count(self.name, {"status": list(status)})
 
     def write(self, cases: Sequence[Mapping]) -> None:
+        """A case a pull opens carries fewer columns than one read back (no dispute yet);
+        one write may hold both, so each row gets every column, a missing one NULL."""
         if cases:
-            self.repo.upsert(self.name, list(cases), key=["id"])
+            columns = list(dict.fromkeys(k for case in cases for k in case))
+            self.repo.upsert(self.name, [{k: case.get(k) for k in columns} for case in cases], key=["id"])
 
 
 class LinkTable:

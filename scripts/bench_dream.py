@@ -33,7 +33,7 @@ import dream
 from collective.agent import Agent, MemoryInput
 from collective.model import utcnow
 
-from benchkit import parse_args
+from benchkit import VectorsOnly, parse_args
 
 OBJECTS = ["Coolant pump", "Rover", "Airlock", "Solar array", "Water valve", "Drill", "Heat exchanger"]
 STATES = [("is running", "is not running"), ("is sealed", "is not sealed"), ("passed its inspection",
@@ -41,18 +41,6 @@ STATES = [("is running", "is not running"), ("is sealed", "is not sealed"), ("pa
 PER_TOPIC = 10
 BATCH = 10_000
 QUICK = {"sizes": [200], "baseline": 100}
-
-
-class VectorsOnly:
-    """An embedder for memories stored with explicit vectors; it never embeds."""
-
-    model_version = "bench-dream-v1"
-
-    def __init__(self, dim: int):
-        self.dim = dim
-
-    def embed(self, texts):  # pragma: no cover - every benchmark memory brings its vector
-        raise RuntimeError("the benchmark stores explicit vectors")
 
 
 def memories(rng: np.random.Generator, n: int, dim: int) -> list[MemoryInput]:
@@ -75,7 +63,7 @@ def build(home: Path, name: str, n: int, dim: int, seed: int, toml: str = "") ->
     (home / name).mkdir()
     if toml:
         (home / name / "cmem.toml").write_text(toml)
-    agent = Agent.init("dreamer", home=home / name, embedder=VectorsOnly(dim))
+    agent = Agent.init("dreamer", home=home / name, embedder=VectorsOnly(dim, "bench-dream-v1"))
     rng = np.random.default_rng(seed)
     items = memories(rng, n, dim)
     clock = time.perf_counter()

@@ -48,23 +48,11 @@ from collective.judge import LearnedJudge, RuleJudge
 JUDGES = {"learned": LearnedJudge, "rules": RuleJudge}  # the default learned judge, and the rule judge before it
 from collective.model import Memory, utcnow
 
-from benchkit import parse_args
+from benchkit import VectorsOnly, parse_args
 
 MODEL_VERSION = "bench-clustered-v1"
 BATCH = 10_000
 QUICK = {"n_local": 300, "n_remote": 50}
-
-
-class VectorsOnly:
-    """An embedder for memories stored with explicit vectors; it never embeds."""
-
-    model_version = MODEL_VERSION
-
-    def __init__(self, dim: int):
-        self.dim = dim
-
-    def embed(self, texts):  # pragma: no cover - every benchmark memory brings its vector
-        raise RuntimeError("the benchmark stores explicit vectors")
 
 
 def clustered(rng: np.random.Generator, centres: np.ndarray, which: np.ndarray) -> np.ndarray:
@@ -201,7 +189,7 @@ def main(argv: list[str] | None = None) -> dict:
 
     with tempfile.TemporaryDirectory(prefix="bench-merge-", dir=args.dir) as folder:
         root = Path(folder)
-        embedder = VectorsOnly(args.dim)
+        embedder = VectorsOnly(args.dim, MODEL_VERSION)
         setup = time.perf_counter()
         receiver = Agent.init("earth-1", home=root / "home", embedder=embedder)
         sender = Agent.init("mars-1", home=root / "home", embedder=embedder)

@@ -1,4 +1,5 @@
-"""What every scripts/bench_*.py shares: the --quick flag.
+"""What every scripts/bench_*.py shares: the --quick flag, and an embedder for
+memories stored with explicit vectors.
 
 A quick run takes the same code paths at tiny sizes, in seconds, so that the test
 suite can run every benchmark (tests/integration/test_benchmarks.py) and none of them
@@ -23,3 +24,14 @@ def parse_args(parser: argparse.ArgumentParser, argv: Sequence[str] | None,
         parser.set_defaults(**quick)
         args = parser.parse_args(argv)
     return args
+
+
+class VectorsOnly:
+    """An embedder for memories stored with explicit vectors; it never embeds. Each
+    benchmark names its own `model_version`, so its vectors match no other's."""
+
+    def __init__(self, dim: int, model_version: str):
+        self.dim, self.model_version = dim, model_version
+
+    def embed(self, texts):  # pragma: no cover - every benchmark memory brings its vector
+        raise RuntimeError("the benchmark stores explicit vectors")

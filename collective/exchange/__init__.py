@@ -121,6 +121,7 @@ class Exchange:
                     report = PeerReport.rewritten(refusal)
                 report.seconds["fetch"] = fetch_s
                 reports.append(report)
+            self.keeper.save()
             refused = {r.peer: r.refused for r in reports if r.refused}
             if taken and taken["refused"]:
                 refused[QUARANTINE_BRANCH] = taken["refused_cases"]

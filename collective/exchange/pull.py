@@ -268,7 +268,9 @@ class PeerPull:
         usable = [m for m in fresh if m.dim == self.model.dim and m.model_version == self.model.version]
         if not usable:
             return {}
-        return merge.find_candidates(self.keeper.current(), self.tables.memories, usable,
+        # saved once, after the last peer (Exchange.pull): a save writes the whole index, so
+        # one per peer cost a pull of N peers N times the index
+        return merge.find_candidates(self.keeper.current(save=False), self.tables.memories, usable,
                                      self.comparator.candidate_floor)
 
     def _apply(self, planned: merge.MergePlan, watermark: dict, unkept: set[str], report: PeerReport,

@@ -177,9 +177,11 @@ class VectorIndex:
 
     # --- keeping it current ---------------------------------------------
     def ensure(self, repo: Repository, head: str, *, on_indexed: Callable[[Sequence[dict]], None] | None = None,
-               progress: Progress | None = None) -> str:
+               progress: Progress | None = None, save: bool = True) -> str:
         """Bring the index to `head`; returns how: 'current', 'updated' or 'rebuilt'.
-        `on_indexed` is handed the memory rows the index took in."""
+        `on_indexed` is handed the memory rows the index took in. `save=False` leaves the
+        files to a later save (the files name their head, so a crash before it only redoes
+        the diff)."""
         if self._index is None and not self.load():
             self.rebuild(repo, head, on_indexed=on_indexed, progress=progress)
             return "rebuilt"
@@ -207,7 +209,8 @@ class VectorIndex:
             on_indexed(upserts)
         self.head = head
         self._dirty = True
-        self.save()
+        if save:
+            self.save()
         return "updated"
 
     def rebuild(self, repo: Repository, head: str, *, on_indexed: Callable[[Sequence[dict]], None] | None = None,

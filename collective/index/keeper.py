@@ -27,12 +27,12 @@ class IndexKeeper:
         self._dim, self._model_version, self._judge = dim, model_version, judge
         self._index: VectorIndex | None = None
 
-    def current(self) -> VectorIndex:
-        """The index, brought to the branch head first."""
-        self.prepare()
+    def current(self, *, save: bool = True) -> VectorIndex:
+        """The index, brought to the branch head first (`save=False`: see VectorIndex.ensure)."""
+        self.prepare(save=save)
         return self._index
 
-    def prepare(self, progress: Progress | None = None) -> dict:
+    def prepare(self, progress: Progress | None = None, *, save: bool = True) -> dict:
         """Bring the index, and the judge's analyses of each text it takes in, to the head."""
         if self._index is None:
             self._index = VectorIndex(self.folder, dim=self._dim(), model_version=self._model_version())
@@ -47,7 +47,8 @@ class IndexKeeper:
             if progress:
                 progress("analyse", len(rows), len(rows))
 
-        how = self._index.ensure(self.repo, self.repo.head(self.branch), on_indexed=analyse, progress=progress)
+        how = self._index.ensure(self.repo, self.repo.head(self.branch), on_indexed=analyse, progress=progress,
+                                  save=save)
         return {"index": how, "count": len(self._index), "analysed": analysed}
 
     def save(self) -> None:

@@ -128,6 +128,12 @@ class PeerPull:
             report.pairs = [p.to_dict() for p in planned.pairs]
             report.status = PeerStatus.PLANNED
             return report
+        if pinned and planned.changes_nothing() and not rotations:
+            # The rows moved by the peer's own merges (its copies' amplitudes, dispute flags)
+            # and change nothing here: no commit, or agents pulling each other would move each
+            # other's heads every round. The watermark stays; the next diff reads these again.
+            report.status = PeerStatus.UNCHANGED
+            return report
         clock = time.perf_counter()
         self._report(f"{peer}: write", 0, 1)
         self._apply(planned, _watermark_row(peer, head, theirs, pinned, iso(utcnow())), read - already_read, report,
@@ -220,11 +226,23 @@ class PeerPull:
         unsettled, decided = self._verdicts()
         ctx = merge.MergeContext(receiver=self.agent_id, trust=self.peers.trust_scores(),
                                  known_cases=self.tables.cases.by_id(), settings=self.settings, now=utcnow(),
-                                 unsettled=unsettled, standing=decided)
+                                 unsettled=unsettled, standing=decided, absorbed=self._absorbed_into(own, held))
         planned, read = plan_pull(peer, head, arrivals.incoming, held, candidates, self.comparator, ctx,
                                   unread=set(missing), progress=self._progress_of(peer))
         report.summary = {**planned.summary(), "relayed_skipped": arrivals.relayed}
         return planned, read, local_texts.difference(missing)
+
+    def _absorbed_into(self, own: Sequence[Memory], held: dict[str, Memory]) -> dict[str, list[Memory]]:
+        """The local copies absorbed into each held memory that arrives retracted."""
+        retracting = [m.id for m in own if m.retracted and m.id in held and not held[m.id].retracted]
+        if not retracting:
+            return {}
+        rows = self.tables.memories.absorbed_into_any(retracting)
+        copies = self.tables.memories.by_id([r["id"] for r in rows])
+        absorbed: dict[str, list[Memory]] = {}
+        for row in rows:
+            absorbed.setdefault(row["absorbed_into"], []).append(copies[row["id"]])
+        return absorbed
 
     def _recheck(self, memories: Sequence[Memory], signers: Sequence[str | None], valid: list[bool],
                  rotations: list[dict]) -> list[bool]:

@@ -49,6 +49,10 @@ class MergePlan:
     pairs: list[PlannedPair] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=lambda: {r: 0 for r in wave.RELATIONS} | {"updated": 0, "retracted": 0})
 
+    def changes_nothing(self) -> bool:
+        """Whether applying this plan would write no row but the peer's watermark."""
+        return not (self.inserts or self.updates or self.links or self.cases or self.trust_changes)
+
     def summary(self) -> dict:
         return {"peer": self.peer, "head": self.head, "new": len(self.inserts), **self.counts,
                 "cases": sorted(self.cases), "links": len(self.links),
@@ -64,6 +68,8 @@ class MergeContext:
     now: datetime
     unsettled: frozenset[str] = frozenset()  # resolved cases whose verdict has not taken effect here
     standing: Standing = NO_STANDING  # what the verdicts applied here decided, for memories meeting them again
+    # the local copies absorbed into each memory an incoming row retracts: released with it
+    absorbed: Mapping[str, Sequence[Memory]] = field(default_factory=dict)
 
 
 def effective_amplitude(memory: Memory, trust_score: float, now: datetime, settings: Settings) -> float:
@@ -78,9 +84,13 @@ def plan(peer: str, head: str, incoming: Sequence[Memory], held: Mapping[str, Me
     planner = _Planner(MergePlan(peer, head), ctx)
     for remote in incoming:
         if remote.id in held:
-            _plan_update(planner.result, planner.local(held[remote.id]), remote, planner.stamp)
+            _plan_update(planner, held[remote.id], remote)
         else:
             planner.meet(remote, comparator, judged_candidates(remote, candidates, comparator.candidate_floor))
+    retracted = {m.id for m in planner.touched.values() if m.retracted}
+    for memory in planner.result.inserts:  # absorbed before this plan retracted what took it in
+        if memory.absorbed_into in retracted:
+            memory.absorbed_into = None
     planner.result.updates = dict(planner.touched)
     return planner.result
 
@@ -121,8 +131,10 @@ class _Planner:
         verdicts = [(candidate, comparator.relate(candidate, remote, similarity)) for candidate, similarity in judged]
         self.follow_verdicts(remote, verdicts)
         # a standing claim is never absorbed into a refuted one (recall would hide it with it)
+        # nor into one this pull retracted
         constructive = [(c, v) for c, v in verdicts
-                        if v.relation == wave.CONSTRUCTIVE and (remote.refuted_by or not c.refuted_by)]
+                        if v.relation == wave.CONSTRUCTIVE and (remote.refuted_by or not c.refuted_by)
+                        and not self.touched.get(c.id, c).retracted]
         for candidate, v in verdicts:
             self.result.pairs.append(PlannedPair(remote.id, candidate.id, v.relation, v.similarity, v.dphi, v.reason))
             if v.relation == wave.DESTRUCTIVE and (remote.refuted_by or candidate.refuted_by):
@@ -221,16 +233,23 @@ def _relation_of(remote: Memory, verdicts: Sequence[tuple[Memory, PairVerdict]])
     return Relation.INDEPENDENT
 
 
-def _plan_update(result: MergePlan, mine: Memory, theirs: Memory, stamp: str) -> None:
+def _plan_update(planner: _Planner, held: Memory, theirs: Memory) -> None:
     """The origin changed a memory we hold: take what the origin controls. Only a higher
     sync_version does (every change by the origin, a retraction too, raises it): an older
     row, from a rolled-back branch or a stale copy, never moves the copy back. A retraction
     is final: the origin never lifts one, and sync_version is not signed, so a row lifting
-    one is an old claim replayed."""
-    if theirs.sync_version <= mine.sync_version or (mine.retracted and not theirs.retracted):
+    one is an old claim replayed. A row that changes nothing here is not touched: a pull
+    that writes nothing makes no commit."""
+    current = planner.touched.get(held.id, held)
+    if theirs.sync_version <= current.sync_version or (current.retracted and not theirs.retracted):
         return
+    result, mine, stamp = planner.result, planner.local(held), planner.stamp
     if theirs.retracted and not mine.retracted:
         result.counts["retracted"] += 1
+        # copies of other origins it absorbed were never retracted: they are recalled again
+        for copy in planner.ctx.absorbed.get(mine.id, ()):
+            released = planner.local(copy)
+            released.absorbed_into, released.updated_at = None, stamp
     else:
         result.counts["updated"] += 1
     mine.retracted = theirs.retracted

@@ -13,19 +13,6 @@ KNOWN: dict[str, str] = {
         "quarantine/verdicts: a verdict refutes the copies absorbed into the losing memory on the holders "
         "that absorbed them, but not on their origin, so agents disagree on what is live (found by the "
         "simulator, seed 0)",
-    "idempotence:quarantine":
-        "quarantine: a pass with nothing new still changes the shared cases (their grouping into disputes, "
-        "as with convergence:disputes; found by the simulator, seed 9)",
-    "quiescence":
-        "exchange/pull: a pull of a peer whose branch moved only by its own merges still commits, so "
-        "agents that pull each other move each other's heads every round (found by the simulator; "
-        "test_found_faults.py)",
-    "nothing_lost:absorbed into a retracted memory":
-        "exchange/pull: a retraction that arrives leaves the copies the retracted memory absorbed hidden, "
-        "though their origins never retracted them (found by the simulator; test_found_faults.py)",
-    "convergence:disputes":
-        "quarantine: a case taken before a peer grouped it keeps no dispute here, so agents holding the same "
-        "cases list different disputes (found by the simulator, seed 5)",
 }
 
 

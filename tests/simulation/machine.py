@@ -40,6 +40,7 @@ REVIEWER = "ana"
 CHILD_COMMANDS = (("pull",), ("push",), ("key", "rotate"), ("quarantine", "list"), ("status",))
 FAULTS = ("kill_9", "two_at_once", "commons_away", "commons_restored")
 ROUND_EVERY = 8
+MAX_GROUPING_PASSES = 3  # a round's pulls after the first pass: one more while the last grouped cases
 # a caller's mistakes, each a call on an open agent
 BAD_CALLS: dict[str, Callable] = {
     "store importance 10**400": lambda a: a.store("The hatch is sealed.", importance=10**400),
@@ -249,7 +250,8 @@ class CollectiveMachine(RuleBasedStateMachine):
     @precondition(lambda self: self.steps - self.last_round >= ROUND_EVERY and not self.commons.away)
     @rule(order=st.permutations(range(MAX_AGENTS)), singly=st.booleans())
     def full_round(self, order, singly):
-        """Every agent pushes, then pulls twice (the second pass takes the cases the first opened):
+        """Every agent pushes, then pulls twice (the second pass takes the cases the first opened),
+        and again while the last pass grouped cases into disputes (the next takes the grouping):
         agents in the order drawn, and in the first pass, when `singly`, each peer on its own in
         that order, so the round's invariants hold whatever the order of pulls."""
         self.tally.rounds += 1
@@ -278,8 +280,12 @@ class CollectiveMachine(RuleBasedStateMachine):
                     self.do("pull", lambda: agent.pull(peers=[peer]))
             else:
                 self.do("pull", agent.pull)
-        for name in order:
-            self.do("pull", self.agents[name].pull)
+        # Disputes are grouped by each agent from the copies it holds: a grouping made in a pass
+        # reaches the agents that pulled before it in the next one.
+        for _ in range(MAX_GROUPING_PASSES):
+            grouped = [self.do("pull", self.agents[name].pull) for name in order]
+            if not any(result and result.get("cases_grouped") for result in grouped):
+                break
 
     def quiet_round(self) -> None:
         """With nothing new, another pass moves no head and changes no shared table."""

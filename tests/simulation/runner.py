@@ -41,5 +41,5 @@ def run_seed(seed: int, *, agents: tuple[int, int], steps: int, embedder: Callab
             return {"seed": seed, "error": f"{type(error).__name__}: {type(shown).__name__}: "
                                            f"{(str(shown).splitlines() or [''])[0][:1500]}",
                     "steps": [line.strip() for text in notes for line in str(text).splitlines()
-                              if line.strip().startswith("state.") and "cheap_invariants" not in line]}
+                              if "state." in line and "cheap_invariants" not in line]}
     return None

@@ -43,8 +43,6 @@ def test_a_memory_absorbed_into_one_its_origin_retracts_is_recalled_again(trio):
     assert _recalled(mars, kept, FACT)
 
 
-@pytest.mark.xfail(strict=True, reason="exchange/pull: an arriving retraction leaves the copies absorbed into "
-                                       "the retracted memory hidden (known.py)")
 def test_a_retraction_that_arrives_releases_what_the_retracted_memory_absorbed(trio):
     """earth-2 absorbed mars-1's copy into earth-1's; earth-1's retraction arrives: mars-1's copy
     is recalled again on earth-2."""
@@ -61,8 +59,6 @@ def test_a_retraction_that_arrives_releases_what_the_retracted_memory_absorbed(t
     assert _recalled(earth2, kept, FACT)
 
 
-@pytest.mark.xfail(strict=True, reason="exchange/pull: a pull of a peer whose branch moved only by its own "
-                                       "merges still commits (known.py, quiescence)")
 def test_a_pull_that_takes_nothing_makes_no_commit(trio):
     """Three agents, a fact and its contradiction, two rounds of push and pull: in the second,
     the peers' branches moved only by their own merges (their copies' amplitude and dispute

@@ -89,16 +89,25 @@ class Quarantine:
 
     # --- a person's verdict (recorded by disputes.Disputes) ---------------------------
     def apply_authorised(self, cases: Iterable[Case]) -> list[str]:
-        """Apply each resolved case's verdict once, when an authorised reviewer signed it;
-        the caller holds the transaction. Returns the ids applied now."""
-        authorised, done = self.tables.reviewers.keys(), self.tables.applied_verdicts.case_ids()
+        """Apply each resolved case's verdict once, when an authorised reviewer signed it, and
+        again when the verdict standing on the case is no longer the one applied here; the
+        caller holds the transaction. Returns the ids applied now."""
+        authorised, done = self.tables.reviewers.keys(), self.tables.applied_verdicts.by_case()
         applied = []
         for case in cases:
             key = signing.verdict_key(case)
-            if case.resolved and case.id not in done and key in authorised:
-                self.apply_verdict(case)
-                self.tables.applied_verdicts.add(case.id, key, at=iso(utcnow()))
-                applied.append(case.id)
+            if not case.resolved or key not in authorised:
+                continue
+            before = done.get(case.id)
+            if before is not None:
+                if before["verdict_signature"] in (None, case.verdict_signature):
+                    continue
+                # another verdict on this case took effect here first, and this one stands
+                # (the first made, cases.merge_cases): withdraw that one
+                verdicts.withdraw(self.tables, case.replace(resolution=before["resolution"]), now=iso(utcnow()))
+            self.apply_verdict(case)
+            self.tables.applied_verdicts.add(case, key, at=iso(utcnow()))
+            applied.append(case.id)
         return applied
 
     def apply_verdict(self, case: Case) -> None:

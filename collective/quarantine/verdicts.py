@@ -102,6 +102,24 @@ def apply(tables: Tables, peers: Peers, case: Case, *, agent_id: str, amplitude_
                evidence={"case_id": case.id, "dispute": dispute, "memory_ids": list(case.pair)})
 
 
+def withdraw(tables: Tables, applied: Case, *, now: str) -> None:
+    """Undo what `applied` (a case as its verdict was applied here) did to this holder's
+    rows, before the verdict that stands on the case is applied: its refutations (the rows
+    it refuted, on arrival too, carry its refuter and time) are lifted, its winners are
+    disputed again and a partial link it made is removed. Trust it moved stays moved: the
+    ledger is append-only, and a verdict moves trust once per dispute."""
+    effect = rules.effects(applied)
+    decision = applied.decision()
+    refuted = {"refuted_by": rules.refuter(decision, applied), "valid_until": decision.get("at") or ""}
+    for row in tables.memories.rows_where(refuted, columns=("id",)):
+        tables.memories.set(row["id"], refuted_by=None, valid_until=None, updated_at=now)
+    for winner in effect.winners:
+        if tables.memories.get(winner) is not None:
+            tables.memories.set(winner, disputed=1, updated_at=now)
+    if effect.partial:
+        tables.links.remove(applied.memory_id_a, applied.memory_id_b, LinkType.PARTIAL_AGREEMENT)
+
+
 def _give_back(tables: Tables, memory_id: str, case: Case, *, amplitude_cap: float, penalty: float,
                now: str) -> None:
     """Clear the flag; undo the dispute penalty when this holder took it (it linked the pair)."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
 
-from ..model import Endorsement, Promotion
+from ..model import Case, Endorsement, Promotion
 
 if TYPE_CHECKING:
     from .port import Repository
@@ -47,8 +47,15 @@ class AppliedVerdicts:
     def case_ids(self) -> set[str]:
         return {r["case_id"] for r in self.repo.select(self.name, columns=("case_id",))}
 
-    def add(self, case_id: str, reviewer_key: str, *, at: str) -> None:
-        self.repo.upsert(self.name, [{"case_id": case_id, "reviewer_key": reviewer_key, "applied_at": at}],
+    def by_case(self) -> dict[str, dict]:
+        """case id -> {"case_id", "reviewer_key", "applied_at", "verdict_signature", "resolution"}
+        (the last two None for verdicts applied before schema 009)."""
+        return {r["case_id"]: r for r in self.repo.select(self.name)}
+
+    def add(self, case: Case, reviewer_key: str, *, at: str) -> None:
+        """Record that this case's verdict, as the row holds it now, took effect here."""
+        self.repo.upsert(self.name, [{"case_id": case.id, "reviewer_key": reviewer_key, "applied_at": at,
+                                      "verdict_signature": case.verdict_signature, "resolution": case.resolution}],
                          key=["case_id"])
 
 

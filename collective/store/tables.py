@@ -51,6 +51,9 @@ class MemoryTable:
     def rows(self, *, as_of: str | None = None, columns: Sequence[str] | None = None) -> list[dict]:
         return self.repo.select(self.name, as_of=as_of, columns=columns)
 
+    def rows_where(self, where: Mapping, *, columns: Sequence[str] | None = None) -> list[dict]:
+        return self.repo.select(self.name, where, columns=columns)
+
     def recallable(self) -> list[Memory]:
         """Neither retracted, absorbed into another memory, nor refuted."""
         return [Memory.from_row(r) for r in self.recallable_rows()]
@@ -187,6 +190,9 @@ class LinkTable:
     def write(self, links: Sequence[Mapping]) -> None:
         if links:
             self.repo.upsert(self.name, list(links), key=self.KEY)
+
+    def remove(self, source_id: str, target_id: str, link_type: str) -> None:
+        self.repo.delete(self.name, {"source_id": source_id, "target_id": target_id, "link_type": link_type})
 
 
 class TrustLedger:

@@ -242,3 +242,29 @@ def test_bad_verdicts_are_one_line_exit_2_and_write_nothing(trio, ana, cmem):
     assert f"[refuted by {resolved['dispute']}" in earth and "refuted" not in mars
     listed = cmem("quarantine", "list", "--json", "--agent", "mars-1")
     assert [d["dispute"] for d in json.loads(listed.stdout)] == [resolved["dispute"]]
+
+
+def test_two_verdicts_on_one_dispute_the_first_stands_everywhere(trio, ana):
+    """ana decides the dispute on earth-1 for earth, then on mars-1 (before it took the first
+    verdict) for mars. The first verdict stands: mars-1 withdraws its own, and every agent
+    ends with the same memories refuted (simulator, convergence:ids, seed 2)."""
+    e1, m1 = trio["earth-1"], trio["mars-1"]
+    pump, not_pump = e1.store(PUMP).memory, m1.store(NOT_PUMP).memory
+    for agent in (e1, m1, e1, m1):
+        agent.push() if agent is e1 else None
+        agent.pull()
+        agent.push()
+    (on_earth,) = e1.disputes("open")
+    (on_mars,) = m1.disputes("open")
+    first = e1.resolve_dispute(on_earth["dispute"], keep=side_of(on_earth, pump.id), note="checked", by="ana")
+    m1.resolve_dispute(on_mars["dispute"], keep=side_of(on_mars, not_pump.id), note="checked", by="ana")
+    assert m1.get(pump.id).refuted_by and not m1.get(not_pump.id).refuted_by  # its own verdict, applied
+    sync_round(trio)
+    sync_round(trio)
+    for name, agent in trio.items():
+        assert agent.get(not_pump.id).refuted_by == first["dispute"], name
+        assert agent.get(not_pump.id).valid_until == first["resolution"]["at"], name
+        assert agent.get(pump.id).refuted_by is None and not agent.get(pump.id).disputed, name
+        assert {h.memory.id for h in agent.recall(ASK_PUMP, k=5)} & {pump.id, not_pump.id} == {pump.id}, name
+        (seen,) = agent.disputes()
+        assert seen["status"] == "resolved" and seen["resolution"]["at"] == first["resolution"]["at"], name

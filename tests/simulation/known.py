@@ -9,10 +9,6 @@ KNOWN: dict[str, str] = {
     "no_distinct_fact_hidden:other claim":
         "judge: two objects read as one above the similarity threshold (digit-led identifiers, host names, "
         "one kind named two ways: README, Judgement); below it the merge no longer absorbs (issue 24)",
-    "convergence:ids":
-        "quarantine/verdicts: a verdict refutes the copies absorbed into the losing memory on the holders "
-        "that absorbed them, but not on their origin, so agents disagree on what is live (found by the "
-        "simulator, seed 0)",
 }
 
 

@@ -23,6 +23,8 @@ from .promotion import Promotions
 from .quarantine.disputes import Disputes
 from .quarantine.service import Quarantine
 from .recall import AccessCounter, Recall, RecallHit
+from .agent_roster import RosterVerbs
+from .roster.service import Rosters
 from .runtime.progress import Progress
 from .store.port import Commit
 from .store.tables import Tables
@@ -37,7 +39,7 @@ if TYPE_CHECKING:
 __all__ = ["Agent", "MemoryInput", "RecallHit", "StoreResult"]
 
 
-class Agent:
+class Agent(RosterVerbs):
     """One agent's memory database, branch, key and index."""
 
     def __init__(self, opened: provision.Opened, *, embedder: Embedder | None = None, judge: Judge | None = None):
@@ -66,10 +68,12 @@ class Agent:
         self.remote_names = Remotes(self.repo, default=self.home.setting("CMEM_REMOTE", "remote"))
         self.promotion = Promotions(self.repo, tables, self.peers_view, self.upkeep, identity=lambda: self.identity,
                                     agent_id=self.agent_id, branch=self.branch)
+        self.rosters = Rosters(self.repo, tables, agent_id=self.agent_id)
         self.exchange = Exchange(self.repo, tables, self.remote_names, self.quarantine, keeper=self.keeper,
                                  model=self.model, peers=self.peers_view, upkeep=self.upkeep,
                                  comparator=self.comparator, identity=self.identity, agent_id=self.agent_id,
-                                 branch=self.branch, settings=self.settings, promotions=self.promotion)
+                                 branch=self.branch, settings=self.settings, promotions=self.promotion,
+                                 rosters=self.rosters)
 
     # --- lifecycle -------------------------------------------------------
     @classmethod

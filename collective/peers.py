@@ -16,6 +16,7 @@ from .identity import fingerprint
 from .model import iso, utcnow, uuid7
 from .model.enums import KeyDecision
 from .model.refs import QUARANTINE_BRANCH, peer_working, tracking
+from .roster import service as roster
 from .store.tables import Tables
 
 
@@ -36,6 +37,9 @@ class Peers:
         those it rotated away from."""
         repo = self.tables.repo
         keys: dict[str, str | None] = dict(self.tables.agents.keys())
+        following = roster.held(self.tables)
+        if following is not None:  # the roster's word on the keys of the agents it names
+            keys.update({m.name: m.key for m in following.agents})
         rotated: dict[str, list[str]] = {}
         for row in self.tables.key_rotations.all():
             rotated.setdefault(row["agent_id"], []).append(row["old_key"])

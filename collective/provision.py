@@ -103,6 +103,12 @@ def exists(agent_id: str, home: Home) -> bool:
     return Location.find(home.agent_dir(validate_agent_id(agent_id)), home.root) is not None
 
 
+def agent_public_key(home: Home, agent_id: str) -> str | None:
+    """The public key of the agent of that id in this home, or None when there is none."""
+    path = home.agent_dir(validate_agent_id(agent_id)) / KEY_FILE
+    return Identity.load(path).public_key if path.exists() else None
+
+
 def open_parts(agent_id: str | None, home: Home, *, branch: str | None = None) -> Opened:
     """Open an agent's database on its branch (migrated) and load its key."""
     agent_id = home.resolve_agent(agent_id)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
+from typing import Sequence
 
 from .config import Home
 from .errors import AgentExists, BadInput, NotFound
@@ -44,12 +45,28 @@ def load(home: Home, name: str) -> Identity:
     return Identity.load(path)
 
 
+def public_key(home: Home, name: str) -> str | None:
+    """The public key of the reviewer of that name in this home, or None."""
+    path = key_path(home, name)
+    return Identity.load(path).public_key if path.exists() else None
+
+
+def signers(home: Home, names_: Sequence[str] = ()) -> list[Identity]:
+    """The keys of these people (default: every reviewer key in this home)."""
+    return [load(home, name) for name in (names_ or names(home))]
+
+
+def names(home: Home) -> list[str]:
+    """The reviewers whose keys are in this home."""
+    folder = home.root / "reviewers"
+    return sorted(p.stem for p in folder.glob("*.pem")) if folder.is_dir() else []
+
+
 def default_name(home: Home) -> str | None:
     """The reviewer when --by names none: `reviewer` in cmem.toml or $USER, when it has
     a key here; else the only key there is."""
-    folder = home.root / "reviewers"
-    names = sorted(p.stem for p in folder.glob("*.pem")) if folder.is_dir() else []
+    held = names(home)
     user = home.setting("USER", "reviewer")
-    if user in names:
+    if user in held:
         return user
-    return names[0] if len(names) == 1 else None
+    return held[0] if len(held) == 1 else None

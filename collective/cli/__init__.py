@@ -6,7 +6,8 @@ get exits 3 ("recorded locally, not shared: run cmem push"). Every command
 takes --json, but for `cmem mcp`, whose standard output is the protocol.
 
 The commands live by topic: memory (one agent's own), exchange (remotes, push,
-pull, peers), quarantine, promotions (to main), keys (reviewers, rotation), judge,
+pull, peers), quarantine, promotions (to main), keys (reviewers, rotation), roster (the
+collective's), judge,
 events (NATS), dream, sync (windows and the relay between sites), mcp (the MCP server)
 and review (the web page); common holds what they share.
 """
@@ -19,7 +20,7 @@ from typing import Any
 
 import click
 
-from . import dream, events, exchange, judge, keys, mcp, memory, promotions, quarantine, review, sync
+from . import dream, events, exchange, judge, keys, mcp, memory, promotions, quarantine, review, roster, sync
 from .common import OneLineErrors, strict_text
 
 
@@ -29,7 +30,7 @@ def cli() -> None:
     """Versioned collective memory for AI agents, on Dolt."""
 
 
-for _topic in (memory, exchange, quarantine, promotions, keys, judge, events, dream, sync, mcp, review):
+for _topic in (memory, exchange, quarantine, promotions, keys, roster, judge, events, dream, sync, mcp, review):
     for _command in _topic.COMMANDS:
         cli.add_command(_command)
 del _topic, _command

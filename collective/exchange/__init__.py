@@ -17,10 +17,11 @@ from ..errors import BadInput, CollectiveError, HistoryRewritten, NotFound, NotS
 from ..identity import Identity
 from ..index.keeper import IndexKeeper
 from ..model import events, validate_agent_id
-from ..model.refs import QUARANTINE_BRANCH, agent_of_working, working_branch
+from ..model.refs import QUARANTINE_BRANCH, ROSTER_BRANCH, agent_of_working, working_branch
 from ..peers import Peers
 from ..promotion import Promotions
 from ..quarantine.service import Quarantine
+from ..roster.service import Rosters
 from ..runtime.gc_pause import gc_paused
 from ..runtime.progress import Progress
 from ..store.tables import Tables
@@ -39,8 +40,9 @@ class Exchange:
     def __init__(self, repo: Repository, tables: Tables, remotes: Remotes, quarantine: Quarantine, *,
                  keeper: IndexKeeper, model: EmbeddingModel, peers: Peers, upkeep: Upkeep,
                  comparator: Callable[[], merge.Comparator], identity: Identity, agent_id: str, branch: str,
-                 settings: Settings, promotions: Promotions):
+                 settings: Settings, promotions: Promotions, rosters: Rosters):
         self.repo = repo
+        self.rosters = rosters
         self.promotions = promotions
         self.tables = tables
         self.remotes = remotes
@@ -112,6 +114,8 @@ class Exchange:
                                upkeep=self.upkeep, comparator=comparator or self.comparator(),
                                identity=self.identity, agent_id=self.agent_id, settings=self.settings, remote=remote,
                                progress=progress)
+            # the roster first: who may do what decides which of the rows below are taken
+            roster = None if dry_run else self.rosters.take_from(remote)
             taken = None if dry_run else self.quarantine.take_from(remote)
             reports = []
             for peer in sorted(peers) if peers else sorted(available):
@@ -123,13 +127,15 @@ class Exchange:
                 reports.append(report)
             self.keeper.save()
             refused = {r.peer: r.refused for r in reports if r.refused}
+            if roster and roster["refused"]:
+                refused[ROSTER_BRANCH] = roster["refused"]
             if taken and taken["refused"]:
                 refused[QUARANTINE_BRANCH] = taken["refused_cases"]
             promoted = None if dry_run else self.promotions.exchange(remote, fetched=True)
             if promoted and promoted["refused"]:
                 refused.setdefault(QUARANTINE_BRANCH, {}).update(promoted["refused"])
             result = {"remote": remote, "dry_run": dry_run, "peers": [r.to_dict() for r in reports],
-                      "cases_taken": taken, "refused": refused, "promotions": promoted}
+                      "cases_taken": taken, "refused": refused, "promotions": promoted, "roster": roster}
             if dry_run:
                 return {**result, "quarantine": None}
             result["cases_grouped"] = self.quarantine.regroup()

@@ -28,6 +28,7 @@ from ..model.refs import agent_of_working, peer_working, working_branch
 from ..peers import Peers
 from ..quarantine.cases import Standing, standing
 from ..quarantine.signing import sign_case
+from ..roster import service as roster
 from ..runtime import parallel
 from ..runtime.progress import Progress
 from ..store.tables import Tables
@@ -150,6 +151,17 @@ class PeerPull:
         rotations to remember (their old keys still verify what they signed)."""
         shown = theirs["public_key"]
         rotations = self.tables.key_rotations.of(peer, as_of=ref)
+        following = roster.held(self.tables)
+        listed = following.agent_key(peer) if following else None
+        if listed is not None:  # the roster is the authority on the keys of the agents it names
+            if shown == listed:
+                if pinned is None or pinned["public_key"] != shown:
+                    report.key = {"roster": fingerprint(shown)}
+                return [r for r in rotations if rotation_reaches(r["old_key"], shown, rotations)]
+            report.status = PeerStatus.REFUSED
+            report.refused = {"key_not_on_roster": 1}
+            report.key = {"refused": fingerprint(shown), "roster": fingerprint(listed)}
+            return []
         if pinned is None:
             witness = None if self.peers.key_accepted(peer, shown) else self._other_key_held(peer, shown, rotations)
             if witness is None:

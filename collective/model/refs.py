@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 QUARANTINE_BRANCH = "collective/quarantine"
+ROSTER_BRANCH = "collective/roster"
 MAIN_BRANCH = "main"
 _WORKING = "/working"
 

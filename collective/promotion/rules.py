@@ -24,6 +24,7 @@ FORGED_PROPOSAL = "forged_proposal"
 FORGED_DECISION = "forged_decision"
 FORGED_ENDORSEMENT = "forged_endorsement"
 SELF_ENDORSEMENT = "self_endorsement"
+UNAUTHORISED_DECISION = "unauthorised_decision"  # by a key the collective's roster names as no reviewer
 
 COMMIT_PREFIX = "promote "
 
@@ -88,9 +89,10 @@ class Checked:
 
 
 def check(promotions: Sequence[Promotion], endorsements: Sequence[Endorsement],
-          key_of: Callable[[str], Sequence[str]]) -> Checked:
+          key_of: Callable[[str], Sequence[str]], *, reviewer_keys: set[str] | None = None) -> Checked:
     """Keep proposals whose proposer signed them (a bad decision is dropped, the proposal
-    kept), and endorsements signed by their endorser for a kept proposal, not by its origin."""
+    kept, as is a decision by no reviewer of `reviewer_keys`, the roster's, when given), and
+    endorsements signed by their endorser for a kept proposal, not by its origin."""
     checked = Checked()
     origins = {}
     for row in promotions:
@@ -99,6 +101,9 @@ def check(promotions: Sequence[Promotion], endorsements: Sequence[Endorsement],
             continue
         if row.decision and decision_of(row) is None:
             checked.refuse(FORGED_DECISION, row.memory_id)
+            row = row.undecided()
+        elif row.decision and reviewer_keys is not None and decision_of(row).get("reviewer_key") not in reviewer_keys:
+            checked.refuse(UNAUTHORISED_DECISION, row.memory_id)
             row = row.undecided()
         origins[row.memory_id] = row.origin_agent
         checked.promotions.append(row)
@@ -143,9 +148,12 @@ class Standing:
 
 
 def standing(row: Promotion, endorsements: Sequence[Endorsement], *, authorised: set[str],
-             on_main: bool) -> Standing:
-    """The status of a proposal from its (checked) decision and endorsements."""
-    endorsers = tuple(sorted({e.agent_id for e in endorsements if e.agent_id != row.origin_agent}))
+             on_main: bool, endorsers_allowed: set[str] | None = None,
+             needed: int = ENDORSEMENTS_NEEDED) -> Standing:
+    """The status of a proposal from its (checked) decision and endorsements: only those of
+    `endorsers_allowed` count (the roster's endorsers; None: any agent but the origin)."""
+    endorsers = tuple(sorted({e.agent_id for e in endorsements if e.agent_id != row.origin_agent
+                              and (endorsers_allowed is None or e.agent_id in endorsers_allowed)}))
     decision = decision_of(row)
     honoured = decision is not None and decision.get("reviewer_key") in authorised
     if on_main:
@@ -156,7 +164,7 @@ def standing(row: Promotion, endorsements: Sequence[Endorsement], *, authorised:
         status = PENDING
     if honoured and decision["approve"]:
         reason = f"approved by {decision['by']}"
-    elif len(endorsers) >= ENDORSEMENTS_NEEDED:
+    elif len(endorsers) >= needed:
         reason = f"endorsed by {', '.join(endorsers)}"
     else:
         reason = ""

@@ -19,6 +19,7 @@ from ..model import Endorsement, Memory, Promotion, iso, utcnow
 from ..model.enums import AWAITING_REVIEWER
 from ..model.refs import MAIN_BRANCH, QUARANTINE_BRANCH, tracking
 from ..peers import Peers
+from ..roster import service as roster
 from ..runtime.retry import retrying
 from ..store.tables import Tables
 from ..upkeep import Upkeep
@@ -68,8 +69,13 @@ class Promotions:
         return row
 
     def _standing(self, row: Promotion, on_main: set[str]) -> rules.Standing:
-        return rules.standing(row, self.tables.endorsements.of(row.memory_id),
-                              authorised=self.tables.reviewers.keys(), on_main=row.memory_id in on_main)
+        following = roster.held(self.tables)
+        if following is None:
+            return rules.standing(row, self.tables.endorsements.of(row.memory_id),
+                                  authorised=self.tables.reviewers.keys(), on_main=row.memory_id in on_main)
+        return rules.standing(row, self.tables.endorsements.of(row.memory_id), authorised=following.reviewer_keys(),
+                              on_main=row.memory_id in on_main, endorsers_allowed=following.endorsers(),
+                              needed=following.endorsements)
 
     def _describe(self, row: Promotion, on_main: set[str], commits: dict[str, str]) -> dict:
         """The documented shape of a proposal; `commits`: memory id -> the commit that promoted it."""
@@ -133,6 +139,10 @@ class Promotions:
     def decide(self, memory_id: str, *, approve: bool, note: str, by: str, reviewer: Identity) -> dict:
         """A person's approval or rejection, signed with their reviewer key: one commit."""
         row = self.check_decision(memory_id, note)
+        following = roster.held(self.tables)
+        if following is not None and reviewer.public_key not in following.reviewer_keys():
+            raise BadInput("by", f"{by} is not a reviewer on the roster of {following.collective}: an owner adds "
+                                 "one with `cmem collective add-reviewer`")
         document = {"approve": approve, "note": note, "by": by, "agent": self.agent_id, "at": iso(utcnow())}
         verb = "approve" if approve else "reject"
         return self._record([rules.decided(row, reviewer, **document)], [], f"promotions: {by} {verb}s {memory_id}")
@@ -206,7 +216,13 @@ class Promotions:
             endorsements = self.tables.endorsements.all(as_of=ref)
         except StorageError:  # the shared branch predates promotions
             return rules.Checked()
-        return rules.check(promotions, endorsements, self.peers.signer_keys(remote))
+        return self._check_rows(promotions, endorsements, remote)
+
+    def _check_rows(self, promotions: list[Promotion], endorsements: list[Endorsement], remote: str) -> rules.Checked:
+        """Shared rows checked; a decision by no reviewer of the roster (when there is one) left out."""
+        following = roster.held(self.tables)
+        return rules.check(promotions, endorsements, self.peers.signer_keys(remote),
+                           reviewer_keys=following.reviewer_keys() if following else None)
 
     def settle(self, remote: str) -> list[dict]:
         """Land every proposal due here that the commons' main does not hold yet."""
@@ -243,8 +259,8 @@ class Promotions:
 
     def _unshared(self, ref: str, remote: str) -> tuple[list[Promotion], list[Endorsement]]:
         """Our proposals and endorsements that `ref` lacks or holds only as forgeries."""
-        theirs = rules.check(list(self.tables.promotions.by_id(as_of=ref).values()),
-                             self.tables.endorsements.all(as_of=ref), self.peers.signer_keys(remote))
+        theirs = self._check_rows(list(self.tables.promotions.by_id(as_of=ref).values()),
+                                  self.tables.endorsements.all(as_of=ref), remote)
         promotions = rules.join({r.memory_id: r for r in theirs.promotions},
                                 list(self.tables.promotions.by_id().values()))
         held = {e.key for e in theirs.endorsements}

@@ -17,6 +17,7 @@ from ..identity import Identity
 from ..model import Case, Memory, events, iso, utcnow, validate_text
 from ..model.enums import AWAITING_REVIEWER, CaseStatus, Keep
 from ..model.refs import QUARANTINE_BRANCH
+from ..roster import service as roster
 from . import cases as rules
 from . import grouping, signing, verdicts
 from .service import Quarantine
@@ -140,6 +141,10 @@ class Disputes:
         key; it takes effect here when this agent honours that reviewer. One commit (with
         the corrected memory, for merged)."""
         dispute = self.check(dispute_id, keep, text)
+        following = roster.held(self.tables)
+        if following is not None and reviewer.public_key not in following.reviewer_keys():
+            raise BadInput("by", f"{by} is not a reviewer on the roster of {following.collective}: an owner adds "
+                                 "one with `cmem collective add-reviewer`")
         did, cases = self._group(dispute["dispute"])
         root = next(c for c in cases if c.id == did)
         flipped, _, _ = grouping.orient([root, *[c for c in cases if c is not root]], self._copies(cases))

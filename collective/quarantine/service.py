@@ -20,6 +20,7 @@ from ..model import Case, iso, utcnow
 from ..model.enums import AWAITING_REVIEWER, CaseStatus
 from ..model.refs import MAIN_BRANCH, QUARANTINE_BRANCH, tracking
 from ..peers import Peers
+from ..roster import service as roster
 from ..runtime.retry import retrying
 from ..store.tables import Tables
 from ..upkeep import Upkeep
@@ -92,7 +93,7 @@ class Quarantine:
         """Apply each resolved case's verdict once, when an authorised reviewer signed it, and
         again when the verdict standing on the case is no longer the one applied here; the
         caller holds the transaction. Returns the ids applied now."""
-        authorised, done = self.tables.reviewers.keys(), self.tables.applied_verdicts.by_case()
+        authorised, done = roster.reviewer_keys(self.tables), self.tables.applied_verdicts.by_case()
         applied = []
         for case in cases:
             key = signing.verdict_key(case)
@@ -120,7 +121,12 @@ class Quarantine:
         return self.tables.reviewers.all()
 
     def add_reviewer(self, name: str, public_key: str) -> dict:
-        """Honour a reviewer's verdicts from now on; verdicts of theirs kept so far take effect."""
+        """Honour a reviewer's verdicts from now on; verdicts of theirs kept so far take effect.
+        Not on an agent that follows a roster: the roster names the reviewers."""
+        following = roster.held(self.tables)
+        if following is not None:
+            raise BadInput("reviewer", f"this agent follows the roster of {following.collective}, which names the "
+                                       "reviewers: an owner adds one with `cmem collective add-reviewer`")
         if not valid_public_key(public_key):
             raise BadInput("public_key", "is not a base64 Ed25519 public key (as `cmem reviewer init` prints it)")
         row = {"name": name, "public_key": public_key, "added_at": iso(utcnow())}
@@ -193,6 +199,11 @@ class Quarantine:
         checked = signing.check_cases([r for r in rows if r.id not in same], self.peers.signer_keys(remote),
                                       threshold=self.threshold)
         checked.kept += [r for r in rows if r.id in same]
+        following = roster.held(self.tables)
+        if following is not None:
+            # a verdict by anyone but a roster reviewer is set aside: it closes nothing, blocks nobody
+            checked.kept = [signing.authorised_only(r, following.reviewer_keys(), self.threshold, checked)
+                            for r in checked.kept]
         return checked
 
     def share_after(self, what: str, result: dict, remote: str | None) -> dict:

@@ -33,6 +33,7 @@ FORGED_CASE = "forged_case"
 TAMPERED_COUNT = "tampered_count"
 FORGED_VERDICT = "forged_verdict"
 REPLAYED_VERDICT = "replayed_verdict"
+UNAUTHORISED_VERDICT = "unauthorised_verdict"  # by a key the collective's roster names as no reviewer
 
 
 # The claims below are the bytes already stored signatures cover: their keys and values
@@ -139,3 +140,11 @@ def unresolved(case: Case, threshold: int) -> Case:
     """A case without its verdict: where it stood before one."""
     return case.replace(resolution=None, resolved_at=None, verdict_signature=None,
                         status=escalate(CaseStatus.PENDING, case.dispute_count, threshold))
+
+
+def authorised_only(case: Case, reviewer_keys: set[str], threshold: int, checked: Checked) -> Case:
+    """The case as it stands without a verdict no roster reviewer signed (reported in `checked`)."""
+    if not case.resolved or verdict_key(case) in reviewer_keys:
+        return case
+    checked.refuse(UNAUTHORISED_VERDICT, case.id)
+    return unresolved(case, threshold)

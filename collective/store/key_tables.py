@@ -142,3 +142,23 @@ class KeyChanges:
 
     def remove(self, agent_id: str) -> None:
         self.repo.delete(self.name, {"agent_id": agent_id})
+
+
+class RosterTable:
+    """`roster`: the versions of the collective's roster this agent verified (schema 010)."""
+
+    name = "roster"
+
+    def __init__(self, repo: "Repository"):
+        self.repo = repo
+
+    def rows(self, *, as_of: str | None = None) -> list[dict]:
+        return self.repo.select(self.name, order_by="version", as_of=as_of)
+
+    def latest(self) -> dict | None:
+        rows = self.rows()
+        return rows[-1] if rows else None
+
+    def write(self, rows: Sequence[Mapping]) -> None:
+        if rows:
+            self.repo.upsert(self.name, list(rows), key=["version"])

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
 
 from ..errors import NotFound
 from ..model import Case, Memory, TrustEvent
-from .key_tables import AppliedVerdicts, EndorsementTable, KeyChanges, KeyRotations, PromotionTable, ReviewerTable
+from .key_tables import AppliedVerdicts, EndorsementTable, KeyChanges, KeyRotations, PromotionTable, ReviewerTable, RosterTable
 from ..model.events import Sender
 from .event_tables import Decisions, Inbox, Outbox
 
@@ -282,6 +282,7 @@ class Tables:
         self.promotions = PromotionTable(repo)
         self.key_rotations = KeyRotations(repo)
         self.key_changes = KeyChanges(repo)
+        self.roster = RosterTable(repo)
         self.outbox = Outbox(repo, sender)
         self.inbox = Inbox(repo)
         self.decisions = Decisions(repo)

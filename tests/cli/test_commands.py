@@ -18,7 +18,8 @@ TREE = {
     "status": None, "remote": {"add", "list"}, "push": None, "pull": None, "serve-commons": None, "credential": None,
     "agents": {"accept-key", "reject-key"}, "trust": None, "quarantine": {"list", "show", "resolve"},
     "promote": None, "endorse": None, "promotions": {"list", "approve", "reject"},
-    "reviewer": {"init"}, "reviewers": {"add", "list", "remove"}, "key": {"rotate"}, "judge": None, "mcp": None,
+    "reviewer": {"init"}, "reviewers": {"add", "list", "remove"}, "key": {"rotate"},
+    "collective": {"init", "add-agent", "add-reviewer", "remove", "show"}, "judge": None, "mcp": None,
     "events": {"tail", "flush"}, "listen": None, "sync": {"plan", "once", "run", "relay"},
     "dream": {"accept"},  # a group that also runs on its own: `cmem dream [--full] ...`
     "review": None,

@@ -1,0 +1,56 @@
+"""The Agent's verbs on the collective's roster (a part of the facade, kept apart for its size)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Sequence
+
+from . import provision, reviewer_keys
+from .model import validate_agent_id
+from .roster import service as roster_changes
+
+if TYPE_CHECKING:
+    from .config import Home
+    from .roster.service import Rosters
+
+
+class RosterVerbs:
+    """Mixed into Agent: `rosters` (roster.service.Rosters), `home` and `_sharing_remote` are its."""
+
+    rosters: Rosters
+    home: Home
+
+    def _sharing_remote(self, remote: str | None) -> str | None:
+        raise NotImplementedError
+
+    def roster(self) -> dict:
+        """The roster this agent follows: its collective, version, owners, agents (with their
+        keys and whether they endorse), reviewers, endorsements needed and who signed it."""
+        return self.rosters.show()
+
+    def init_roster(self, collective: str, *, owners: Sequence[str], threshold: int | None = None,
+                    endorsements: int = 2, remote: str | None = None) -> dict:
+        """Version 1 of a collective's roster, owned (and signed) by these people, whose
+        reviewer keys are in this home; shared on the commons."""
+        named = [(name, reviewer_keys.load(self.home, name)) for name in owners]
+        return self.rosters.init(validate_agent_id(collective, "collective"), owners=named, threshold=threshold,
+                                 endorsements=endorsements, remote=self._sharing_remote(remote))
+
+    def roster_add_agent(self, agent_id: str, *, key: str | None = None, endorses: bool = True,
+                         by: Sequence[str] = (), remote: str | None = None) -> dict:
+        """A new roster version naming this agent with its key (by default the key of the agent
+        of that id in this home), signed by the owners `by` (default: every owner key here)."""
+        key = roster_changes.member_key(key, provision.agent_public_key(self.home, validate_agent_id(agent_id)))
+        return self.rosters.change(lambda r: roster_changes.with_agent(r, agent_id, key, endorses=endorses),
+                                   signers=reviewer_keys.signers(self.home, by), remote=self._sharing_remote(remote))
+
+    def roster_add_reviewer(self, name: str, *, key: str | None = None, by: Sequence[str] = (),
+                            remote: str | None = None) -> dict:
+        """A new roster version naming this reviewer (by default with the key in this home)."""
+        key = roster_changes.member_key(key, reviewer_keys.public_key(self.home, name))
+        return self.rosters.change(lambda r: roster_changes.with_reviewer(r, name, key),
+                                   signers=reviewer_keys.signers(self.home, by), remote=self._sharing_remote(remote))
+
+    def roster_remove(self, name: str, *, by: Sequence[str] = (), remote: str | None = None) -> dict:
+        """A new roster version without this agent or reviewer."""
+        return self.rosters.change(lambda r: roster_changes.without(r, name),
+                                   signers=reviewer_keys.signers(self.home, by), remote=self._sharing_remote(remote))

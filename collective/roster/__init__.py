@@ -1,0 +1,1 @@
+"""The collective's roster: who may do what, signed by its owners (see rules.py, service.py)."""

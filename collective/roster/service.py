@@ -1,0 +1,236 @@
+"""The roster as an agent keeps it: the versions it verified, taking new ones from the
+commons, and making one (signed by owners whose keys are in this home) and sharing it.
+
+The commons keeps every version on the `collective/roster` branch; each agent keeps, in
+its own `roster` table, the versions it verified, in order (rules.follow). Where an
+agent holds a roster, the roster is the one answer to who may do what: whose verdicts
+and decisions take effect (its reviewers), whose endorsements count and how many
+promote (its endorsers), and which key each agent has (its agents).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING, Callable, Sequence
+
+from ..errors import (BadInput, BranchContested, CollectiveError, NoCommonsYet, NonFastForward, NotFound,
+                      StorageError)
+from ..identity import Identity, valid_public_key
+from ..model import iso, utcnow
+from ..model.refs import MAIN_BRANCH, ROSTER_BRANCH, tracking
+from ..runtime.retry import retrying
+from ..store.tables import Tables
+from . import rules
+from .record import Member, Roster
+
+if TYPE_CHECKING:
+    from ..store.port import Repository
+
+SHARE_ATTEMPTS = 4
+
+
+def held(tables: Tables) -> Roster | None:
+    """The latest roster version this agent verified, or None when it follows none."""
+    try:
+        row = tables.roster.latest()
+    except StorageError:  # a database of a schema before the roster (read before its migration)
+        return None
+    return Roster.from_row(row) if row else None
+
+
+def reviewer_keys(tables: Tables) -> set[str]:
+    """Whose verdicts and decisions take effect here: the roster's reviewers, or, on an agent
+    that follows no roster, the reviewers its operator authorised (`cmem reviewers add`)."""
+    roster = held(tables)
+    return roster.reviewer_keys() if roster else tables.reviewers.keys()
+
+
+class RosterRefused(CollectiveError):
+    """A roster change this home cannot sign, or one the commons no longer takes."""
+
+
+class Rosters:
+    def __init__(self, repo: Repository, tables: Tables, *, agent_id: str):
+        self.repo = repo
+        self.tables = tables
+        self.agent_id = agent_id
+
+    def held(self) -> Roster | None:
+        return held(self.tables)
+
+    def show(self) -> dict:
+        roster = self.held()
+        if roster is None:
+            raise NotFound("roster", "this agent follows no roster (`cmem collective init`, or pull from a commons "
+                                     "that has one)")
+        return roster.to_dict()
+
+    # --- taking ------------------------------------------------------------------
+    def take_from(self, remote: str) -> dict:
+        """The commons' versions that follow the one held, verified, into this agent's branch
+        (one commit when any). The caller fetched. Returns {"collective", "version",
+        "taken", "refused": {reason: [versions]}}."""
+        held_now = self.held()
+        ref = tracking(remote, ROSTER_BRANCH)
+        report = {"collective": held_now.collective if held_now else None,
+                  "version": held_now.version if held_now else None, "taken": 0, "refused": {}}
+        if ref not in self.repo.remote_branches():
+            if held_now is not None:  # the branch was there: a commons that lost it rolled it back
+                report["refused"] = {rules.ROLLED_BACK: [held_now.version]}
+            return report
+        offered, unreadable = self._offered(ref)
+        taken, reason = rules.follow(held_now, offered)
+        if unreadable:
+            report["refused"][rules.UNREADABLE] = unreadable
+        if reason in (rules.ROLLED_BACK, rules.FORKED):
+            report["refused"][reason] = [held_now.version]  # what the commons no longer offers as held
+        elif reason is not None:  # the first version that did not follow
+            report["refused"][reason] = [(taken[-1].version if taken else held_now.version if held_now else 0) + 1]
+        if taken:
+            with self.repo.transaction():
+                self.tables.roster.write([r.to_row() for r in taken])
+                self.repo.commit(f"roster: take {taken[-1].collective} version "
+                                 f"{taken[0].version}..{taken[-1].version}", author=self.agent_id)
+            report.update(collective=taken[-1].collective, version=taken[-1].version, taken=len(taken))
+        return report
+
+    def _offered(self, ref: str) -> tuple[list[Roster], list]:
+        try:
+            rows = self.tables.roster.rows(as_of=ref)
+        except StorageError:
+            return [], ["table"]
+        offered, unreadable = [], []
+        for row in rows:
+            try:
+                offered.append(Roster.from_row(row))
+            except (ValueError, KeyError, TypeError):
+                unreadable.append(row.get("version"))
+        return offered, unreadable
+
+    # --- making ------------------------------------------------------------------
+    def init(self, collective: str, *, owners: Sequence[tuple[str, Identity]], threshold: int | None,
+             endorsements: int, remote: str | None) -> dict:
+        """Version 1, signed by every owner named (their keys are in this home), shared;
+        `threshold` None: every owner signs each next version."""
+        if self.held() is not None:
+            raise BadInput("collective", f"this agent follows the roster of {self.held().collective} already")
+        if remote is not None and self._fetched(remote):
+            if tracking(remote, ROSTER_BRANCH) in self.repo.remote_branches():
+                raise BadInput("collective", f"the commons {remote!r} has a roster already: pull to follow it")
+        threshold = len(owners) if threshold is None else threshold
+        _check_numbers(threshold, len(owners), endorsements)
+        roster = Roster(collective=collective, version=1, threshold=threshold, endorsements=endorsements,
+                        owners=tuple(Member(name, identity.public_key) for name, identity in owners),
+                        issued_at=iso(utcnow()))
+        return self._publish(rules.sign(roster, [identity for _, identity in owners]), remote)
+
+    def change(self, edit: Callable[[Roster], Roster], *, signers: Sequence[Identity], remote: str | None) -> dict:
+        """The next version: `edit` of the latest one, signed by `signers` (owners whose keys
+        are in this home), who must be a threshold of the latest version's owners."""
+        if remote is not None and self._fetched(remote):
+            self.take_from(remote)
+        current = self.held()
+        if current is None:
+            raise NotFound("roster", "this agent follows no roster: `cmem collective init` makes one")
+        nxt = edit(current)
+        nxt = replace(nxt, version=current.version + 1, issued_at=iso(utcnow()), signatures=())
+        _check_numbers(nxt.threshold, len(nxt.owners), nxt.endorsements)
+        owners = {m.key for m in current.owners}
+        signing = [s for s in signers if s.public_key in owners]
+        if len(signing) < current.threshold:
+            raise BadInput("by", f"a new version of {current.collective}'s roster needs {current.threshold} owner "
+                                 f"signature(s); the owner keys here give {len(signing)} (owners: "
+                                 f"{', '.join(m.name for m in current.owners)})")
+        signed = rules.sign(nxt, signing)
+        reason = rules.problem(current, signed)
+        if reason is not None:  # new owners with a threshold the keys here cannot meet
+            raise BadInput("by", f"the new version would not verify ({reason}): sign it with more owners")
+        return self._publish(signed, remote)
+
+    def _fetched(self, remote: str) -> bool:
+        """Fetch `remote`; False when there is no commons there yet (the share makes it)."""
+        try:
+            self.repo.fetch(remote)
+        except NoCommonsYet:
+            return False
+        return True
+
+    def _publish(self, roster: Roster, remote: str | None) -> dict:
+        with self.repo.transaction():
+            self.tables.roster.write([roster.to_row()])
+            commit = self.repo.commit(f"roster: {roster.collective} version {roster.version}", author=self.agent_id)
+        shared = False
+        if remote is not None:
+            try:
+                shared = retrying(lambda: self._share_once(remote, roster), retry_on=NonFastForward,
+                                  attempts=SHARE_ATTEMPTS, before_retry=lambda _: self.repo.fetch(remote))
+            except NonFastForward:
+                raise BranchContested(ROSTER_BRANCH, remote, SHARE_ATTEMPTS) from None
+        return {**roster.to_dict(), "commit": commit, "pushed": shared}
+
+    def share(self, remote: str) -> bool:
+        """Put the versions held here that the commons lacks on it (the caller fetched)."""
+        roster = self.held()
+        if roster is None:
+            return False
+        return retrying(lambda: self._share_once(remote, roster), retry_on=NonFastForward,
+                        attempts=SHARE_ATTEMPTS, before_retry=lambda _: self.repo.fetch(remote))
+
+    def _share_once(self, remote: str, roster: Roster) -> bool:
+        ref = tracking(remote, ROSTER_BRANCH)
+        base = ref if ref in self.repo.remote_branches() else MAIN_BRANCH
+        self.repo.create_branch_at(ROSTER_BRANCH, base)
+        with self.repo.on_branch(ROSTER_BRANCH):
+            self.repo.migrate(author=self.agent_id, now=iso(utcnow()))
+        theirs = {r["version"]: r for r in self.tables.roster.rows(as_of=ROSTER_BRANCH)}
+        ours = self.tables.roster.rows()
+        clash = [r["version"] for r in ours if r["version"] in theirs and theirs[r["version"]] != r]
+        if clash:
+            raise RosterRefused(f"the commons holds another version {clash[0]} of the roster: pull, then make the "
+                                "change again")
+        missing = [r for r in ours if r["version"] not in theirs]
+        if not missing:
+            return False
+        with self.repo.on_branch(ROSTER_BRANCH), self.repo.transaction():
+            self.tables.roster.write(missing)
+            self.repo.commit(f"roster: {roster.collective} version {missing[-1]['version']}", author=self.agent_id)
+        self.repo.push(remote, ROSTER_BRANCH)
+        return True
+
+
+def _check_numbers(threshold: int, owners: int, endorsements: int) -> None:
+    if not owners:
+        raise BadInput("owner", "a roster needs at least one owner (a person's key: `cmem reviewer init`)")
+    if not 1 <= threshold <= owners:
+        raise BadInput("threshold", f"must be within 1 and the number of owners ({owners}), got {threshold}")
+    if endorsements < 1:
+        raise BadInput("endorsements", f"must be at least 1, got {endorsements}")
+
+
+def with_agent(roster: Roster, agent_id: str, key: str, *, endorses: bool) -> Roster:
+    others = tuple(m for m in roster.agents if m.name != agent_id)
+    return replace(roster, agents=tuple(sorted((*others, Member(agent_id, key, endorses)), key=lambda m: m.name)))
+
+
+def with_reviewer(roster: Roster, name: str, key: str) -> Roster:
+    others = tuple(m for m in roster.reviewers if m.name != name)
+    return replace(roster, reviewers=tuple(sorted((*others, Member(name, key)), key=lambda m: m.name)))
+
+
+def without(roster: Roster, name: str) -> Roster:
+    """The roster without the agent or reviewer called `name`; BadInput when it names neither."""
+    agents = tuple(m for m in roster.agents if m.name != name)
+    reviewers = tuple(m for m in roster.reviewers if m.name != name)
+    if len(agents) == len(roster.agents) and len(reviewers) == len(roster.reviewers):
+        raise NotFound("name", f"{name!r} is neither an agent nor a reviewer on {roster.collective}'s roster")
+    return replace(roster, agents=agents, reviewers=reviewers)
+
+
+def member_key(given: str | None, found: str | None) -> str:
+    """The key a roster names for a member: the one given, else the one found in this home."""
+    key = given if given is not None else found
+    if key is None:
+        raise BadInput("key", "no such key in this home: give the public key with --key")
+    if not valid_public_key(key):
+        raise BadInput("key", "is not a base64 Ed25519 public key")
+    return key

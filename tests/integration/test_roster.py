@@ -1,0 +1,187 @@
+"""The collective's roster (README, Security): made and changed by a threshold of its owners,
+followed from the commons version by version, and the one answer to who may do what. Each
+attack is a member (or anyone who writes the commons) acting outside the roster; the
+honest agents' state changes only through what the roster allows."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from collective import reviewer_keys
+from collective.agent import Agent
+from collective.config import Home
+from collective.errors import BadInput
+from collective.model.refs import ROSTER_BRANCH
+
+FACT = "Valve E on the coolant loop is open."
+CONTRADICTION = "Valve E on the coolant loop is not open."
+
+
+@pytest.fixture
+def commons(tmp_path):
+    return f"file://{tmp_path / 'commons.db'}"
+
+
+@pytest.fixture
+def trio(home, commons, hash_embedder, sharing):
+    """The three agents on a file commons, with the hashing embedder (the roster is engine-blind)."""
+    with sharing(home, commons, hash_embedder) as agents:
+        yield agents
+
+
+@pytest.fixture
+def rostered(trio, home):
+    """ana owns the roster of `habitat` and reviews; the three agents are on it; all follow it."""
+    reviewer_keys.init(Home.at(home), "ana")
+    e1 = trio["earth-1"]
+    e1.init_roster("habitat", owners=["ana"])
+    for name in trio:
+        e1.roster_add_agent(name)
+    e1.roster_add_reviewer("ana")
+    for agent in trio.values():
+        agent.pull()
+    return trio
+
+
+def open_dispute(trio) -> str:
+    e1, m1 = trio["earth-1"], trio["mars-1"]
+    e1.store(FACT)
+    m1.store(CONTRADICTION)
+    for agent in (e1, m1):
+        agent.push()
+    for agent in (*trio.values(), *trio.values()):
+        agent.pull()
+    (dispute,) = m1.disputes("open")
+    return dispute["dispute"]
+
+
+def test_the_roster_travels_version_by_version(rostered):
+    shown = {name: agent.roster() for name, agent in rostered.items()}
+    assert {s["version"] for s in shown.values()} == {5}  # made, three agents, one reviewer
+    roster = shown["mars-1"]
+    assert roster["collective"] == "habitat" and [m["name"] for m in roster["agents"]] == sorted(rostered)
+    assert [m["name"] for m in roster["reviewers"]] == ["ana"] and roster["threshold"] == 1
+    assert rostered["mars-1"].pull()["roster"]["taken"] == 0  # nothing new: nothing taken
+
+
+def test_a_change_needs_the_owners_signatures(rostered, home):
+    reviewer_keys.init(Home.at(home), "mallory")
+    with pytest.raises(BadInput, match="needs 1 owner signature"):
+        rostered["mars-1"].roster_add_reviewer("mallory", by=["mallory"])
+    assert rostered["mars-1"].roster()["version"] == 5
+
+
+def test_a_rolled_back_roster_is_refused_and_reported(rostered, tmp_path, commons):
+    """The commons is put back to a copy from before the last version: no agent goes back,
+    and the pull says so and exits non-zero (a refusal)."""
+    m1 = rostered["mars-1"]
+    path = commons.removeprefix("file://")
+    shutil.copy(path, tmp_path / "old.db")
+    rostered["earth-1"].roster_remove("earth-2")
+    assert m1.pull()["roster"]["version"] == 6 and "earth-2" not in [a["name"] for a in m1.roster()["agents"]]
+    shutil.copy(tmp_path / "old.db", path)  # version 5, which still names earth-2
+    result = m1.pull()
+    assert result["refused"]["collective/roster"] == {"roster_rolled_back": [6]}
+    assert m1.roster()["version"] == 6 and "earth-2" not in [a["name"] for a in m1.roster()["agents"]]
+
+
+def test_a_verdict_by_no_roster_reviewer_closes_nothing(rostered, tmp_path, commons, hash_embedder):
+    """A rogue agent that never took the roster signs a verdict with its own key named ana:
+    the honest agents set it aside, the dispute stays open, and the real ana decides it."""
+    dispute = open_dispute(rostered)
+    rogue_home = tmp_path / "rogue"
+    rogue = Agent.init("rogue-1", home=rogue_home, embedder=hash_embedder)
+    try:
+        rogue.add_remote("origin", commons)
+        # it takes the cases from before the roster's reviewer check: a copy of the quarantine
+        rogue.repo.fetch("origin")
+        rogue.quarantine.take_from("origin")
+        reviewer_keys.init(Home.at(rogue_home), "ana")  # a key of its own, named ana
+        rogue.resolve_dispute(dispute, keep="a", note="squatted", by="ana")
+    finally:
+        rogue.close()
+    refused = []
+    for name, agent in rostered.items():
+        result = agent.pull()
+        refused += result["refused"].get("collective/quarantine", {}).get("unauthorised_verdict", [])
+        assert [d["dispute"] for d in agent.disputes("open")] == [dispute], name
+    # the first honest agent to pull set it aside, and its share put the case back as it was
+    assert refused
+    real = rostered["mars-1"].resolve_dispute(dispute, keep="a", note="inspected", by="ana")
+    assert real["status"] == "resolved"
+    for agent in rostered.values():
+        agent.pull()
+        assert agent.disputes("open") == []
+
+
+def test_a_reviewer_not_on_the_roster_cannot_resolve_here(rostered, home):
+    dispute = open_dispute(rostered)
+    reviewer_keys.init(Home.at(home), "mallory")
+    with pytest.raises(BadInput, match="not a reviewer on the roster of habitat"):
+        rostered["mars-1"].resolve_dispute(dispute, keep="a", note="x", by="mallory")
+    with pytest.raises(BadInput, match="roster of habitat"):
+        rostered["mars-1"].add_reviewer("mallory", reviewer_keys.load(Home.at(home), "mallory").public_key)
+
+
+def test_endorsements_count_only_from_roster_endorsers(rostered, home, commons, hash_embedder):
+    """Two agents made for the purpose endorse earth-1's proposal: nothing is promoted; two
+    agents of the roster do: it is."""
+    e1 = rostered["earth-1"]
+    memory = e1.store("The hatch on module C is sealed.").memory
+    e1.push()
+    e1.promote(memory.id)
+    socks = [Agent.init(f"sock-{i}", home=home, embedder=hash_embedder) for i in (1, 2)]
+    try:
+        for sock in socks:
+            sock.add_remote("origin", commons)
+            sock.pull()
+            assert sock.endorse(memory.id)["status"] == "pending"  # it follows the roster too
+    finally:
+        for sock in socks:
+            sock.close()
+    for agent in rostered.values():
+        agent.pull()
+        assert agent.proposal(memory.id)["status"] == "pending"
+        assert agent.proposal(memory.id)["endorsements"] == []
+    rostered["earth-2"].endorse(memory.id)
+    rostered["mars-1"].endorse(memory.id)
+    for agent in rostered.values():
+        agent.pull()
+        assert agent.proposal(memory.id)["status"] == "promoted"
+
+
+def test_an_agent_showing_another_key_than_the_roster_is_refused(rostered, tmp_path, hash_embedder):
+    """An impostor of earth-2 on a second commons, where the real one never pushed: an agent
+    following the roster refuses it, and says which key the roster names."""
+    other = f"file://{tmp_path / 'other.db'}"
+    impostor = Agent.init("earth-2", home=tmp_path / "impostor", embedder=hash_embedder)
+    try:
+        impostor.add_remote("origin", other)
+        impostor.store("The airlock override code is 0000.")
+        impostor.push()
+    finally:
+        impostor.close()
+    m1 = rostered["mars-1"]
+    m1.add_remote("other", other)
+    result = m1.pull("other")
+    (report,) = [p for p in result["peers"] if p["peer"] == "earth-2"]
+    assert report["status"] == "refused" and report["refused"] == {"key_not_on_roster": 1}
+    real = rostered["earth-2"].identity.public_key
+    from collective.identity import fingerprint
+    assert report["key"]["roster"] == fingerprint(real)
+    assert not [h for h in m1.recall("airlock override code", k=5) if "0000" in h.memory.content]
+
+
+def test_cli_collective_show_json(rostered, home):
+    from click.testing import CliRunner
+
+    from collective.cli import cli
+    out = CliRunner().invoke(cli, ["collective", "show", "--agent", "mars-1", "--home", str(home), "--json"])
+    assert out.exit_code == 0, out.output
+    assert json.loads(out.output)["version"] == 5
+    bad = CliRunner().invoke(cli, ["collective", "init", "other", "--owner", "nobody", "--agent", "mars-1",
+                                   "--home", str(home)])
+    assert bad.exit_code == 2 and len(bad.output.strip().splitlines()) == 1

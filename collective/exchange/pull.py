@@ -155,8 +155,9 @@ class PeerPull:
         listed = following.agent_key(peer) if following else None
         if listed is not None:  # the roster is the authority on the keys of the agents it names
             if shown == listed:
-                if pinned is None or pinned["public_key"] != shown:
-                    report.key = {"roster": fingerprint(shown)}
+                if pinned is not None and pinned["public_key"] == shown:
+                    return []  # the key held already: nothing to remember
+                report.key = {"roster": fingerprint(shown)}
                 return [r for r in rotations if rotation_reaches(r["old_key"], shown, rotations)]
             report.status = PeerStatus.REFUSED
             report.refused = {"key_not_on_roster": 1}

@@ -160,7 +160,7 @@ class Quarantine:
             return {"taken": 0, "refused": {}, "refused_cases": {}}
         ours = self.tables.cases.by_id()
         checked = self.check(self.tables.cases.all(as_of=remote_ref), remote, ours)
-        merged = rules.union(list(ours.values()), checked.kept)
+        merged = rules.union(self._authorised(list(ours.values()), checked), checked.kept)
         changed = rules.changed(merged, ours)
         report = {"taken": len(changed), "refused": checked.counts(), "refused_cases": checked.refused}
         if not changed:
@@ -199,12 +199,17 @@ class Quarantine:
         checked = signing.check_cases([r for r in rows if r.id not in same], self.peers.signer_keys(remote),
                                       threshold=self.threshold)
         checked.kept += [r for r in rows if r.id in same]
-        following = roster.held(self.tables)
-        if following is not None:
-            # a verdict by anyone but a roster reviewer is set aside: it closes nothing, blocks nobody
-            checked.kept = [signing.authorised_only(r, following.reviewer_keys(), self.threshold, checked)
-                            for r in checked.kept]
+        checked.kept = self._authorised(checked.kept, checked)
         return checked
+
+    def _authorised(self, rows: list[Case], checked: signing.Checked) -> list[Case]:
+        """On an agent that follows a roster, the rows without a verdict no roster reviewer
+        signed (reported in `checked`): it closes nothing and blocks nobody. Our own rows
+        too: one taken before the roster was, or by an agent that followed none."""
+        following = roster.held(self.tables)
+        if following is None:
+            return rows
+        return [signing.authorised_only(r, following.reviewer_keys(), self.threshold, checked) for r in rows]
 
     def share_after(self, what: str, result: dict, remote: str | None) -> dict:
         """`result` (work committed here) with the sharing of the cases added; NotShared,

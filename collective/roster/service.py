@@ -77,6 +77,7 @@ class Rosters:
         if ref not in self.repo.remote_branches():
             if held_now is not None:  # the branch was there: a commons that lost it rolled it back
                 report["refused"] = {rules.ROLLED_BACK: [held_now.version]}
+                report["republished"] = self.share(remote)
             return report
         offered, unreadable = self._offered(ref)
         taken, reason = rules.follow(held_now, offered)
@@ -84,6 +85,8 @@ class Rosters:
             report["refused"][rules.UNREADABLE] = unreadable
         if reason in (rules.ROLLED_BACK, rules.FORKED):
             report["refused"][reason] = [held_now.version]  # what the commons no longer offers as held
+        if reason == rules.ROLLED_BACK:  # the versions are signed: any agent holding them puts them back
+            report["republished"] = self.share(remote)
         elif reason is not None:  # the first version that did not follow
             report["refused"][reason] = [(taken[-1].version if taken else held_now.version if held_now else 0) + 1]
         if taken:

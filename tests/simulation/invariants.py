@@ -22,6 +22,7 @@ NO_CRASH, BOUNDS, MONOTONIC = "no_crash", "bounds", "monotonic_history"
 NOTHING_LOST, NO_DISTINCT_HIDDEN = "nothing_lost", "no_distinct_fact_hidden"
 CONVERGENCE, QUIESCENCE, IDEMPOTENCE = "convergence", "quiescence", "idempotence"
 ORDER_INDEPENDENCE, VERDICTS_TRAVEL, ATOMICITY = "order_independence", "verdicts_travel", "atomicity"
+VERIFIED_JOINS = "verified_joins"
 # what a round compares between agents, and between two pulls of the same heads
 SHARED_TABLES = ("memories", "skip_links", "quarantine", "promotions", "endorsements")
 RECALL_K = 10
@@ -255,4 +256,24 @@ def verdicts_travel(agents: Mapping, refuted: Mapping[str, str]) -> list[Violati
             if not rows[memory_id]["refuted_by"] or _recalled(agent, text, [memory_id], found):
                 found.append(Violation(VERDICTS_TRAVEL, f"{name}: {memory_id} ({text!r}) not refuted after a round",
                                        VERDICTS_TRAVEL))
+    return found
+
+
+def verified_joins(agents: Mapping) -> list[Violation]:
+    """On every agent that follows a roster, each resolved case carries a verdict by a roster
+    reviewer: a verdict a member outside the roster signed closed nothing there."""
+    from collective.quarantine.signing import verdict_key
+    from collective.roster import service as roster
+
+    found = []
+    for name, agent in agents.items():
+        following = roster.held(agent.tables)
+        if following is None:
+            continue
+        reviewers = following.reviewer_keys()
+        for case in agent.tables.cases.all(status="resolved"):
+            if verdict_key(case) not in reviewers:
+                found.append(Violation(VERIFIED_JOINS, f"{name}: case {case.id} resolved by a key the roster of "
+                                                       f"{following.collective} names as no reviewer",
+                                       f"{VERIFIED_JOINS}:unauthorised verdict"))
     return found

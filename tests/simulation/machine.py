@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import (Bundle, RuleBasedStateMachine, consumes, initialize, invariant, multiple,
                                  precondition, rule)
 
-from collective import reviewer_keys
+from collective import provision, reviewer_keys
 from collective.agent import Agent
 from collective.config import Home
 from collective.errors import CollectiveError
@@ -116,6 +116,8 @@ class CollectiveMachine(RuleBasedStateMachine):
         self.cosines: dict = {}
         self.round_spoilt = False
         self.last_round = self.steps = 0
+        self.rostered = False
+        self.rogue: Agent | None = None          # a member outside the roster, made when it first acts
 
     @classmethod
     def configure(cls, *, agents: tuple[int, int], embedder: Callable, is_known=None, tally: Tally | None = None,
@@ -142,9 +144,18 @@ class CollectiveMachine(RuleBasedStateMachine):
             self.agents[name] = agent
         self.names = sorted(self.agents)
         self.settings = self.agents[self.names[0]].settings
+        # half the histories: a collective with a roster (ana owns it and reviews), the other
+        # half agents that each authorise ana themselves
+        self.rostered = seed % 2 == 0
+        if self.rostered:
+            owner = self.agents[self.names[0]]
+            owner.init_roster("habitat", owners=[REVIEWER])
+            for name in self.names:
+                owner.roster_add_agent(name)
+            owner.roster_add_reviewer(REVIEWER)
 
     def teardown(self):
-        for agent in self.agents.values():
+        for agent in [*self.agents.values(), *([self.rogue] if self.rogue else [])]:
             try:
                 agent.close()
             except Exception:  # noqa: BLE001 (a close after a fault must not hide the fault)
@@ -257,6 +268,7 @@ class CollectiveMachine(RuleBasedStateMachine):
         self.tally.rounds += 1
         self.last_round = self.steps
         self.round_spoilt = False
+        self.roster_keys()
         self.sync_all([self.names[i] for i in order if i < len(self.names)], singly)
         if self.round_spoilt:
             return  # a command failed: what the round promises cannot be asked of it
@@ -300,6 +312,39 @@ class CollectiveMachine(RuleBasedStateMachine):
         self.record(inv.unchanged(inv.IDEMPOTENCE, hashes, {n: inv.table_hashes(a) for n, a in self.agents.items()},
                                   "shared tables"))
 
+    def roster_keys(self) -> None:
+        """The owner names each agent's key of now on the roster (after a rotation: until then,
+        peers following the roster refuse the new key)."""
+        if not self.rostered:
+            return
+        owner = self.agents[self.names[0]]
+        listed = {m["name"]: m["key"] for m in (self.do("roster", owner.roster) or {}).get("agents", [])}
+        for name in self.names:
+            if listed.get(name) not in (None, provision.agent_public_key(Home.at(self.home), name)):
+                self.do("roster_add_agent", lambda: owner.roster_add_agent(name))
+
+    # --- a member outside the roster ------------------------------------------------------
+    @precondition(lambda self: self.rostered and not self.commons.away)
+    @rule(pick=st.integers(0, 50), keep=st.sampled_from(["a", "b"]))
+    def rogue_verdict(self, pick, keep):
+        """A member that never took the roster signs a verdict on an open case with a key of its
+        own named ana, and shares it: no honest agent may apply it or close the case for it."""
+        if self.rogue is None:
+            rogue_home = self.root / "rogue"
+            self.rogue = Agent.init("rogue-1", home=rogue_home, embedder=self.embedder())
+            self.rogue.add_remote("origin", self.commons.url)
+            reviewer_keys.init(Home.at(rogue_home), REVIEWER)
+        self.tally.commands["rogue_verdict"] += 1
+        try:
+            self.rogue.repo.fetch("origin")
+            self.rogue.quarantine.take_from("origin")
+            open_ = self.rogue.disputes("open")
+            if open_:
+                dispute = open_[pick % len(open_)]["dispute"]
+                self.rogue.resolve_dispute(dispute, keep=keep, note="squatted", by=REVIEWER)
+        except CollectiveError as error:  # the commons away, a race lost: the rogue's trouble
+            self.tally.errors[f"rogue_verdict:{type(error).__name__}"] += 1
+
     # --- people's decisions ------------------------------------------------------------
     @rule(who=st.integers(0, MAX_AGENTS), pick=st.integers(0, 50), keep=st.sampled_from(["a", "b", "both"]))
     def resolve(self, who, pick, keep):
@@ -333,6 +378,7 @@ class CollectiveMachine(RuleBasedStateMachine):
         name, agent = self.agent(who)
         if rotate:
             self.do("rotate_key", agent.rotate_key)
+            self.roster_keys()
             return
         from dream.cycle import dream  # dream is built on collective, so only here
         self.do("dream", lambda: dream(agent, now=self.clock))
@@ -404,6 +450,7 @@ class CollectiveMachine(RuleBasedStateMachine):
             return
         self.record(inv.bounds(self.agents, amplitude_cap=self.settings.amplitude_cap))
         self.record(inv.monotonic(self.agents, self.seen_versions))
+        self.record(inv.verified_joins(self.agents))
         self.record(inv.no_distinct_hidden(self.agents, self.claim_of, threshold=self.settings.similarity_threshold,
                                            embed=self.embed))
         new = self.violations[self.raised:]

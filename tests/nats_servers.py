@@ -1,5 +1,5 @@
 """Real nats-servers for the tests: one with JetStream on a free loopback port, and a
-three-server JetStream cluster on loopback (sync.events.local_server). Loaded from
+three-server JetStream cluster on loopback (collective.sync.events.local_server). Loaded from
 tests/conftest.py. Without the binary the tests that need NATS skip, saying how to get it.
 """
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from sync.events.local_server import NatsCluster, NatsNotInstalled, NatsServer, nats_binary
+from collective.sync.events.local_server import NatsCluster, NatsNotInstalled, NatsServer, nats_binary
 
 
 def _require_nats() -> None:

@@ -13,7 +13,7 @@ import pytest
 
 from collective.agent import Agent
 from collective.core import wave
-from dream.stages.detect import detect
+from collective.dream.stages.detect import detect
 
 # (earth-1 stores, mars-1 stores): one statement, two objects; never one fact
 DISTINCT = [

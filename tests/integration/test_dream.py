@@ -8,13 +8,13 @@ from datetime import datetime, timedelta, timezone
 import joblib
 import pytest
 
-import dream
+from collective import dream
 from collective.model import iso
 from collective.model.enums import LinkType
 from collective.store.dream_tables import CoAccessCounts, DreamTables
 from collective.exchange import judging
-from dream import partition, report
-from dream.stages import detect, transfer
+from collective.dream import partition, report
+from collective.dream.stages import detect, transfer
 from tests.integration.conftest import plant_foreign
 from tests.integration.dream_helpers import store_topics
 

@@ -334,7 +334,7 @@ class CollectiveMachine(RuleBasedStateMachine):
         if rotate:
             self.do("rotate_key", agent.rotate_key)
             return
-        from dream.cycle import dream  # dream is built on collective, so only here
+        from collective.dream.cycle import dream  # dream is built on collective, so only here
         self.do("dream", lambda: dream(agent, now=self.clock))
 
     @rule(who=st.integers(0, MAX_AGENTS), call=st.sampled_from(sorted(BAD_CALLS)))

@@ -17,7 +17,7 @@ from collective.exchange import judging
 from collective.judge import CANDIDATE_FLOOR, CallbackJudge, RuleJudge
 from collective.model import Memory
 from collective.runtime import parallel
-from dream.stages.detect import detect
+from collective.dream.stages.detect import detect
 
 
 def memory(content: str, *, phase: float = 0.0, stance: str | None = None) -> Memory:

@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.installed
 
 setup: $(STAMP)
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml setup.py
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet -e '.[test]'  # hnswlib builds for this machine's CPU
 	touch $@
@@ -28,7 +28,8 @@ demo: setup
 demo-mars: setup
 	$(BIN)/python scripts/mars_demo.py
 
-# First the import contracts (.importlinter: dependencies point one way), then the
+# First the import contracts (.importlinter: dependencies point one way; checked by
+# scripts/lint_imports.py on the installed layout, dream/ and sync/ inside collective), then the
 # suite, which includes tests/integration/test_wheel.py: the built wheel, installed
 # offline in a fresh venv, runs `cmem` (select it alone with -m wheel), and tests/browser/,
 # which drive chromium through Playwright (select them alone with -m browser).
@@ -36,7 +37,7 @@ demo-mars: setup
 # and child processes. `worksteal` moves queued tests from a busy worker to an idle one.
 TEST_WORKERS ?= 3
 test: setup dolt chromium
-	$(BIN)/lint-imports
+	$(BIN)/python scripts/lint_imports.py
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist worksteal --durations=15
 
 bench: setup

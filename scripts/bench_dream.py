@@ -29,7 +29,7 @@ from pathlib import Path
 import collective  # noqa: F401  (first: sqlite3 speaks Dolt)
 import numpy as np
 
-import dream
+from collective import dream
 from collective.agent import Agent, MemoryInput
 from collective.model import utcnow
 

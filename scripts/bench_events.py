@@ -35,11 +35,11 @@ from collective.agent import Agent
 from collective.embed import HashEmbedder
 from collective.model import events
 from collective.model.events import encode
-from sync.events.connection import NatsOptions, connect, durable_subscription, ensure_stream
-from sync.events.local_server import NatsServer
-from sync.events.publisher import Publisher
-from sync.events.service import Listener
-from sync.events.signing import sign
+from collective.sync.events.connection import NatsOptions, connect, durable_subscription, ensure_stream
+from collective.sync.events.local_server import NatsServer
+from collective.sync.events.publisher import Publisher
+from collective.sync.events.service import Listener
+from collective.sync.events.signing import sign
 
 from benchkit import parse_args
 

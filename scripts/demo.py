@@ -74,10 +74,10 @@ def show_events(root: Path, earth: Agent, mars: Agent) -> None:
     earth-1 stores and pushes; the outbox goes out over NATS, metadata only."""
     import asyncio
 
-    from sync.events.connection import NatsOptions
-    from sync.events.local_server import NatsNotInstalled, NatsServer
-    from sync.events.service import Listener, flush
-    from sync.policy import PolicySettings
+    from collective.sync.events.connection import NatsOptions
+    from collective.sync.events.local_server import NatsNotInstalled, NatsServer
+    from collective.sync.events.service import Listener, flush
+    from collective.sync.policy import PolicySettings
 
     try:
         server = NatsServer(root / "nats").start()
@@ -234,7 +234,7 @@ GREENHOUSE = [
 
 def dream_demo(agent: Agent) -> None:
     """earth-1 learns more about the greenhouse, recalls it, and dreams on its own branch."""
-    from dream import dream
+    from collective.dream import dream
 
     heading("8. earth-1 dreams: consolidation on a dream branch, merged back")
     for content in GREENHOUSE:

@@ -1,8 +1,8 @@
 """Earth and Mars on a compressed clock: two sites, two commons, one relay.
 
 earth-1 and earth-2 share Earth's commons, mars-1 Mars's. Inside a site the agents
-sync every 5 minutes (`sync.windows.Scheduler`); between the planets only the commons
-meet, through a relay (`sync.relay.Relay`) that copies branches inside the link's
+sync every 5 minutes (`collective.sync.windows.Scheduler`); between the planets only the commons
+meet, through a relay (`collective.sync.relay.Relay`) that copies branches inside the link's
 windows and 12 minutes (the light time) late. While the link is closed the planets
 learn different things; in the first window a priority memory and a contradiction
 cross, the contradiction reaches quarantine on both planets, a person on Earth
@@ -23,11 +23,11 @@ import collective  # noqa: F401  (first: sqlite3 speaks Dolt)
 from collective import reviewer_keys
 from collective.agent import Agent
 from collective.config import Home
-from sync.clock import VirtualClock
-from sync.link import Link, Site
-from sync.relay import Relay
-from sync.schedule import Schedule, SyncSettings
-from sync.windows import Scheduler
+from collective.sync.clock import VirtualClock
+from collective.sync.link import Link, Site
+from collective.sync.relay import Relay
+from collective.sync.schedule import Schedule, SyncSettings
+from collective.sync.windows import Scheduler
 
 START = datetime(2026, 12, 1, 10, 0, tzinfo=timezone.utc)
 LINK_WINDOWS = ("2026-12-01T10:30Z/2026-12-01T11:00Z", "2026-12-01T12:30Z/2026-12-01T13:00Z")

@@ -1,5 +1,5 @@
 """The link between two sites (say Earth and Mars): each has its own commons and its own
-NATS; only the commons are joined, by a relay (sync.relay), inside the link's windows and
+NATS; only the commons are joined, by a relay (collective.sync.relay), inside the link's windows and
 one link delay late. Events never cross: a site's NATS carries its own agents' events.
 
 A copy leaves its site inside a window and lands on the other one `delay` seconds later.

@@ -1,6 +1,6 @@
 """The sync scheduler: what one agent sends and fetches, when, and in which order.
 
-Inside a window (sync.schedule; always, without one) the work is taken in priority order:
+Inside a window (collective.sync.schedule; always, without one) the work is taken in priority order:
 
 0. cases: quarantine cases the commons lacks are pushed at once (a pull that opens a
    case already pushes it in the same step: Quarantine.share_after);
@@ -11,7 +11,7 @@ Inside a window (sync.schedule; always, without one) the work is taken in priori
 4. normal: every `interval` minutes, pull every peer, then push.
 
 Outside a window nothing crosses: the work waits for the next one. The scheduler runs on
-a Clock (sync.clock), so tests and the Mars demo drive it with a virtual one. What it
+a Clock (collective.sync.clock), so tests and the Mars demo drive it with a virtual one. What it
 remembers between runs (last normal sync, last pushed head and dream) is in local_state.
 """
 
@@ -201,7 +201,7 @@ class Scheduler:
             if not on_commons:
                 return {"peers": [], "waiting": peers}
         result = agent.pull(self.remote, peers=on_commons if peers is not None else ())
-        from dream.artifacts import import_from_peers  # peers' syntheses, by trust
+        from collective.dream.artifacts import import_from_peers  # peers' syntheses, by trust
         dreams = import_from_peers(agent, self.remote)
         pulled = [p["peer"] for p in result["peers"]]
         for peer in pulled:

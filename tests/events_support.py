@@ -15,9 +15,9 @@ import pytest
 
 from collective.agent import Agent
 from collective.model.events import FORBIDDEN_FIELDS, MAX_NUMBERS
-from sync.events.connection import NatsOptions
-from sync.events.service import Listener
-from sync.policy import PolicySettings
+from collective.sync.events.connection import NatsOptions
+from collective.sync.events.service import Listener
+from collective.sync.policy import PolicySettings
 
 
 def met(home: Path, embedder, commons: Path | str, names: Sequence[str] = ("earth-1", "mars-1")) -> dict[str, Agent]:

@@ -41,7 +41,7 @@ def dream(ctx, full, jobs, review, home, agent_id, as_json):
     """
     if ctx.invoked_subcommand is not None:
         return
-    from dream import dream as run_dream  # the dream package loads only for this command
+    from collective.dream import dream as run_dream  # the dream package loads only for this command
 
     with cli_errors():
         with open_agent(home, agent_id) as agent, progress_bars(as_json=as_json) as progress:
@@ -59,7 +59,7 @@ def accept(run, home, agent_id, as_json):
     \b
     JSON: {"run", "branch", "status", "head"}
     """
-    from dream import accept as accept_run
+    from collective.dream import accept as accept_run
 
     with cli_errors():
         with open_agent(home, agent_id) as agent:

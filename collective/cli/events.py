@@ -39,7 +39,7 @@ def nats_errors() -> Iterator[None]:
 
 
 def _setup(agent, servers, collective):
-    from sync.events.connection import NatsOptions
+    from collective.sync.events.connection import NatsOptions
     return NatsOptions.from_home(agent.home, servers=tuple(servers), collective=collective)
 
 
@@ -97,7 +97,7 @@ def tail(types, count, seconds, servers, collective, home, agent_id, as_json):
     import asyncio
 
     from ..model.events import EVENT_TYPES
-    from sync.events.service import tail as tail_events
+    from collective.sync.events.service import tail as tail_events
 
     with cli_errors(), nats_errors():
         for t in types:
@@ -139,7 +139,7 @@ def flush(servers, collective, home, agent_id, as_json):
     """
     import asyncio
 
-    from sync.events.service import flush as flush_outbox
+    from collective.sync.events.service import flush as flush_outbox
 
     with cli_errors(), nats_errors():
         with open_agent(home, agent_id) as agent:
@@ -163,8 +163,8 @@ def listen(status_every, seconds, servers, collective, home, agent_id, as_json):
     JSON (one line per event): {"status", "event_id", "event_type", "agent", "entity_id",
           "ts", "payload", "decision", "reason", "pull"}
     """
-    from sync.events.service import Listener
-    from sync.policy import PolicySettings
+    from collective.sync.events.service import Listener
+    from collective.sync.policy import PolicySettings
 
     from ..config import config_table
 

@@ -140,7 +140,7 @@ def pull(remote_name, peers, dry_run, allow_refused, home, agent_id, as_json):
         with open_agent(home, agent_id) as agent, progress_bars(as_json=as_json) as progress:
             result = agent.pull(remote_name, peers=list(peers), dry_run=dry_run, progress=progress)
             if not dry_run:
-                from dream.artifacts import import_from_peers  # peers' dream artifacts, by trust
+                from collective.dream.artifacts import import_from_peers  # peers' dream artifacts, by trust
                 result["dreams"] = import_from_peers(agent, remote_name)
     emit(result, as_json=as_json, text=_render_pull)
     if result["refused"] and not allow_refused:

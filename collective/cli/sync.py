@@ -29,15 +29,15 @@ def window_options(func):
 
 
 def _settings(home_config: dict, **given):
-    from sync.schedule import SyncSettings
+    from collective.sync.schedule import SyncSettings
 
     from ..config import config_table
     return SyncSettings.from_mapping(config_table(home_config, "sync")).merged(**given)
 
 
 def _scheduler(agent, remote, windows, daily, interval, **kwargs):
-    from sync.clock import RealClock
-    from sync.windows import Scheduler
+    from collective.sync.clock import RealClock
+    from collective.sync.windows import Scheduler
     settings = _settings(agent.home.config, windows=windows, daily=daily, interval=interval)
     return Scheduler(agent, settings, kwargs.pop("clock", None) or RealClock(), remote=remote, **kwargs)
 
@@ -139,7 +139,7 @@ def run(remote, listening, windows, daily, interval, seconds, servers, collectiv
     \b
     JSON (one line per piece of work): {"kind", "priority", "reason", "result"}
     """
-    from sync.clock import RealClock
+    from collective.sync.clock import RealClock
 
     with cli_errors(), nats_errors():
         with open_agent(home, agent_id) as agent, _stopping(seconds) as stop:
@@ -158,8 +158,8 @@ def _run_listening(agent, scheduler, stop, servers, collective, as_json) -> None
     import asyncio
     import threading
 
-    from sync.events.service import Listener
-    from sync.policy import PolicySettings
+    from collective.sync.events.service import Listener
+    from collective.sync.policy import PolicySettings
 
     from ..config import config_table
     from .events import _render_decision, _setup
@@ -199,7 +199,7 @@ def _run_listening(agent, scheduler, stop, servers, collective, as_json) -> None
 
 
 def _site(text: str, field: str):
-    from sync.link import Site
+    from collective.sync.link import Site
     from ..errors import BadInput
     name, sep, commons = text.partition("=")
     if not sep:
@@ -231,9 +231,9 @@ def relay(site_a, site_b, folder, delay, capacity, poll, until_idle, windows, da
           "branch", "head", "priority", "at"}
     """
     from collective.config import Home
-    from sync.clock import RealClock
-    from sync.link import Link
-    from sync.relay import Relay
+    from collective.sync.clock import RealClock
+    from collective.sync.link import Link
+    from collective.sync.relay import Relay
 
     with cli_errors():
         settings = _settings(Home.at(home).config, windows=windows, daily=daily, delay=delay, capacity=capacity)

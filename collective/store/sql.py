@@ -23,8 +23,9 @@ from .versioning import DoltVersionControl
 
 
 def migrations(dialect: str) -> list[tuple[int, str]]:
-    """(version, sql) for each file schema/<dialect>/NNN_name.sql, in order."""
-    folder = resources.files("schema") / dialect
+    """(version, sql) for each file schema/<dialect>/NNN_name.sql (installed as
+    collective.schema), in order."""
+    folder = resources.files("collective.schema") / dialect
     found = []
     for entry in folder.iterdir():
         match = re.fullmatch(r"(\d{3})_[a-z0-9_]+\.sql", entry.name)

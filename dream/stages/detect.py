@@ -115,15 +115,3 @@ def _judge(field: Field, pairs: list[tuple[int, int, float]], comparator, on_eve
             verdicts.update(more)
     return [verdicts[(local.id, remote.id)] for local, remote, _ in met]
 
-
-def detect(agent, *, neighbours: int = NEIGHBOURS, comparator=None) -> list[DetectedPair]:
-    """Detect over every live memory of an agent (writes nothing)."""
-    from .. import field as field_mod
-    from collective.model import utcnow
-
-    comparator = comparator or agent.comparator()
-    rows = agent.tables.memories.rows()
-    loaded = field_mod.load(rows, agent_id=agent.agent_id, dim=agent.dim, trust_scores={}, half_lives={},
-                            now=utcnow().timestamp())
-    pairs = neighbour_pairs(loaded, agent.index(), neighbours=neighbours, floor=comparator.candidate_floor)
-    return classify(loaded, pairs, comparator, agent.repo)

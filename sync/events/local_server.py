@@ -1,5 +1,5 @@
-"""A nats-server with JetStream on loopback, for demos, benchmarks and tests: one server
-on a free port, or a three-server JetStream cluster. A site runs its own servers; this
+"""A nats-server with JetStream on loopback, on a free port, for demos, benchmarks and
+tests (which also build a three-server cluster on it). A site runs its own servers; this
 only starts local ones (bound to 127.0.0.1)."""
 
 from __future__ import annotations
@@ -36,13 +36,10 @@ def free_port() -> int:
 class NatsServer:
     """One nats-server process with JetStream; stop() and start() again keep its store."""
 
-    def __init__(self, folder: Path, *, name: str = "n1", port: int | None = None,
-                 cluster_port: int | None = None, routes: tuple[int, ...] = ()):
+    def __init__(self, folder: Path, *, name: str = "n1", port: int | None = None):
         self.folder = folder
         self.name = name
         self.port = port or free_port()
-        self.cluster_port = cluster_port
-        self.routes = routes
         self.process: subprocess.Popen | None = None
         folder.mkdir(parents=True, exist_ok=True)
 
@@ -53,10 +50,6 @@ class NatsServer:
     def _config(self) -> Path:
         lines = [f'server_name: "{self.name}"', "listen: 127.0.0.1:%d" % self.port,
                  "jetstream { store_dir: \"%s\" }" % (self.folder / "js")]
-        if self.cluster_port:
-            routes = ", ".join(f'"nats-route://127.0.0.1:{p}"' for p in self.routes)
-            lines.append('cluster { name: "cmem-test", listen: 127.0.0.1:%d, routes: [%s] }'
-                         % (self.cluster_port, routes))
         path = self.folder / "nats.conf"
         path.write_text("\n".join(lines) + "\n")
         return path
@@ -96,27 +89,3 @@ class NatsServer:
             self.process.wait()
         self.process = None
 
-
-class NatsCluster:
-    """Three JetStream servers routed to each other on loopback."""
-
-    def __init__(self, folder: Path, size: int = 3):
-        cluster_ports = [free_port() for _ in range(size)]
-        self.servers = [NatsServer(folder / f"n{i + 1}", name=f"n{i + 1}", cluster_port=cluster_ports[i],
-                                   routes=tuple(p for j, p in enumerate(cluster_ports) if j != i))
-                        for i in range(size)]
-
-    @property
-    def urls(self) -> tuple[str, ...]:
-        return tuple(s.url for s in self.servers)
-
-    def start(self) -> "NatsCluster":
-        for server in self.servers:
-            server.start(wait=False)
-        for server in self.servers:
-            server.wait_listening()
-        return self
-
-    def stop(self) -> None:
-        for server in self.servers:
-            server.stop()

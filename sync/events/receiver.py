@@ -1,6 +1,6 @@
 """Receiving one event: check it (size, JSON, envelope, schema, subject, signature
 against the key registry), take it in once (the inbox is keyed by event_id), decide
-what to do (sync.policy) and record the decision with its reason; when the decision
+what to do (collective.sync.policy) and record the decision with its reason; when the decision
 is "now", pull the sender.
 
 A bad event is dropped with one log line and counted (in memory and in local_state,

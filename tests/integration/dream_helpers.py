@@ -1,10 +1,14 @@
-"""Memories for dream tests: topics whose members agree, with vectors close together."""
+"""Memories for dream tests: topics whose members agree, with vectors close together;
+and the detect stage run over a whole agent."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from collective.agent import Agent, MemoryInput
+from collective.dream import field
+from collective.dream.stages import detect
+from collective.model import utcnow
 
 LOGS = "ABCDEFGHJK"
 
@@ -22,3 +26,12 @@ def store_topics(agent: Agent, *, topics: int, per: int, seed: int = 7, importan
                          vector=vectors[t * per + n], importance=importance)
              for t in range(topics) for n in range(per)]
     return [r.memory.id for r in agent.store_many(items)]
+
+
+def detect_all(agent: Agent, *, neighbours: int = detect.NEIGHBOURS, comparator=None) -> list[detect.DetectedPair]:
+    """The detect stage over every live memory of an agent (writes nothing)."""
+    comparator = comparator or agent.comparator()
+    loaded = field.load(agent.tables.memories.rows(), agent_id=agent.agent_id, dim=agent.dim, trust_scores={},
+                        half_lives={}, now=utcnow().timestamp())
+    pairs = detect.neighbour_pairs(loaded, agent.index(), neighbours=neighbours, floor=comparator.candidate_floor)
+    return detect.classify(loaded, pairs, comparator, agent.repo)

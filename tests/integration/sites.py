@@ -9,10 +9,10 @@ from pathlib import Path
 from collective import reviewer_keys
 from collective.agent import Agent
 from collective.config import Home
-from sync.clock import VirtualClock
-from sync.link import Link, Site
-from sync.relay import Relay
-from sync.schedule import Schedule
+from collective.sync.clock import VirtualClock
+from collective.sync.link import Link, Site
+from collective.sync.relay import Relay
+from collective.sync.schedule import Schedule
 
 START = datetime(2026, 12, 1, 10, 0, tzinfo=timezone.utc)
 WINDOWS = ("2026-12-01T10:10Z/2026-12-01T10:30Z", "2026-12-01T11:10Z/2026-12-01T11:30Z",

@@ -13,7 +13,7 @@ import pytest
 
 from collective.agent import Agent
 from collective.core import wave
-from dream.stages.detect import detect
+from tests.integration.dream_helpers import detect_all
 
 # (earth-1 stores, mars-1 stores): one statement, two objects; never one fact
 DISTINCT = [
@@ -146,7 +146,7 @@ def test_the_pull_and_the_dream_read_the_similarity_threshold(tmp_path, real_emb
         paraphrase = [("Server db-07 is offline.", "The db-07 server is offline.")]
         summary = _pulled(earth, mars, paraphrase)
         assert summary["constructive"] == 0 and all(_found(earth, text) for text in paraphrase[0]), summary
-        assert wave.CONSTRUCTIVE not in {p.relation for p in detect(earth)}
+        assert wave.CONSTRUCTIVE not in {p.relation for p in detect_all(earth)}
     finally:
         for agent in (earth, mars):
             agent.close()

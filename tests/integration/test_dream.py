@@ -8,15 +8,15 @@ from datetime import datetime, timedelta, timezone
 import joblib
 import pytest
 
-import dream
+from collective import dream
+from collective.dream import partition, report
+from collective.dream.stages import detect, transfer
+from collective.exchange import judging
 from collective.model import iso
 from collective.model.enums import LinkType
 from collective.store.dream_tables import CoAccessCounts, DreamTables
-from collective.exchange import judging
-from dream import partition, report
-from dream.stages import detect, transfer
 from tests.integration.conftest import plant_foreign
-from tests.integration.dream_helpers import store_topics
+from tests.integration.dream_helpers import detect_all, store_topics
 
 NOW = datetime.now(timezone.utc).replace(microsecond=0)
 
@@ -79,10 +79,10 @@ def test_one_job_and_two_jobs_give_identical_databases(agent, monkeypatch):
 
 def test_judging_in_small_blocks_gives_the_same_pairs(agent, monkeypatch):
     store_topics(agent, topics=6, per=5)
-    whole = detect.detect(agent)
+    whole = detect_all(agent)
     monkeypatch.setattr(detect, "BLOCK_TEXTS", 6)
     assert len(detect._blocks(30, [(i, j, 1.0) for i in range(30) for j in range(i + 1, 30, 7)])) > 5
-    assert detect.detect(agent) == whole and len(whole) >= 20
+    assert detect_all(agent) == whole and len(whole) >= 20
 
 
 def test_a_synthesis_has_parents_lineage_links_and_less_amplitude(agent):

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import pytest
 
-import dream
+from collective import dream
 from collective.agent import Agent
+from collective.dream.artifacts import import_from_peers
 from collective.model.enums import LinkType
 from collective.store.dream_tables import DreamTables
-from dream.artifacts import import_from_peers
 from tests.integration.dream_helpers import store_topics
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-import dream
+from collective import dream
 from collective.agent import Agent
-from dream import report
+from collective.dream import report
 from tests.integration.dream_helpers import store_topics
 
 pytestmark = pytest.mark.usefixtures("engine")

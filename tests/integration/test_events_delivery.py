@@ -10,14 +10,14 @@ import json
 import logging
 import time
 
-import dream
+from collective import dream
 from collective.identity import Identity
 from collective.model import events
+from collective.sync.events.service import flush, tail
+from collective.sync.events.signing import sign
+from collective.sync.policy import PolicySettings
 from events_support import handled, listening, options_for, spying, until
 from events_support import two_agents  # noqa: F401  (the `two` fixture)
-from sync.events.service import flush, tail
-from sync.events.signing import sign
-from sync.policy import PolicySettings
 from tests.integration.dream_helpers import store_topics
 
 PUMP = "The coolant pump in module C is leaking. Isolate it before the next shift."

@@ -8,9 +8,9 @@ import asyncio
 
 from events_support import handled, listening, options_for, spying, until
 from events_support import two_agents  # noqa: F401  (the `two` fixture)
-from sync.events.connection import connect, ensure_stream
-from sync.events.publisher import Publisher
-from sync.events.service import flush
+from collective.sync.events.connection import connect, ensure_stream
+from collective.sync.events.publisher import Publisher
+from collective.sync.events.service import flush
 
 
 async def _publishing(agent, options):

@@ -8,14 +8,13 @@ import json
 
 import pytest
 
-import dream
-from collective import reviewer_keys
+from collective import dream, reviewer_keys
 from collective.agent import Agent
 from collective.config import Home
+from collective.dream import report as dream_report
+from collective.dream.stages import transfer
 from collective.errors import StorageError
 from collective.quarantine import cases as quarantine
-from dream import report as dream_report
-from dream.stages import transfer
 from events_support import met
 from tests.integration.dream_helpers import store_topics
 

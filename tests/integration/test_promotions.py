@@ -14,9 +14,9 @@ import threading
 import pytest
 
 from collective import reviewer_keys
-from dream import dream
 from collective.agent import Agent
 from collective.config import Home
+from collective.dream import dream
 from collective.errors import BadInput, NotFound, NotShared
 from collective.identity import Identity, endorsement
 from collective.model import iso, utcnow

@@ -11,10 +11,10 @@ import pytest
 from collective.agent import Agent
 from collective.model import iso
 from collective.model.refs import QUARANTINE_BRANCH
-from sync import policy
-from sync.clock import VirtualClock
-from sync.schedule import SyncSettings
-from sync.windows import RETRY, Scheduler
+from collective.sync import policy
+from collective.sync.clock import VirtualClock
+from collective.sync.schedule import SyncSettings
+from collective.sync.windows import RETRY, Scheduler
 
 START = datetime(2026, 12, 1, 10, 0, tzinfo=timezone.utc)
 WINDOWS = ["2026-12-01T10:10Z/2026-12-01T10:40Z", "2026-12-01T12:00Z/2026-12-01T12:30Z"]
@@ -98,7 +98,7 @@ def test_a_new_case_is_pushed_within_the_site_at_once(site):
 
 
 def test_a_finished_dream_triggers_a_burst_push(site):
-    from dream import dream as run_dream
+    from collective.dream import dream as run_dream
 
     e1 = site["earth-1"]
     clock = VirtualClock(START + timedelta(minutes=10))

@@ -6,6 +6,10 @@ The fresh venv gets the project's dependencies, not by downloading them, but
 through a .pth line naming this interpreter's site-packages: plain path lines
 are appended after the venv's own site-packages, so the wheel's `collective`
 is imported, not the editable checkout (checked below).
+
+dream/, sync/ and schema/ install inside collective (setup.py): `collective` is
+the only top-level name in site-packages, so a PyPI library named `schema` (or
+`sync`) installs beside this one and neither breaks the other.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+import textwrap
 import venv
 import zipfile
 from pathlib import Path
@@ -26,7 +31,9 @@ import pytest
 pytestmark = [pytest.mark.wheel, pytest.mark.heavy]
 
 ROOT = Path(__file__).resolve().parents[2]
-SOURCE_DIRS = ("collective", "dream", "sync", "schema")
+# repository folder -> its place in the wheel (setup.py's FOLDERS)
+SOURCE_DIRS = {"collective": "collective", "dream": "collective/dream", "sync": "collective/sync",
+               "schema": "collective/schema"}
 MAX_WHEEL_BYTES = 2_000_000  # the tokenizer is ~0.5 MB raw; the rest is source
 
 
@@ -71,10 +78,10 @@ def wheel(tmp_path_factory) -> Path:
 def test_wheel_ships_every_module_and_data_file(wheel):
     names = set(zipfile.ZipFile(wheel).namelist())
     expected = set()
-    for top in SOURCE_DIRS:
+    for top, installed in SOURCE_DIRS.items():
         for path in (ROOT / top).rglob("*"):
             if path.suffix in (".py", ".sql", ".html") and "__pycache__" not in path.parts:
-                expected.add(path.relative_to(ROOT).as_posix())
+                expected.add(f"{installed}/{path.relative_to(ROOT / top).as_posix()}")
     expected |= {f"collective/embed_data/{n}" for n in ("tokenizer.json", "NOTICE", "LICENSE")}
     assert sorted(expected - names) == []
     # every subpackage of collective/, however many there are by now
@@ -85,16 +92,23 @@ def test_wheel_ships_every_module_and_data_file(wheel):
     assert wheel.stat().st_size < MAX_WHEEL_BYTES, f"{wheel.name} is {wheel.stat().st_size} bytes"
 
 
-def test_installed_cmem_stores_and_recalls_offline(wheel, tmp_path):
-    fresh = tmp_path / "venv"
+def _fresh_venv(fresh: Path, *wheels: Path) -> Path:
+    """A new venv with `wheels` installed in that order and the project's dependencies
+    reachable (see the module's docstring); its python."""
     venv.EnvBuilder(with_pip=True, symlinks=True).create(fresh)  # pip comes from ensurepip, offline
-    py, cmem = fresh / "bin" / "python", fresh / "bin" / "cmem"
-    env = _offline_env()
-    _run([py, "-m", "pip", "install", "--quiet", "--no-deps", "--no-index", wheel], env=env)
-
-    site = Path(_run([py, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], env=env).stdout.strip())
+    py = fresh / "bin" / "python"
+    for built in wheels:
+        _run([py, "-m", "pip", "install", "--quiet", "--no-deps", "--no-index", built], env=_offline_env())
+    site = Path(_run([py, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                     env=_offline_env()).stdout.strip())
     deps = dict.fromkeys(sysconfig.get_paths()[k] for k in ("purelib", "platlib"))
     (site / "project-deps.pth").write_text("".join(f"{p}\n" for p in deps))
+    return py
+
+
+def test_installed_cmem_stores_and_recalls_offline(wheel, tmp_path):
+    fresh = tmp_path / "venv"
+    py, cmem = _fresh_venv(fresh, wheel), fresh / "bin" / "cmem"
 
     work, home, cache = tmp_path / "work", tmp_path / "home", tmp_path / "cache"
     for d in (work, home, cache):
@@ -118,3 +132,59 @@ def test_installed_cmem_stores_and_recalls_offline(wheel, tmp_path):
     assert hits and hits[0]["id"] == stored["id"], hits
     assert hits[0]["content"] == "The coolant pump in module C is safe to operate"
     assert not [*home.rglob("tokenizer.json"), *cache.rglob("tokenizer.json")]
+
+
+
+@pytest.fixture(scope="module")
+def library_named_schema(tmp_path_factory) -> Path:
+    """A wheel of another project whose top-level name is `schema`, like PyPI's: built here,
+    offline, so the test needs no index."""
+    src = tmp_path_factory.mktemp("other") / "schema"
+    (src / "schema").mkdir(parents=True)
+    (src / "schema" / "__init__.py").write_text("class Schema:\n    pass\n")
+    (src / "pyproject.toml").write_text(textwrap.dedent("""\
+        [build-system]
+        requires = ["setuptools"]
+        build-backend = "setuptools.build_meta"
+
+        [project]
+        name = "schema"
+        version = "0.7.7"
+
+        [tool.setuptools]
+        packages = ["schema"]
+        """))
+    out = tmp_path_factory.mktemp("other-dist")
+    _run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation", "--no-index",
+          "--wheel-dir", out, src], env=_offline_env(), cwd=src)
+    (built,) = out.glob("*.whl")
+    return built
+
+
+def test_wheel_puts_only_collective_at_the_top_level(wheel):
+    dist_info = "collective_memory-0.1.0.dist-info"
+    with zipfile.ZipFile(wheel) as z:
+        record = [line.split(",")[0] for line in z.read(f"{dist_info}/RECORD").decode().splitlines() if line]
+        assert z.read(f"{dist_info}/top_level.txt").decode().split() == ["collective"]
+    assert {path.split("/")[0] for path in record} == {"collective", dist_info}
+
+
+def test_wheel_installs_beside_a_library_named_schema(wheel, library_named_schema, tmp_path):
+    """The other library first, then this project: neither replaces the other's files."""
+    fresh = tmp_path / "venv"
+    py = _fresh_venv(fresh, library_named_schema, wheel)
+    env = _offline_env(HOME=str(tmp_path), CMEM_HOME=str(tmp_path / "cmem-home"))
+    found = json.loads(_run([py, "-c", textwrap.dedent("""\
+        import json
+        from schema import Schema
+        import collective.schema, schema
+        from collective.store.sql import migrations
+        print(json.dumps({"schema": schema.__file__, "ours": collective.schema.__file__,
+                          "migrations": [len(migrations("sqlite")), len(migrations("mysql"))]}))
+        """)], env=env, cwd=tmp_path).stdout)
+    for name in ("schema", "ours"):
+        assert Path(found[name]).resolve().is_relative_to(fresh.resolve()), found
+    assert Path(found["schema"]).parent.name == "schema" and Path(found["ours"]).parent.parent.name == "collective"
+    assert found["migrations"] == [len(list((ROOT / "schema" / d).glob("*.sql"))) for d in ("sqlite", "mysql")]
+    assert 0 not in found["migrations"]
+    assert "Usage: cmem" in _run([fresh / "bin" / "cmem", "--help"], env=env, cwd=tmp_path).stdout

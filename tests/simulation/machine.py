@@ -380,7 +380,7 @@ class CollectiveMachine(RuleBasedStateMachine):
             self.do("rotate_key", agent.rotate_key)
             self.roster_keys()
             return
-        from dream.cycle import dream  # dream is built on collective, so only here
+        from collective.dream.cycle import dream  # dream is built on collective, so only here
         self.do("dream", lambda: dream(agent, now=self.clock))
 
     @rule(who=st.integers(0, MAX_AGENTS), call=st.sampled_from(sorted(BAD_CALLS)))

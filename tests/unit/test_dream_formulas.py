@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from collective.core import scoring
-from dream.partition import clusters
-from dream.stages import synchronise
+from collective.dream.partition import clusters
+from collective.dream.stages import synchronise
 
 
 def test_a_coaccess_bonus_per_recall_of_k_memories():

@@ -1,4 +1,4 @@
-"""Events as data (collective.model.events) and the pull decision (sync.policy): metadata
+"""Events as data (collective.model.events) and the pull decision (collective.sync.policy): metadata
 only, refused when built, the same checks on receipt; each decision says why."""
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from collective.config import Settings
 from collective.errors import BadInput
 from collective.identity import Identity
 from collective.model import Case, Memory, events
-from sync import policy
-from sync.events.signing import sign, verify
+from collective.sync import policy
+from collective.sync.events.signing import sign, verify
 
 STORED = {"origin": "earth-1", "category": "knowledge", "amplitude": 0.9, "tags": ["pump"], "summary": "The pump."}
 
@@ -171,7 +171,7 @@ def test_policy_settings_are_checked():
 
 
 def test_the_publishers_signed_message_is_the_signed_envelope(tmp_path):
-    from sync.events.signing import signed_message
+    from collective.sync.events.signing import signed_message
     identity = Identity.generate(tmp_path / "k.pem")
     envelope = events.Sender("earth-1").stamp(events.Draft("memory.stored", "m1", STORED))
     message = json.loads(signed_message(events.canonical(envelope).decode(), identity))

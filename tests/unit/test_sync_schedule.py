@@ -9,8 +9,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from collective.errors import BadInput
-from sync.clock import VirtualClock
-from sync.schedule import Schedule, SyncSettings
+from collective.sync.clock import VirtualClock
+from collective.sync.schedule import Schedule, SyncSettings
 
 T = datetime(2026, 12, 1, 10, 0, tzinfo=timezone.utc)
 
@@ -97,7 +97,7 @@ def test_the_virtual_clock_moves_only_when_slept_on():
 
 def test_a_link_joins_two_named_sites_and_says_which_branches_cross():
     from collective.model.refs import QUARANTINE_BRANCH
-    from sync.link import CASES, DREAM, WORKING, Link, Site, rank
+    from collective.sync.link import CASES, DREAM, WORKING, Link, Site, rank
 
     earth, mars = Site("earth", "file:///srv/earth.db"), Site("mars", "http://127.0.0.1:8080/mars.db")
     assert Link(earth, mars, delay=720).delay == 720

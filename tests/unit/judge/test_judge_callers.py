@@ -17,7 +17,7 @@ from collective.exchange import judging
 from collective.judge import CANDIDATE_FLOOR, CallbackJudge, RuleJudge
 from collective.model import Memory
 from collective.runtime import parallel
-from dream.stages.detect import detect
+from tests.integration.dream_helpers import detect_all
 
 
 def memory(content: str, *, phase: float = 0.0, stance: str | None = None) -> Memory:
@@ -165,7 +165,7 @@ def test_the_dream_detect_stage_asks_the_same_judge(tmp_path, real_embedder):
         agent.store("Airlock 2 inner hatch is latched")
         agent.store("Airlock 2 inner hatch is open")
         agent.store("Rover 5 battery was replaced on Tuesday")
-        pairs = detect(agent)
+        pairs = detect_all(agent)
         assert [(p.relation) for p in pairs] == [wave.DESTRUCTIVE]
         assert "hatch" in agent.get(pairs[0].a).content
 
@@ -173,5 +173,5 @@ def test_the_dream_detect_stage_asks_the_same_judge(tmp_path, real_embedder):
             return "constructive", 1.0, "a fake that agrees"
 
         fake = merge.JudgeComparator(CallbackJudge(agree, floor=0.3))
-        relations = {p.relation for p in detect(agent, comparator=fake)}
+        relations = {p.relation for p in detect_all(agent, comparator=fake)}
         assert relations == {wave.CONSTRUCTIVE}

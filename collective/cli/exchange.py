@@ -121,19 +121,24 @@ def _render_pull(r: dict) -> str:
 def pull(remote_name, peers, dry_run, allow_refused, home, agent_id, as_json):
     """Fetch the commons and merge what each peer learned since the last pull.
 
-    Rows that do not verify (forged, tampered, unsigned, replayed), keys that
-    changed without a signed rotation, and a peer whose branch no longer descends
-    from the head last taken from it (rolled back or rewritten: nothing of it is
-    taken) are refused and named; the pull then exits 1 after taking the rest,
-    unless --allow-refused. Exit 3: merged here, not shared.
+    Rows that do not verify (forged, tampered, unsigned, replayed, or a verdict
+    or decision by no reviewer of the roster), keys that changed without a signed
+    rotation or that the roster does not name, a peer whose branch no longer
+    descends from the head last taken from it (rolled back or rewritten: nothing
+    of it is taken), a commons' main holding a memory not promoted as the rules
+    say (not followed), and a roster that went back or forked are refused and
+    named; the pull then exits 1 after taking the rest, unless --allow-refused.
+    Exit 3: merged here, not shared.
 
     \b
     JSON: {"remote", "dry_run", "peers": [{"peer", "head", "status", "commit",
            "summary", "refused", "pairs", "seconds", "key",
            "history" ({"taken", "offered"} when refused as rewritten)}], "cases_taken",
-           "refused": {"PEER" or "collective/quarantine": {reason: ...}}, "quarantine",
+           "refused": {"PEER", "collective/quarantine", "main" or "collective/roster":
+                       {reason: ...}}, "quarantine",
            "cases_grouped" (how many cases joined a dispute),
-           "promotions": {"consensus_moved", "taken", "refused", "promoted", "pushed"},
+           "promotions": {"consensus_moved", "taken", "refused", "main_refused", "promoted", "pushed"},
+           "roster": {"collective", "version", "taken", "refused"} (null on --dry-run),
            "dreams": {"remote", "runs": [{"peer", "run", "imported", ...}]}}
     """
     with cli_errors():

@@ -17,7 +17,7 @@ from ..errors import BadInput, CollectiveError, HistoryRewritten, NotFound, NotS
 from ..identity import Identity
 from ..index.keeper import IndexKeeper
 from ..model import events, validate_agent_id
-from ..model.refs import QUARANTINE_BRANCH, ROSTER_BRANCH, agent_of_working, working_branch
+from ..model.refs import MAIN_BRANCH, QUARANTINE_BRANCH, ROSTER_BRANCH, agent_of_working, working_branch
 from ..peers import Peers
 from ..promotion import Promotions
 from ..quarantine.service import Quarantine
@@ -134,6 +134,8 @@ class Exchange:
             promoted = None if dry_run else self.promotions.exchange(remote, fetched=True)
             if promoted and promoted["refused"]:
                 refused.setdefault(QUARANTINE_BRANCH, {}).update(promoted["refused"])
+            if promoted and promoted["main_refused"]:  # the commons' main, not followed
+                refused[MAIN_BRANCH] = promoted["main_refused"]
             result = {"remote": remote, "dry_run": dry_run, "peers": [r.to_dict() for r in reports],
                       "cases_taken": taken, "refused": refused, "promotions": promoted, "roster": roster}
             if dry_run:

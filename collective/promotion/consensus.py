@@ -6,7 +6,9 @@ Nothing but `land` commits on main, and nothing but `land` and `follow` move it.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Sequence
+import contextlib
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable, Sequence
 
 from ..errors import BranchContested, CollectiveError, NonFastForward, StorageError
 from ..model import Endorsement, Promotion, iso, utcnow
@@ -34,14 +36,78 @@ def holds_consensus(repo: Repository, ref: str) -> bool:
         return False
 
 
-def follow(repo: Repository, remote: str) -> bool:
-    """Bring the commons' consensus in: our main becomes the commons' main (the caller
-    fetched). Returns whether it moved."""
+# why the commons' main was not followed
+MAIN_ROLLED_BACK = "main_rolled_back"  # it went back to an ancestor of ours (ours is put back on it)
+MAIN_FORKED = "main_forked"            # it no longer descends from ours
+UNSIGNED_MEMORY = "unsigned_memory"    # a memory on it its origin did not sign
+UNPROMOTED_MEMORY = "unpromoted_memory"  # a memory on it with no signed proposal for it
+NOT_DUE = "not_due"                    # a proposal on it neither approved by a reviewer here nor endorsed enough
+
+
+@dataclass(frozen=True)
+class Authority:
+    """Who may promote, as this agent sees it: the reviewers whose decisions count, and the
+    endorsers (None: any agent but the origin) and how many of them promote."""
+
+    reviewer_keys: set[str]
+    endorsers: set[str] | None
+    needed: int
+
+
+def follow(repo: Repository, tables: Tables, remote: str, *, key_of: Callable[[str], Sequence[str]],
+           authority: Authority | None) -> tuple[bool, dict[str, list[str]]]:
+    """Bring the commons' consensus in (the caller fetched): our main becomes the commons'
+    main when it descends from ours and every memory it adds there was promoted as the rules
+    say (whether each was due only by `authority`, the roster's: an agent that follows none
+    checks the signatures alone). Returns whether it moved, and why not ({reason: [memory
+    ids or the head]})."""
     theirs = commons_main(repo, remote)
-    if not theirs or repo.head(MAIN_BRANCH) == theirs or not holds_consensus(repo, tracking(remote, MAIN_BRANCH)):
-        return False
-    repo.create_branch_at(MAIN_BRANCH, tracking(remote, MAIN_BRANCH))
-    return True
+    ref = tracking(remote, MAIN_BRANCH)
+    ours = repo.head(MAIN_BRANCH)
+    if not theirs or ours == theirs:
+        return False, {}
+    theirs_hold, ours_hold = holds_consensus(repo, ref), holds_consensus(repo, MAIN_BRANCH)
+    if not theirs_hold and not ours_hold:
+        return False, {}
+    if ours_hold and not (theirs_hold and repo.is_ancestor(ours, theirs)):
+        if theirs_hold and not repo.is_ancestor(theirs, ours):
+            return False, {MAIN_FORKED: [theirs]}
+        with contextlib.suppress(CollectiveError):  # any agent holding the consensus puts it back
+            repo.push(remote, MAIN_BRANCH, expect=theirs)
+        return False, {MAIN_ROLLED_BACK: [theirs]}
+    refused = unverified(tables, ref, key_of=key_of, authority=authority,
+                         held={r["id"] for r in tables.memories.rows(as_of=MAIN_BRANCH, columns=("id",))})
+    if refused:
+        return False, refused
+    repo.create_branch_at(MAIN_BRANCH, ref)
+    return True, {}
+
+
+def unverified(tables: Tables, ref: str, *, key_of: Callable[[str], Sequence[str]], authority: Authority | None,
+               held: set[str]) -> dict[str, list[str]]:
+    """The memories `ref` (a main) holds beyond `held` that were not promoted as the rules
+    say, by reason: each must be signed by its origin and carry a signed proposal, due by an
+    authorised reviewer's approval or enough endorsements by allowed endorsers."""
+    refused: dict[str, list[str]] = {}
+    rows = [r for r in tables.memories.rows(as_of=ref) if r["id"] not in held]
+    promotions = tables.promotions.by_id(as_of=ref)
+    for row in rows:
+        memory_id = row["id"]
+        promotion = promotions.get(memory_id)
+        checked = rules.check([promotion] if promotion else [], tables.endorsements.of(memory_id, as_of=ref), key_of,
+                              reviewer_keys=authority.reviewer_keys if authority else None)
+        if not rules.signed_by_origin(row, key_of):
+            reason = UNSIGNED_MEMORY
+        elif not checked.promotions or checked.promotions[0].origin_agent != row["origin_agent"]:
+            reason = UNPROMOTED_MEMORY
+        elif authority and not rules.standing(checked.promotions[0], checked.endorsements,
+                                              authorised=authority.reviewer_keys, on_main=False,
+                                              endorsers_allowed=authority.endorsers, needed=authority.needed).reason:
+            reason = NOT_DUE
+        else:
+            continue
+        refused.setdefault(reason, []).append(memory_id)
+    return refused
 
 
 def on_main(tables: Tables, memory_id: str, ref: str = MAIN_BRANCH) -> bool:
@@ -70,7 +136,7 @@ def land(repo: Repository, tables: Tables, remote: str, *, memory_row: dict, pro
         expect = commons_main(repo, remote)
         ref = tracking(remote, MAIN_BRANCH)
         if expect and holds_consensus(repo, ref) and on_main(tables, memory_id, ref):
-            follow(repo, remote)
+            repo.create_branch_at(MAIN_BRANCH, ref)  # the other agent's promotion of it stands
             return {"memory": memory_id, "commit": promoting_commits(repo).get(memory_id), "landed": False}
         try:
             return {"memory": memory_id, "landed": True,

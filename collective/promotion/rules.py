@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Mapping, Sequence
 
 from ..identity import Identity, canonical, endorsement_valid, verify
+from ..model.memory import Memory
 from ..model.promotion import Endorsement, Promotion
 
 ENDORSEMENTS_NEEDED = 2
@@ -56,6 +57,12 @@ def decided(row: Promotion, reviewer: Identity, **document) -> Promotion:
     text = decision_document(row, reviewer_key=reviewer.public_key, **document)
     return row.replace(decision=text, decision_signature=reviewer.sign(text.encode("utf-8")),
                        decided_at=document["at"])
+
+
+def signed_by_origin(row: Mapping, key_of: Callable[[str], Sequence[str]]) -> bool:
+    """Whether a memory row carries its origin's signature over its claim."""
+    claim = Memory.from_row(row).claim()
+    return any(verify(key, claim, row["signature"] or "") for key in key_of(row["origin_agent"]))
 
 
 def decision_of(row: Promotion) -> dict | None:

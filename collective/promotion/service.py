@@ -14,8 +14,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Callable
 
 from ..errors import BadInput, BranchContested, CollectiveError, NonFastForward, NotFound, NotShared, StorageError
-from ..identity import Identity, endorsement, verify
-from ..model import Endorsement, Memory, Promotion, iso, utcnow
+from ..identity import Identity, endorsement
+from ..model import Endorsement, Promotion, iso, utcnow
 from ..model.enums import AWAITING_REVIEWER
 from ..model.refs import MAIN_BRANCH, QUARANTINE_BRANCH, tracking
 from ..peers import Peers
@@ -29,11 +29,6 @@ if TYPE_CHECKING:
     from ..store.port import Repository
 
 SHARE_ATTEMPTS = 4
-
-
-def signed_by_origin(row: dict, key_of: Callable[[str], list[str]]) -> bool:
-    claim = Memory.from_row(row).claim()
-    return any(verify(key, claim, row["signature"] or "") for key in key_of(row["origin_agent"]))
 
 
 class Promotions:
@@ -69,13 +64,10 @@ class Promotions:
         return row
 
     def _standing(self, row: Promotion, on_main: set[str]) -> rules.Standing:
-        following = roster.held(self.tables)
-        if following is None:
-            return rules.standing(row, self.tables.endorsements.of(row.memory_id),
-                                  authorised=self.tables.reviewers.keys(), on_main=row.memory_id in on_main)
-        return rules.standing(row, self.tables.endorsements.of(row.memory_id), authorised=following.reviewer_keys(),
-                              on_main=row.memory_id in on_main, endorsers_allowed=following.endorsers(),
-                              needed=following.endorsements)
+        authority = self._authority()
+        return rules.standing(row, self.tables.endorsements.of(row.memory_id), authorised=authority.reviewer_keys,
+                              on_main=row.memory_id in on_main, endorsers_allowed=authority.endorsers,
+                              needed=authority.needed)
 
     def _describe(self, row: Promotion, on_main: set[str], commits: dict[str, str]) -> dict:
         """The documented shape of a proposal; `commits`: memory id -> the commit that promoted it."""
@@ -182,14 +174,22 @@ class Promotions:
         Unfetched (after a push), only when this agent keeps proposals."""
         if not fetched:
             if not self.tables.promotions.by_id():
-                return {"consensus_moved": False, "taken": 0, "refused": {}, "promoted": [], "pushed": False}
+                return {"consensus_moved": False, "taken": 0, "refused": {}, "main_refused": {}, "promoted": [],
+                        "pushed": False}
             self.repo.fetch(remote)
-        followed = consensus.follow(self.repo, remote)
+        followed, unverified = consensus.follow(self.repo, self.tables, remote, key_of=self.peers.signer_keys(remote),
+                                                authority=self._authority() if roster.held(self.tables) else None)
         taken = self.take_from(remote)
-        landed = self.settle(remote)
+        landed = self.settle(remote) if not unverified else []  # nothing lands on a main not followed
         shared = self.share(remote)
         return {"consensus_moved": followed, "taken": taken["taken"], "refused": taken["refused"],
-                "promoted": landed, **shared}
+                "main_refused": unverified, "promoted": landed, **shared}
+
+    def _authority(self) -> consensus.Authority:
+        following = roster.held(self.tables)
+        if following is None:
+            return consensus.Authority(self.tables.reviewers.keys(), None, rules.ENDORSEMENTS_NEEDED)
+        return consensus.Authority(following.reviewer_keys(), following.endorsers(), following.endorsements)
 
     def take_from(self, remote: str) -> dict:
         """The commons' proposals, decisions and endorsements, checked, into the working
@@ -232,7 +232,7 @@ class Promotions:
         for row in self.tables.promotions.by_id().values():
             standing = self._standing(row, on_main)
             memory = self._memory_row(row.memory_id) if standing.due else None
-            if memory is None or memory["origin_agent"] != row.origin_agent or not signed_by_origin(memory, key_of):
+            if memory is None or memory["origin_agent"] != row.origin_agent or not rules.signed_by_origin(memory, key_of):
                 continue  # only the memory its origin signed reaches main
             endorsements = [e for e in self.tables.endorsements.of(row.memory_id) if e.agent_id in standing.endorsers]
             landed.append(consensus.land(self.repo, self.tables, remote, memory_row=memory, promotion=row,

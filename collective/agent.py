@@ -62,6 +62,7 @@ class Agent(RosterVerbs):
                                settings=self.settings, trust_scores=self.peers_view.trust_scores)
         self.quarantine = Quarantine(self.repo, tables, self.peers_view, self.upkeep, agent_id=self.agent_id,
                                      branch=self.branch, threshold=self.settings.escalation_threshold,
+                                     identity=lambda: self.identity,
                                      amplitude_cap=self.settings.amplitude_cap, penalty=self.settings.dispute_penalty)
         self.disputes_view = Disputes(self.repo, tables, self.peers_view, self.quarantine, agent_id=self.agent_id,
                                       reason=lambda a, b, similarity: self.judge.judge(a, b, similarity).reason)

@@ -17,7 +17,8 @@ class Case(Record):
 
     Schema 1 made the pair, its measures, the count, the status and the verdict; schema 3
     the three signatures (the opening by its opener, the count by whoever last raised it,
-    the verdict by its reviewer); schema 7 `dispute`, another case of the same disagreement.
+    the verdict by its reviewer); schema 7 `dispute`, another case of the same disagreement;
+    schema 11 who linked it there (`dispute_by`) and that agent's signature over the link.
     """
 
     id: str
@@ -38,6 +39,8 @@ class Case(Record):
     count_signature: str | None = None
     verdict_signature: str | None = None
     dispute: str | None = None            # schema 7
+    dispute_by: str | None = None         # schema 11
+    dispute_signature: str | None = None
 
     def __post_init__(self) -> None:
         # one type per column, whichever engine read it and whatever a plan computed it from

@@ -50,16 +50,18 @@ def merge_cases(ours: Case | None, theirs: Case | None) -> Case:
         return ours or theirs  # type: ignore[return-value]
     opening = min(ours, theirs, key=_opening)
     counted = min(ours, theirs, key=_count)  # the count travels with its signer's signature
-    dispute = opening.dispute
-    if ours.dispute or theirs.dispute:  # the smallest link: a join too (grouping.py)
-        dispute = min(ours.dispute or ours.id, theirs.dispute or theirs.id)
+    # the smallest link, with its maker's signature (a link names a smaller id than its case:
+    # grouping.py); between two makers of the same link, a fixed choice: a join too
+    links = [c for c in (ours, theirs) if c.dispute]
+    link = min(links, key=lambda c: (c.dispute, c.dispute_by or "", c.dispute_signature or "")) if links else None
     verdicts = [c for c in (ours, theirs) if c.resolved]
     # the signature last: two verdicts alike but for their signature still pick one, whatever the order
     first = min(verdicts, key=lambda c: (c.resolved_at, c.resolution or "", c.verdict_signature or "")) \
         if verdicts else None
     return opening.replace(
         dispute_count=counted.dispute_count, counted_by=counted.counted_by, count_signature=counted.count_signature,
-        dispute=dispute, status=max(ours.status, theirs.status, key=lambda s: s.rank),
+        dispute=link.dispute if link else None, dispute_by=link.dispute_by if link else None,
+        dispute_signature=link.dispute_signature if link else None, status=max(ours.status, theirs.status, key=lambda s: s.rank),
         resolution=first.resolution if first else None, resolved_at=first.resolved_at if first else None,
         verdict_signature=first.verdict_signature if first else None)
 

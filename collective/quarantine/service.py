@@ -11,11 +11,11 @@ operator authorised (`reviewers`); until then it is kept, awaiting one.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING, Callable, Iterable
 
 from ..core import trust, wave
 from ..errors import BadInput, BranchContested, CollectiveError, NonFastForward, NotFound, NotShared
-from ..identity import valid_public_key
+from ..identity import Identity, valid_public_key
 from ..model import Case, iso, utcnow
 from ..model.enums import AWAITING_REVIEWER, CaseStatus
 from ..model.refs import MAIN_BRANCH, QUARANTINE_BRANCH, tracking
@@ -47,9 +47,10 @@ def case_dict(case: Case, applied: set[str] | None = None) -> dict:
 
 class Quarantine:
     def __init__(self, repo: Repository, tables: Tables, peers: Peers, upkeep: Upkeep, *, agent_id: str,
-                 branch: str, threshold: int, amplitude_cap: float = wave.AMPLITUDE_CAP,
-                 penalty: float = wave.DISPUTE_PENALTY):
+                 branch: str, threshold: int, identity: Callable[[], Identity],
+                 amplitude_cap: float = wave.AMPLITUDE_CAP, penalty: float = wave.DISPUTE_PENALTY):
         self.repo = repo
+        self.identity = identity  # this agent's key of now (it may rotate): signs the dispute links it makes
         self.tables = tables
         self.peers = peers
         self.upkeep = upkeep
@@ -187,7 +188,8 @@ class Quarantine:
             return 0
         by_id = {c.id: c for c in rows}
         with self.repo.transaction():
-            self.tables.cases.write([by_id[cid].replace(dispute=target) for cid, target in sorted(links.items())])
+            self.tables.cases.write([signing.sign_link(by_id[cid].replace(dispute=target), self.identity(),
+                                                       self.agent_id) for cid, target in sorted(links.items())])
             self.repo.commit(f"quarantine: {len(links)} case(s) join a dispute", author=self.agent_id)
         self.upkeep.after_commit()
         return len(links)
@@ -204,12 +206,14 @@ class Quarantine:
 
     def _authorised(self, rows: list[Case], checked: signing.Checked) -> list[Case]:
         """On an agent that follows a roster, the rows without a verdict no roster reviewer
-        signed (reported in `checked`): it closes nothing and blocks nobody. Our own rows
-        too: one taken before the roster was, or by an agent that followed none."""
+        signed (it closes nothing and blocks nobody) and without a dispute link no roster
+        agent made, reported in `checked`. Our own rows too: one taken before the roster
+        was, or by an agent that followed none."""
         following = roster.held(self.tables)
         if following is None:
             return rows
-        return [signing.authorised_only(r, following.reviewer_keys(), self.threshold, checked) for r in rows]
+        agents = {m.name for m in following.agents}
+        return [signing.authorised_only(r, following.reviewer_keys(), agents, self.threshold, checked) for r in rows]
 
     def share_after(self, what: str, result: dict, remote: str | None) -> dict:
         """`result` (work committed here) with the sharing of the cases added; NotShared,

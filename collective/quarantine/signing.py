@@ -1,9 +1,10 @@
 """Signatures on the shared quarantine rows, and their checks.
 
-A case row carries three signed parts, each vouched for by whoever made it:
+A case row carries four signed parts, each vouched for by whoever made it:
 
 - the opening (the pair, its agents, the measures, the time), by the agent that opened it;
 - the dispute count, by the agent that last raised it;
+- the link to the dispute it joined, by the agent that linked it;
 - the verdict, by the reviewer whose public key it names. The verdict document
   (the `resolution` column, signed byte for byte) names the case and the pair it
   decides, so a verdict copied onto another case is a replay, not a verdict.
@@ -33,7 +34,9 @@ FORGED_CASE = "forged_case"
 TAMPERED_COUNT = "tampered_count"
 FORGED_VERDICT = "forged_verdict"
 REPLAYED_VERDICT = "replayed_verdict"
+UNSIGNED_LINK = "unsigned_dispute_link"  # a dispute link its maker did not sign (or a writer moved)
 UNAUTHORISED_VERDICT = "unauthorised_verdict"  # by a key the collective's roster names as no reviewer
+UNAUTHORISED_LINK = "unauthorised_dispute_link"  # made by an agent the roster does not name
 
 
 # The claims below are the bytes already stored signatures cover: their keys and values
@@ -48,6 +51,20 @@ def opening_claim(case: Case) -> bytes:
 def count_claim(case: Case) -> bytes:
     return canonical({"kind": "case.count", "id": case.id, "dispute_count": case.dispute_count,
                       "counted_by": case.counted_by})
+
+
+def link_claim(case: Case) -> bytes:
+    return canonical({"kind": "case.dispute", "id": case.id, "dispute": case.dispute, "by": case.dispute_by})
+
+
+def sign_link(case: Case, identity: Identity, agent_id: str) -> Case:
+    """The case linked to its dispute by this agent, signed."""
+    case = case.replace(dispute_by=agent_id)
+    return case.replace(dispute_signature=identity.sign(link_claim(case)))
+
+
+def unlinked(case: Case) -> Case:
+    return case.replace(dispute=None, dispute_by=None, dispute_signature=None)
 
 
 def sign_case(case: Case, identity: Identity, agent_id: str) -> Case:
@@ -114,7 +131,8 @@ def _signed_by(keys: Sequence[str], claim: bytes, signature: str) -> bool:
 def check_cases(rows: Sequence[Case], key_of: Callable[[str], Sequence[str]], *, threshold: int) -> Checked:
     """Keep the rows whose opening and count verify against their signers' keys (the key
     held for each, and the keys it rotated away from); a row whose verdict does not
-    verify, or decides another case, is kept without it."""
+    verify, or decides another case, is kept without it, and one whose dispute link its
+    maker did not sign, without the link."""
     checked = Checked()
     for row in rows:
         opener, counter = row.opened_by, row.counted_by
@@ -127,6 +145,10 @@ def check_cases(rows: Sequence[Case], key_of: Callable[[str], Sequence[str]], *,
         if not _signed_by(key_of(counter), count_claim(row), row.count_signature):
             checked.refuse(TAMPERED_COUNT, row.id)
             continue
+        if row.dispute and not (row.dispute_by and row.dispute_signature
+                                and _signed_by(key_of(row.dispute_by), link_claim(row), row.dispute_signature)):
+            checked.refuse(UNSIGNED_LINK, row.id)
+            row = unlinked(row)
         if row.resolved:
             problem = _verdict_problem(row)
             if problem is not None:
@@ -142,8 +164,13 @@ def unresolved(case: Case, threshold: int) -> Case:
                         status=escalate(CaseStatus.PENDING, case.dispute_count, threshold))
 
 
-def authorised_only(case: Case, reviewer_keys: set[str], threshold: int, checked: Checked) -> Case:
-    """The case as it stands without a verdict no roster reviewer signed (reported in `checked`)."""
+def authorised_only(case: Case, reviewer_keys: set[str], agents: set[str], threshold: int,
+                    checked: Checked) -> Case:
+    """The case as it stands without a verdict no roster reviewer signed, and without a dispute
+    link no roster agent made (each reported in `checked`)."""
+    if case.dispute and case.dispute_by not in agents:
+        checked.refuse(UNAUTHORISED_LINK, case.id)
+        case = unlinked(case)
     if not case.resolved or verdict_key(case) in reviewer_keys:
         return case
     checked.refuse(UNAUTHORISED_VERDICT, case.id)

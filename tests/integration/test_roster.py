@@ -287,3 +287,56 @@ def test_a_main_put_back_is_not_followed_and_is_restored(rostered, tmp_path, com
     assert list(result["refused"]["main"]) == ["main_rolled_back"] and m1.repo.head("main") == promoted
     e1.pull()
     assert e1.repo.head("main") == promoted  # the commons' main is back where it was
+
+
+# --- dispute links: taken only when a roster agent made and signed them --------------------
+OTHER = "Gate D is closed for maintenance."
+NOT_OTHER = "Gate D is not closed for maintenance."
+
+
+@pytest.mark.parametrize("signed", [False, True])
+def test_a_hijacked_dispute_link_is_not_taken(rostered, tmp_path, commons, hash_embedder, signed):
+    """A writer of the commons points the valve case at the gate dispute (unsigned, or signed by
+    an agent outside the roster): no honest agent takes the link, and the gate verdict leaves
+    the valve claims alone."""
+    from collective.model.refs import QUARANTINE_BRANCH
+    from collective.quarantine import signing
+
+    valve = open_dispute(rostered)
+    e1, m1 = rostered["earth-1"], rostered["mars-1"]
+    e1.store(OTHER)
+    m1.store(NOT_OTHER)
+    for agent in (e1, m1):
+        agent.push()
+    for agent in (*rostered.values(), *rostered.values()):
+        agent.pull()
+    gate = next(d["dispute"] for d in m1.disputes("open") if d["dispute"] != valve)
+    rogue = Agent.init("rogue-1", home=tmp_path / "rogue", embedder=hash_embedder)
+    try:
+        rogue.add_remote("origin", commons)
+        rogue.push()  # its key published, as any agent's is
+        repo = rogue.repo
+        repo.fetch("origin")
+        repo.create_branch_at(QUARANTINE_BRANCH, f"origin/{QUARANTINE_BRANCH}")
+        case = next(c for c in rogue.tables.cases.all(as_of=QUARANTINE_BRANCH) if c.id == valve)
+        hijacked = case.replace(dispute=gate)
+        if signed:
+            hijacked = signing.sign_link(hijacked, rogue.identity, "rogue-1")
+        with repo.on_branch(QUARANTINE_BRANCH), repo.transaction():
+            rogue.tables.cases.write([hijacked])
+            repo.commit("quarantine: link", author="rogue-1")
+        repo.push("origin", QUARANTINE_BRANCH)
+    finally:
+        rogue.close()
+    reason = "unauthorised_dispute_link" if signed else "unsigned_dispute_link"
+    refused = []
+    for agent in rostered.values():
+        refused += agent.pull()["refused"].get("collective/quarantine", {}).get(reason, [])
+        assert {d["dispute"] for d in agent.disputes("open")} == {valve, gate}
+    assert refused == [valve]
+    m1.resolve_dispute(gate, keep="a", note="inspected", by="ana")
+    for agent in rostered.values():
+        agent.pull()
+        assert [d["dispute"] for d in agent.disputes("open")] == [valve]
+        assert not any(h.memory.refuted_by for h in agent.recall(FACT, k=5, include_refuted=True)
+                       if h.memory.content in (FACT, CONTRADICTION))

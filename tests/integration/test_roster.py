@@ -46,16 +46,18 @@ def rostered(trio, home):
     return trio
 
 
-def open_dispute(trio) -> str:
+def open_dispute(trio, fact: str = FACT, contradiction: str = CONTRADICTION) -> str:
+    """earth-1 says `fact`, mars-1 the contradiction; two rounds: the new dispute's id."""
     e1, m1 = trio["earth-1"], trio["mars-1"]
-    e1.store(FACT)
-    m1.store(CONTRADICTION)
+    before = {d["dispute"] for d in m1.disputes("open")}
+    e1.store(fact)
+    m1.store(contradiction)
     for agent in (e1, m1):
         agent.push()
     for agent in (*trio.values(), *trio.values()):
         agent.pull()
-    (dispute,) = m1.disputes("open")
-    return dispute["dispute"]
+    (dispute,) = [d["dispute"] for d in m1.disputes("open") if d["dispute"] not in before]
+    return dispute
 
 
 def test_the_roster_travels_version_by_version(rostered):
@@ -303,14 +305,8 @@ def test_a_hijacked_dispute_link_is_not_taken(rostered, tmp_path, commons, hash_
     from collective.quarantine import signing
 
     valve = open_dispute(rostered)
-    e1, m1 = rostered["earth-1"], rostered["mars-1"]
-    e1.store(OTHER)
-    m1.store(NOT_OTHER)
-    for agent in (e1, m1):
-        agent.push()
-    for agent in (*rostered.values(), *rostered.values()):
-        agent.pull()
-    gate = next(d["dispute"] for d in m1.disputes("open") if d["dispute"] != valve)
+    gate = open_dispute(rostered, OTHER, NOT_OTHER)
+    m1 = rostered["mars-1"]
     rogue = Agent.init("rogue-1", home=tmp_path / "rogue", embedder=hash_embedder)
     try:
         rogue.add_remote("origin", commons)

@@ -40,7 +40,7 @@ REVIEWER = "ana"
 CHILD_COMMANDS = (("pull",), ("push",), ("key", "rotate"), ("quarantine", "list"), ("status",))
 FAULTS = ("kill_9", "two_at_once", "commons_away", "commons_restored")
 ROUND_EVERY = 8
-MAX_GROUPING_PASSES = 3  # a round's pulls after the first pass: one more while the last grouped cases
+MAX_CASE_PASSES = 4  # a round's passes of pulls after the first: one more while the last changed shared cases
 # a caller's mistakes, each a call on an open agent
 BAD_CALLS: dict[str, Callable] = {
     "store importance 10**400": lambda a: a.store("The hatch is sealed.", importance=10**400),
@@ -262,7 +262,7 @@ class CollectiveMachine(RuleBasedStateMachine):
     @rule(order=st.permutations(range(MAX_AGENTS)), singly=st.booleans())
     def full_round(self, order, singly):
         """Every agent pushes, then pulls twice (the second pass takes the cases the first opened),
-        and again while the last pass grouped cases into disputes (the next takes the grouping):
+        and again while the last pass changed the shared cases (the next takes the change):
         agents in the order drawn, and in the first pass, when `singly`, each peer on its own in
         that order, so the round's invariants hold whatever the order of pulls."""
         self.tally.rounds += 1
@@ -292,11 +292,13 @@ class CollectiveMachine(RuleBasedStateMachine):
                     self.do("pull", lambda: agent.pull(peers=[peer]))
             else:
                 self.do("pull", agent.pull)
-        # Disputes are grouped by each agent from the copies it holds: a grouping made in a pass
-        # reaches the agents that pulled before it in the next one.
-        for _ in range(MAX_GROUPING_PASSES):
-            grouped = [self.do("pull", self.agents[name].pull) for name in order]
-            if not any(result and result.get("cases_grouped") for result in grouped):
+        # A case an agent opens, counts again or groups into a dispute in a pass reaches the
+        # agents that pulled before it in the next one: passes go on while one changes the
+        # shared cases (a join: it settles).
+        for _ in range(MAX_CASE_PASSES):
+            passed = [self.do("pull", self.agents[name].pull) for name in order]
+            if not any(result and (result.get("cases_grouped") or (result.get("quarantine") or {}).get("changed"))
+                       for result in passed):
                 break
 
     def quiet_round(self) -> None:
@@ -356,7 +358,10 @@ class CollectiveMachine(RuleBasedStateMachine):
         dispute = open_[pick % len(open_)]
         done = self.do("resolve", lambda: agent.resolve_dispute(dispute["dispute"], keep=keep, note="inspected",
                                                                 by=REVIEWER))
-        if done is not None and keep != "both":
+        if done is not None and keep == "both":
+            # both sides upheld: a keep a or b made on another agent before they met may not stand
+            self.upheld |= {dispute["a"]["memory"], dispute["b"]["memory"]}
+        elif done is not None:
             loser, winner = (dispute[side]["memory"] for side in (("b", "a") if keep == "a" else ("a", "b")))
             self.upheld.add(winner)
             if loser in self.texts:

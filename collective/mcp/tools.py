@@ -132,7 +132,10 @@ class MemoryTools:
 
         Returns {"remote", "dry_run", "peers": [{"peer", "head", "status", "commit",
         "summary": {"new", "constructive", "partial", "destructive", "independent", ...},
-        "refused", "pairs", "seconds"}], "quarantine"}.
+        "refused", "pairs", "seconds", "key", "history"}], "cases_taken", "refused" (by
+        source: a peer, "collective/quarantine", "main" or "collective/roster"),
+        "promotions", "roster", "cases_grouped", "quarantine"}: as `cmem pull --json`, but
+        for peers' dream artifacts, which only `cmem pull` imports.
         """
         return self._call(lambda agent: agent.pull(remote, peers=peers or [], dry_run=dry_run))
 

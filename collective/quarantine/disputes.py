@@ -146,7 +146,7 @@ class Disputes:
             raise BadInput("by", f"{by} is not a reviewer on the roster of {following.collective}: an owner adds "
                                  "one with `cmem collective add-reviewer`")
         did, cases = self._group(dispute["dispute"])
-        root = next(c for c in cases if c.id == did)
+        root = next((c for c in cases if c.id == did), cases[0])  # named for a case held elsewhere
         flipped, _, _ = grouping.orient([root, *[c for c in cases if c is not root]], self._copies(cases))
         keep = grouping.side_keep(keep, flipped.get(dispute_id, False))  # named by a case: its a and b
         now = iso(utcnow())

@@ -336,3 +336,21 @@ def test_a_hijacked_dispute_link_is_not_taken(rostered, tmp_path, commons, hash_
         assert [d["dispute"] for d in agent.disputes("open")] == [valve]
         assert not any(h.memory.refuted_by for h in agent.recall(FACT, k=5, include_refuted=True)
                        if h.memory.content in (FACT, CONTRADICTION))
+
+
+def test_a_dispute_named_for_a_case_held_elsewhere_can_be_resolved(trio, home):
+    """A case linked to a dispute whose own case this agent does not hold (the link names a
+    smaller id): the dispute is listed under that id and a verdict on it works (simulator,
+    real embedder, seed 341: StopIteration)."""
+    reviewer_keys.init(Home.at(home), "ana")
+    dispute = open_dispute(trio)
+    m1 = trio["mars-1"]
+    m1.add_reviewer("ana", reviewer_keys.load(Home.at(home), "ana").public_key)
+    (case,) = [c for c in m1.tables.cases.all() if c.id == dispute]
+    with m1.repo.transaction():
+        m1.tables.cases.write([case.replace(dispute="0" * 32)])
+        m1.repo.commit("quarantine: a link to a case held elsewhere", author="mars-1")
+    (listed,) = m1.disputes("open")
+    assert listed["dispute"] == "0" * 32
+    resolved = m1.resolve_dispute(listed["dispute"], keep="a", note="inspected", by="ana")
+    assert resolved["status"] == "resolved"

@@ -232,7 +232,8 @@ class Promotions:
         for row in self.tables.promotions.by_id().values():
             standing = self._standing(row, on_main)
             memory = self._memory_row(row.memory_id) if standing.due else None
-            if memory is None or memory["origin_agent"] != row.origin_agent or not rules.signed_by_origin(memory, key_of):
+            if memory is None or memory["origin_agent"] != row.origin_agent \
+                    or not rules.signed_by_origin(memory, key_of):
                 continue  # only the memory its origin signed reaches main
             endorsements = [e for e in self.tables.endorsements.of(row.memory_id) if e.agent_id in standing.endorsers]
             landed.append(consensus.land(self.repo, self.tables, remote, memory_row=memory, promotion=row,

@@ -61,7 +61,8 @@ def merge_cases(ours: Case | None, theirs: Case | None) -> Case:
     return opening.replace(
         dispute_count=counted.dispute_count, counted_by=counted.counted_by, count_signature=counted.count_signature,
         dispute=link.dispute if link else None, dispute_by=link.dispute_by if link else None,
-        dispute_signature=link.dispute_signature if link else None, status=max(ours.status, theirs.status, key=lambda s: s.rank),
+        dispute_signature=link.dispute_signature if link else None,
+        status=max(ours.status, theirs.status, key=lambda s: s.rank),
         resolution=first.resolution if first else None, resolved_at=first.resolved_at if first else None,
         verdict_signature=first.verdict_signature if first else None)
 

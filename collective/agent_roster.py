@@ -14,13 +14,11 @@ if TYPE_CHECKING:
 
 
 class RosterVerbs:
-    """Mixed into Agent: `rosters` (roster.service.Rosters), `home` and `_sharing_remote` are its."""
+    """Mixed into Agent, whose `rosters` (roster.service.Rosters), `home` and
+    `_sharing_remote` these use."""
 
     rosters: Rosters
     home: Home
-
-    def _sharing_remote(self, remote: str | None) -> str | None:
-        raise NotImplementedError
 
     def roster(self) -> dict:
         """The roster this agent follows: its collective, version, owners, agents (with their

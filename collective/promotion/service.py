@@ -131,10 +131,7 @@ class Promotions:
     def decide(self, memory_id: str, *, approve: bool, note: str, by: str, reviewer: Identity) -> dict:
         """A person's approval or rejection, signed with their reviewer key: one commit."""
         row = self.check_decision(memory_id, note)
-        following = roster.held(self.tables)
-        if following is not None and reviewer.public_key not in following.reviewer_keys():
-            raise BadInput("by", f"{by} is not a reviewer on the roster of {following.collective}: an owner adds "
-                                 "one with `cmem collective add-reviewer`")
+        roster.require_reviewer(self.tables, reviewer.public_key, by)
         document = {"approve": approve, "note": note, "by": by, "agent": self.agent_id, "at": iso(utcnow())}
         verb = "approve" if approve else "reject"
         return self._record([rules.decided(row, reviewer, **document)], [], f"promotions: {by} {verb}s {memory_id}")

@@ -141,10 +141,7 @@ class Disputes:
         key; it takes effect here when this agent honours that reviewer. One commit (with
         the corrected memory, for merged)."""
         dispute = self.check(dispute_id, keep, text)
-        following = roster.held(self.tables)
-        if following is not None and reviewer.public_key not in following.reviewer_keys():
-            raise BadInput("by", f"{by} is not a reviewer on the roster of {following.collective}: an owner adds "
-                                 "one with `cmem collective add-reviewer`")
+        roster.require_reviewer(self.tables, reviewer.public_key, by)
         did, cases = self._group(dispute["dispute"])
         root = next((c for c in cases if c.id == did), cases[0])  # named for a case held elsewhere
         flipped, _, _ = grouping.orient([root, *[c for c in cases if c is not root]], self._copies(cases))

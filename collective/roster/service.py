@@ -38,6 +38,15 @@ def held(tables: Tables) -> Roster | None:
     return Roster.from_row(row) if row else None
 
 
+def require_reviewer(tables: Tables, key: str, name: str) -> None:
+    """BadInput unless a person signing with `key` may decide here: on an agent that follows a
+    roster, only its reviewers may."""
+    roster = held(tables)
+    if roster is not None and key not in roster.reviewer_keys():
+        raise BadInput("by", f"{name} is not a reviewer on the roster of {roster.collective}: an owner adds one "
+                             "with `cmem collective add-reviewer`")
+
+
 def reviewer_keys(tables: Tables) -> set[str]:
     """Whose verdicts and decisions take effect here: the roster's reviewers, or, on an agent
     that follows no roster, the reviewers its operator authorised (`cmem reviewers add`)."""
@@ -162,22 +171,19 @@ class Rosters:
         with self.repo.transaction():
             self.tables.roster.write([roster.to_row()])
             commit = self.repo.commit(f"roster: {roster.collective} version {roster.version}", author=self.agent_id)
-        shared = False
-        if remote is not None:
-            try:
-                shared = retrying(lambda: self._share_once(remote, roster), retry_on=NonFastForward,
-                                  attempts=SHARE_ATTEMPTS, before_retry=lambda _: self.repo.fetch(remote))
-            except NonFastForward:
-                raise BranchContested(ROSTER_BRANCH, remote, SHARE_ATTEMPTS) from None
-        return {**roster.to_dict(), "commit": commit, "pushed": shared}
+        return {**roster.to_dict(), "commit": commit, "pushed": self.share(remote) if remote is not None else False}
 
     def share(self, remote: str) -> bool:
-        """Put the versions held here that the commons lacks on it (the caller fetched)."""
+        """Put the versions held here that the commons lacks on it (the caller fetched); a lost
+        race fetches and tries again. Returns whether it pushed."""
         roster = self.held()
         if roster is None:
             return False
-        return retrying(lambda: self._share_once(remote, roster), retry_on=NonFastForward,
-                        attempts=SHARE_ATTEMPTS, before_retry=lambda _: self.repo.fetch(remote))
+        try:
+            return retrying(lambda: self._share_once(remote, roster), retry_on=NonFastForward,
+                            attempts=SHARE_ATTEMPTS, before_retry=lambda _: self.repo.fetch(remote))
+        except NonFastForward:
+            raise BranchContested(ROSTER_BRANCH, remote, SHARE_ATTEMPTS) from None
 
     def _share_once(self, remote: str, roster: Roster) -> bool:
         ref = tracking(remote, ROSTER_BRANCH)

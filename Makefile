@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup dolt chromium demo demo-mars test bench clean
+.PHONY: setup dolt chromium demo demo-mars test bench bench-quality clean
 
 setup: $(STAMP)
 
@@ -42,6 +42,12 @@ test: setup dolt chromium
 
 bench: setup
 	$(BIN)/python scripts/bench_store_recall.py
+
+# Recall against cosine, BM25 and their fusion: the development set, and the Python FAQ from
+# Debian's python3.11-doc (fetched with apt-get download on first use, then cached).
+# The blind set is scored once, alone: scripts/bench_recall_quality.py --set blind.
+bench-quality: setup
+	$(BIN)/python scripts/bench_recall_quality.py --table
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis

@@ -17,12 +17,13 @@ from .errors import AgentExists, BadInput
 from .exchange import Exchange
 from .exchange.remotes import Remotes
 from .index.keeper import IndexKeeper
-from .model import DEFAULT_AMPLITUDE, Memory, events, utcnow, validate_content, validate_ref, validate_vector
+from .model import DEFAULT_AMPLITUDE, Memory, events, utcnow, validate_ref
 from .peers import Peers
 from .promotion import Promotions
 from .quarantine.disputes import Disputes
 from .quarantine.service import Quarantine
-from .recall import AccessCounter, Recall, RecallHit
+from .recall import AccessCounter, Recall, Recalled, RecallHit
+from .agent_recall import RecallVerbs
 from .agent_roster import RosterVerbs
 from .roster.service import Rosters
 from .runtime.progress import Progress
@@ -36,10 +37,10 @@ if TYPE_CHECKING:
     from .judge import Judge
     from .merge import Comparator
 
-__all__ = ["Agent", "MemoryInput", "RecallHit", "StoreResult"]
+__all__ = ["Agent", "MemoryInput", "Recalled", "RecallHit", "StoreResult"]
 
 
-class Agent(RosterVerbs):
+class Agent(RecallVerbs, RosterVerbs):
     """One agent's memory database, branch, key and index."""
 
     def __init__(self, opened: provision.Opened, *, embedder: Embedder | None = None, judge: Judge | None = None):
@@ -158,16 +159,6 @@ class Agent(RosterVerbs):
     def forget(self, memory_id: str) -> dict:
         """Retract one of this agent's own memories (a signed, committed change; never a delete)."""
         return self.writer.forget(memory_id)
-
-    def recall(self, query: str, *, k: int = 5, as_of: str | None = None, include_faded: bool = False,
-               include_refuted: bool = False, vector: Any = None, now=None, consensus: bool = False) -> list[RecallHit]:
-        """Memories ranked by cos^2 * amplitude * trust * recency * boost(access); refuted ones
-        only when asked (marked by their `refuted_by`); `consensus`: only those the collective
-        promoted to main."""
-        query_vector = validate_vector(vector if vector is not None else
-                                       self.model.embed([validate_content(query, "query")])[0], self.dim)
-        return self.recaller.recall(query_vector, k=k, as_of=validate_ref(as_of), include_faded=include_faded,
-                                    include_refuted=include_refuted, now=now, consensus=consensus)
 
     def get(self, memory_id: str, *, as_of: str | None = None) -> Memory:
         return self.tables.memories.require(memory_id, as_of=validate_ref(as_of))

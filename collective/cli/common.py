@@ -150,6 +150,20 @@ def agent_options(func: Callable) -> Callable:
 json_option = click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
 
 
+def filter_options(func: Callable) -> Callable:
+    """--tag, --category, --origin, --since, --until: what recall and list are narrowed to."""
+    for option in reversed([
+            click.option("--tag", "tags", multiple=True, help="Only memories with this tag; repeat: with all of them."),
+            click.option("--category", "categories", multiple=True,
+                         help="Only memories of this category; repeat: of any of them."),
+            click.option("--origin", "origins", multiple=True,
+                         help="Only memories this agent first stored; repeat: from any of them."),
+            click.option("--since", help="Only memories created at or after this ISO-8601 time."),
+            click.option("--until", help="Only memories created at or before this ISO-8601 time.")]):
+        func = option(func)
+    return func
+
+
 def open_agent(home: str | None, agent_id: str | None, **kwargs) -> Agent:
     from ..agent import Agent  # imported here so `cmem --help` stays fast
     return Agent.open(agent_id, home=home, **kwargs)

@@ -1,11 +1,12 @@
-"""One agent's own memory: init, store, recall, show, forget, log, index, status."""
+"""One agent's own memory: init, store, recall, list, show, forget, log, index, status."""
 
 from __future__ import annotations
 
 import click
 
 from ..errors import BadInput
-from .common import agent_options, cli_errors, emit, init_agent, json_option, open_agent, progress_bars
+from .common import (agent_options, cli_errors, emit, filter_options, init_agent, json_option, open_agent,
+                     progress_bars)
 
 
 @click.command()
@@ -60,9 +61,13 @@ def store(content, category, tags, importance, phase, stance, home, agent_id, as
                         f"(amplitude {r['amplitude']:.2f}, phase {r['phase']:.2f})")
 
 
-def _render_hits(hits: list[dict]) -> str:
+def _render_hits(result: dict) -> str:
+    hits, closest = result["hits"], result["closest"]
     if not hits:
-        return "nothing recalled"
+        if closest is None:
+            return "nothing recalled"
+        return (f"nothing recalled at relevance {result['min_score']:.2f} or more; closest: "
+                f"{closest['relevance']:.3f}  {closest['summary']}  ({closest['origin_agent']}, {closest['id']})")
     lines = []
     for n, h in enumerate(hits, 1):
         flag = f" [refuted by {h['refuted_by']} at {h['valid_until']}]" if h.get("refuted_by") else (
@@ -74,28 +79,71 @@ def _render_hits(hits: list[dict]) -> str:
 @click.command()
 @click.argument("query")
 @click.option("-k", "k", default=5, show_default=True, type=int, help="How many memories.")
+@click.option("--min-score", type=float,
+              help="Least relevance (0 to 1) a hit has (default: [recall] min_score in cmem.toml, 0.15).")
+@filter_options
 @click.option("--as-of", help="Recall as of a commit, branch or timestamp.")
 @click.option("--include-faded", is_flag=True, help="Include memories whose strength fell below the fade threshold.")
 @click.option("--include-refuted", is_flag=True, help="Include memories a person's verdict refuted (marked).")
 @click.option("--consensus", is_flag=True, help="Only what the collective promoted to main (after the last pull).")
 @agent_options
 @json_option
-def recall(query, k, as_of, include_faded, include_refuted, consensus, home, agent_id, as_json):
-    """Recall the memories that resonate most with QUERY. Never creates a commit.
+def recall(query, k, min_score, tags, categories, origins, since, until, as_of, include_faded, include_refuted,
+           consensus, home, agent_id, as_json):
+    """Recall the memories that answer QUERY best. Never creates a commit.
 
-    Memories less similar to QUERY than the relevance floor ([recall] recall_floor
-    in cmem.toml) are left out; "nothing recalled" when none passes.
+    Hits are found by QUERY's words and its meaning; each has a relevance from 0
+    to 1 (0.7 x cosine similarity + 0.3 x (share of QUERY's words it holds)^2)
+    and is ranked by relevance times a damped resonance (amplitude, trust of its
+    origin, recency, access count). Hits less relevant than --min-score are left
+    out; when none passes, the closest is named.
 
     \b
-    JSON: [{"id", "score", "similarity", "strength", "access_count", "disputed",
-            "refuted_by", "valid_until", "summary", "content", "category",
-            "origin_agent", "amplitude", "created_at"}]
+    JSON: {"hits": [{"id", "score", "relevance", "similarity", "lexical",
+            "resonance", "strength", "access_count", "disputed", "refuted_by",
+            "valid_until", "summary", "content", "category", "tags",
+            "origin_agent", "amplitude", "created_at"}],
+           "min_score", "closest": a hit or null}
     """
     with cli_errors():
         with open_agent(home, agent_id) as agent:
-            hits = [h.to_dict() for h in agent.recall(query, k=k, as_of=as_of, include_faded=include_faded,
-                                                      include_refuted=include_refuted, consensus=consensus)]
-    emit(hits, as_json=as_json, text=_render_hits)
+            result = agent.recall(
+                query, k=k, as_of=as_of, include_faded=include_faded, include_refuted=include_refuted,
+                consensus=consensus, min_score=min_score, tags=list(tags), categories=list(categories),
+                origins=list(origins), since=since, until=until).to_dict()
+    emit(result, as_json=as_json, text=_render_hits)
+
+
+@click.command("list")
+@click.option("--limit", default=20, show_default=True, type=int, help="Memories on one page.")
+@click.option("--offset", default=0, show_default=True, type=int, help="Memories skipped before the page.")
+@filter_options
+@click.option("--include-refuted", is_flag=True, help="Include memories a person's verdict refuted.")
+@agent_options
+@json_option
+def list_cmd(limit, offset, tags, categories, origins, since, until, include_refuted, home, agent_id, as_json):
+    """List the memories recall can find, newest first, a page at a time.
+
+    \b
+    JSON: {"total", "offset", "memories": [a memory (id, content, summary,
+           category, tags, amplitude, origin_agent, created_at, ...)]}
+    """
+    with cli_errors():
+        with open_agent(home, agent_id) as agent:
+            result = agent.list_memories(limit=limit, offset=offset, include_refuted=include_refuted,
+                                         tags=list(tags), categories=list(categories), origins=list(origins),
+                                         since=since, until=until)
+    emit(result, as_json=as_json, text=_render_page)
+
+
+def _render_page(page: dict) -> str:
+    memories = page["memories"]
+    if not memories:
+        return f"no memories here ({page['total']} in all)"
+    lines = [f"{m['created_at'][:19]}  {m['summary']}  ({m['origin_agent']}, {m['id']})" for m in memories]
+    first = page["offset"] + 1
+    lines.append(f"{first}-{first + len(memories) - 1} of {page['total']}")
+    return "\n".join(lines)
 
 
 @click.command()
@@ -206,4 +254,4 @@ def status(home, agent_id, as_json):
     emit(result, as_json=as_json, text=_render_status)
 
 
-COMMANDS = (init, store, recall, show, forget, log, index_cmd, status)
+COMMANDS = (init, store, recall, list_cmd, show, forget, log, index_cmd, status)

@@ -1,4 +1,20 @@
-"""Recall's score, pure: `cos^2 * amplitude * trust(origin) * recency * boost(n)`.
+"""Recall's score, pure.
+
+A memory's relevance to a query is what the query's words and meaning find in it:
+
+    relevance = SEMANTIC_WEIGHT * max(cos, 0) + (1 - SEMANTIC_WEIGHT) * min(lexical, 1) ** 2
+
+(lexical: the share of the query's BM25 weight the memory's words hold, index/lexical.py).
+Squared, so that a word or two in common with an unrelated memory adds little (a share of
+0.3 adds 0.027) while a memory holding the query's words adds up to 0.3: a keyword query
+("pump") finds its memory, and a paraphrase is not pushed out by incidental words.
+Chosen on the development questions and the public set of scripts/bench_recall_quality.py
+(README, Recall): there it ranks as well as cosine alone where words do not help, and better
+where they do; linear mixes and reciprocal rank fusion ranked worse on both.
+Resonance (amplitude * trust(origin) * recency * boost(access)) then re-ranks within
+what is relevant, damped so that it cannot outweigh a clear difference in relevance:
+
+    score = relevance * resonance ** RESONANCE_WEIGHT
 
 The strength part (amplitude * trust * recency) is computed from a compact
 table of each memory's score columns, which the ANN index keeps beside its
@@ -15,6 +31,9 @@ from ..model import CATEGORIES, parse_time
 from . import trust
 
 BOOST_STEP, BOOST_MAX = 0.05, 2.0
+SEMANTIC_WEIGHT = 0.7
+LEXICAL_POWER = 2
+RESONANCE_WEIGHT = 0.25  # a memory 16 times stronger ranks as if twice as relevant
 SCORE_COLUMNS = ("amplitude", "origin_agent", "created_at", "category", "refuted_by")  # what recall reads
 # per memory: the strength's inputs, origins as codes, and whether a verdict refuted it
 SCORE_DTYPE = np.dtype([("amplitude", "<f4"), ("created", "<f8"), ("category", "i1"), ("origin", "<i4"),
@@ -26,9 +45,21 @@ def boost(access_counts: np.ndarray) -> np.ndarray:
     return np.minimum(1 + BOOST_STEP * access_counts, BOOST_MAX)
 
 
-def scores(similarities: np.ndarray, strength: np.ndarray, access_counts: np.ndarray) -> np.ndarray:
-    """The recall score of each memory; a negative cosine counts as no resemblance."""
-    return np.maximum(similarities, 0.0) ** 2 * strength * boost(access_counts)
+def relevance(similarities: np.ndarray, lexical: np.ndarray) -> np.ndarray:
+    """How much the query's meaning and words find in each memory, 0 to 1; a negative
+    cosine counts as no resemblance."""
+    return (SEMANTIC_WEIGHT * np.maximum(similarities, 0.0)
+            + (1 - SEMANTIC_WEIGHT) * np.clip(lexical, 0.0, 1.0) ** LEXICAL_POWER)
+
+
+def resonance(strength: np.ndarray, access_counts: np.ndarray) -> np.ndarray:
+    """The damped factor resonance multiplies relevance by."""
+    return (np.asarray(strength, dtype=np.float64) * boost(access_counts)) ** RESONANCE_WEIGHT
+
+
+def scores(relevances: np.ndarray, strength: np.ndarray, access_counts: np.ndarray) -> np.ndarray:
+    """The recall score of each memory."""
+    return np.asarray(relevances, dtype=np.float64) * resonance(strength, access_counts)
 
 
 def score_table(rows: Sequence[dict], origin_code: Callable[[str], int]) -> np.ndarray:

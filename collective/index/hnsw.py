@@ -20,7 +20,8 @@ import numpy as np
 from ..core.scoring import SCORE_COLUMNS, SCORE_DTYPE as _SCORE_DTYPE, score_table, strengths
 from ..errors import StorageError
 from ..runtime.progress import Progress
-from ..model import blob_to_vector
+from ..model import CATEGORIES, blob_to_vector, row_tags
+from .lexical import LexicalIndex, document_terms
 
 if TYPE_CHECKING:
     from ..store.port import Repository
@@ -39,7 +40,7 @@ SCAN_SHARE = 16
 # hnswlib's words when its graph reached fewer than k live nodes, however large ef is
 _UNREACHED = "Cannot return the results in a contiguous 2D array"
 PROGRESS_PART = 5000  # rows added between two progress reports
-_COLUMNS = ("id", "content", "vector", "dim", "model_version", "retracted", "absorbed_into", *SCORE_COLUMNS)
+_COLUMNS = ("id", "content", "tags", "vector", "dim", "model_version", "retracted", "absorbed_into", *SCORE_COLUMNS)
 
 
 def read_meta(folder: Path) -> dict | None:
@@ -86,6 +87,11 @@ class VectorIndex:
         self._origins: list[str] = []  # origin agent of each code in _scores["origin"]
         self._origin_code: dict[str, int] = {}
         self._max_amplitude: float | None = None  # of _scores, computed when first asked
+        self._lexical = LexicalIndex()  # the words of each label's memory, for the lexical half of recall
+        self._live = np.zeros(0, dtype=bool)  # by label: indexed and not removed since
+        self.version = 0  # counts changes to what is indexed or how it scores, for callers' caches
+        self._refuted_kept: tuple[int, np.ndarray | None] = (-1, None)
+        self._statistics_kept: tuple[int, tuple[int, float]] = (-1, (0, 1.0))
 
     # --- files ---------------------------------------------------------
     @property
@@ -95,6 +101,10 @@ class VectorIndex:
     @property
     def _vectors_path(self) -> Path:
         return self.folder / "index-vectors.npy"
+
+    @property
+    def _lexical_path(self) -> Path:
+        return self.folder / "index-lexical.npz"
 
     @property
     def _paths(self) -> tuple[Path, Path, Path]:
@@ -121,8 +131,9 @@ class VectorIndex:
                 ids = [str(x) for x in np.load(ids_path, allow_pickle=False)]
                 scores = np.load(self._scores_path, allow_pickle=False)
                 # mapped, not read: only a scan touches it, and a save replaces the file, never writes into it
-                vectors = np.load(self._vectors_path, mmap_mode="r", allow_pickle=False)
+                vectors = np.asarray(np.load(self._vectors_path, mmap_mode="r", allow_pickle=False))
                 origins = [str(o) for o in meta["origins"]]
+                lexical = LexicalIndex.load(self._lexical_path)
                 index = hnswlib.Index(space="cosine", dim=self.dim)
                 index.load_index(str(index_path), max_elements=meta["capacity"])
             if (scores.dtype != _SCORE_DTYPE or vectors.dtype != np.float32 or vectors.shape[1:] != (self.dim,)
@@ -136,6 +147,10 @@ class VectorIndex:
         self._labels = {mid: label for label, mid in enumerate(ids) if label not in deleted}
         self._deleted = deleted
         self._scores, self._vectors, self._origins, self._max_amplitude = scores, vectors, origins, None
+        self._lexical = lexical
+        self.version += 1
+        self._live = np.zeros(len(ids), dtype=bool)
+        self._live[list(self._labels.values())] = True
         self._origin_code = {o: code for code, o in enumerate(origins)}
         return True
 
@@ -164,6 +179,7 @@ class VectorIndex:
             np.save(f, self._scores, allow_pickle=False)
         with open(self._vectors_path.with_suffix(".tmp"), "wb") as f:
             np.save(f, self._vectors, allow_pickle=False)
+        self._lexical.save(self._lexical_path.with_suffix(".tmp"), self._live)
         meta = {"head": self.head, "dim": self.dim, "model_version": self.model_version,
                 "capacity": self._index.get_max_elements(), "count": len(self._labels),
                 "deleted": sorted(self._deleted), "origins": self._origins}
@@ -171,6 +187,7 @@ class VectorIndex:
         os.replace(ids_path.with_suffix(".tmp"), ids_path)
         os.replace(self._scores_path.with_suffix(".tmp"), self._scores_path)
         os.replace(self._vectors_path.with_suffix(".tmp"), self._vectors_path)
+        os.replace(self._lexical_path.with_suffix(".tmp"), self._lexical_path)
         tmp_meta = meta_path.with_suffix(".tmp")
         tmp_meta.write_text(json.dumps(meta))
         os.replace(tmp_meta, meta_path)  # last: a crash before this leaves the old head, so we redo the diff
@@ -199,7 +216,7 @@ class VectorIndex:
             if row is not None and indexable(row, self.model_version, self.dim):
                 # a dream or a merge changes amplitudes far more often than vectors or texts
                 same = (change.old is not None and row["id"] in self._labels and row["vector"] == change.old["vector"]
-                        and row["content"] == change.old["content"])
+                        and row["content"] == change.old["content"] and row["tags"] == change.old["tags"])
                 (rescored if same else upserts).append(row)
             else:
                 self.remove([(change.new or change.old)["id"]])
@@ -222,6 +239,7 @@ class VectorIndex:
         self._scores, self._origins, self._origin_code = np.zeros(0, dtype=_SCORE_DTYPE), [], {}
         self._vectors = np.zeros((0, self.dim), dtype=np.float32)
         self._max_amplitude = None
+        self._lexical, self._live = LexicalIndex(), np.zeros(0, dtype=bool)
         self.add_in_parts(rows, progress)
         if on_indexed is not None and rows:
             on_indexed(rows)
@@ -256,6 +274,10 @@ class VectorIndex:
             self._labels[r["id"]] = start + offset
         self._scores = np.concatenate([self._scores[:start], score_table(rows, self._code)])
         self._vectors = np.concatenate([self._vectors[:start], _unit(vectors)])
+        tags = [row_tags(r) for r in rows]
+        self._lexical.add(labels, [document_terms(r["content"], t) for r, t in zip(rows, tags)], tags)
+        self._live = np.concatenate([self._live[:start], np.ones(len(rows), dtype=bool)])
+        self.version += 1
         self._max_amplitude = None
         self._dirty = True
 
@@ -270,13 +292,14 @@ class VectorIndex:
 
     def live_labels(self) -> np.ndarray:
         """The label of every memory indexed (removed ones left out)."""
-        return np.fromiter(self._labels.values(), dtype=np.int64, count=len(self._labels))
+        return np.flatnonzero(self._live)
 
     def rescore(self, rows: Sequence[dict]) -> None:
         """New score columns (amplitude, origin, age, category) for rows indexed already."""
         if rows:
             labels = np.array([self._labels[r["id"]] for r in rows])
             self._scores[labels] = score_table(rows, self._code)
+            self.version += 1
             self._max_amplitude = None
             self._dirty = True
 
@@ -294,6 +317,8 @@ class VectorIndex:
                 with contextlib.suppress(RuntimeError):  # already marked in a file an interrupted save left
                     self._index.mark_deleted(label)
                 self._deleted.add(label)
+                self._live[label] = False
+                self.version += 1
                 self._dirty = True
 
     def __len__(self) -> int:
@@ -320,6 +345,52 @@ class VectorIndex:
                      half_lives: Mapping[str, float]) -> np.ndarray:
         """amplitude * trust of the origin * recency, for each label, as recall scores it."""
         return strengths(self._scores[labels], self._origins, trust_scores, now, half_lives)
+
+    @property
+    def live(self) -> np.ndarray:
+        """By label: whether it is indexed now (read only)."""
+        return self._live
+
+    def lexical_scores(self, query: str) -> np.ndarray:
+        """By label: the share of the query's words each live memory holds (see lexical.py)."""
+        if self._statistics_kept[0] != self.version:
+            self._statistics_kept = (self.version, self._lexical.statistics(self._live))
+        return self._lexical.scores(query, self._live, self._statistics_kept[1])
+
+    def similarities(self, vector: np.ndarray, labels: np.ndarray) -> np.ndarray:
+        """The exact cosine of the query with each label's vector."""
+        return self._vectors[labels] @ _unit(np.asarray(vector)[None, :])[0]
+
+    def allowed(self, *, tags: Sequence[str] = (), categories: Sequence[str] = (), origins: Sequence[str] = (),
+                since: float | None = None, until: float | None = None) -> np.ndarray:
+        """By label: live and passing every filter given (all tags; any category, any
+        origin; created in [since, until], epoch seconds)."""
+        mask = self._live.copy()
+        for tag in tags:
+            carrying = np.zeros(len(mask), dtype=bool)
+            carrying[self._lexical.tagged(tag)] = True
+            mask &= carrying
+        if categories:
+            codes = [CATEGORIES.index(c) for c in categories if c in CATEGORIES]
+            mask &= np.isin(self._scores["category"], codes)
+        if origins:
+            mask &= np.isin(self._scores["origin"], [self._origin_code[o] for o in origins if o in self._origin_code])
+        if since is not None:
+            mask &= self._scores["created"] >= since
+        if until is not None:
+            mask &= self._scores["created"] <= until
+        return mask
+
+    def created_at(self, labels: np.ndarray) -> np.ndarray:
+        """When each label's memory was created (epoch seconds)."""
+        return self._scores["created"][labels]
+
+    @property
+    def refuted(self) -> np.ndarray:
+        """By label: whether a verdict refuted its memory (read only; kept per version)."""
+        if self._refuted_kept[0] != self.version:
+            self._refuted_kept = (self.version, self._scores["refuted"].astype(bool))
+        return self._refuted_kept[1]
 
     def refuted_at(self, labels: np.ndarray) -> np.ndarray:
         """Whether a verdict refuted each label's memory (kept in the index: merges meet

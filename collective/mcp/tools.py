@@ -24,7 +24,7 @@ Result = dict[str, Any]
 
 # Tools that change nothing the agent shares (recall counts accesses in a local,
 # unversioned table; it never commits).
-READ_ONLY = ("recall", "show", "log", "status", "quarantine_list", "stability", "judge")
+READ_ONLY = ("recall", "list_memories", "show", "log", "status", "quarantine_list", "stability", "judge")
 CHANGING = ("store", "forget", "push", "pull")
 
 
@@ -66,24 +66,45 @@ class MemoryTools:
         return self._call(lambda agent: agent.store(content, category=category, tags=tags or [],
                                                     importance=importance, phase=phase, stance=stance).to_dict())
 
-    def recall(self, query: str, k: int = 5, as_of: str | None = None, include_faded: bool = False,
+    def recall(self, query: str, k: int = 5, min_score: float | None = None, tags: list[str] | None = None,
+               categories: list[str] | None = None, origins: list[str] | None = None, since: str | None = None,
+               until: str | None = None, as_of: str | None = None, include_faded: bool = False,
                include_refuted: bool = False, consensus: bool = False) -> Result:
-        """Recall the k memories that resonate most with the query, ranked by
-        cos^2 * amplitude * trust(origin) * recency * boost(access count). Never commits.
-        Memories below the relevance floor (not about the query) are left out.
+        """Recall the k memories that best answer the query: found by its words and its
+        meaning, ranked by relevance (0 to 1) times a damped resonance (amplitude, trust,
+        recency, access). Never commits. A short keyword query works as well as a question.
 
+        min_score: least relevance a hit has (default 0.15); when none passes, "closest"
+        names the best one left out, so an empty answer still says what came nearest.
+        tags (all of them), categories, origins (any of them), since, until (ISO-8601):
+        only memories that match.
         as_of: a commit, branch or timestamp: recall what the agent believed then.
         include_faded: also memories whose strength fell below the fade threshold.
         include_refuted: also memories a person's verdict refuted (their refuted_by set).
         consensus: only memories the collective promoted to main (as of the last pull).
 
-        Returns {"hits": [{"id", "score", "similarity", "strength", "access_count",
-        "disputed", "refuted_by", "valid_until", "summary", "content", "category",
-        "origin_agent", "amplitude", "created_at"}]}, best first.
+        Returns {"hits": [{"id", "score", "relevance", "similarity", "lexical", "resonance",
+        "strength", "access_count", "disputed", "refuted_by", "valid_until", "summary",
+        "content", "category", "tags", "origin_agent", "amplitude", "created_at"}],
+        "min_score", "closest": a hit or null}, best first.
         """
-        return self._call(lambda agent: {"hits": [h.to_dict() for h in agent.recall(
-            query, k=k, as_of=as_of, include_faded=include_faded, include_refuted=include_refuted,
-            consensus=consensus)]})
+        return self._call(lambda agent: agent.recall(
+            query, k=k, min_score=min_score, tags=tags, categories=categories, origins=origins, since=since,
+            until=until, as_of=as_of, include_faded=include_faded, include_refuted=include_refuted,
+            consensus=consensus).to_dict())
+
+    def list_memories(self, limit: int = 20, offset: int = 0, tags: list[str] | None = None,
+                      categories: list[str] | None = None, origins: list[str] | None = None,
+                      since: str | None = None, until: str | None = None, include_refuted: bool = False) -> Result:
+        """Browse the memories recall can find, newest first, a page at a time; filters as
+        for recall.
+
+        Returns {"total", "offset", "memories": [{"id", "content", "summary", "category",
+        "tags", "amplitude", "origin_agent", "created_at", ...}]}.
+        """
+        return self._call(lambda agent: agent.list_memories(
+            limit=limit, offset=offset, tags=tags, categories=categories, origins=origins, since=since,
+            until=until, include_refuted=include_refuted))
 
     def show(self, memory_id: str) -> Result:
         """One memory by id, with its links, access count and dispute.

@@ -12,7 +12,7 @@ import re
 import time
 from dataclasses import dataclass, field, fields
 from datetime import datetime, timezone
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping
 
 import numpy as np
 
@@ -168,6 +168,12 @@ def validate_tags(tags: Iterable[str] | None) -> list[str]:
         if tag.strip() not in out:
             out.append(tag.strip())
     return out
+
+
+def row_tags(row: Mapping) -> list[str]:
+    """A memory row's tags: JSON text as stored, or a list already."""
+    tags = row.get("tags") or []
+    return json.loads(tags) if isinstance(tags, (str, bytes)) else list(tags)
 
 
 def validate_vector(vector: Any, dim: int) -> np.ndarray:

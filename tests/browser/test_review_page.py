@@ -73,7 +73,7 @@ def test_keep_b_with_a_note_resolves_the_dispute_and_recall_agrees(page, served,
     recalled = cmem("recall", QUERY, "--agent", "earth-2", "--json", home=world.home)
     answered = clock()
     assert recalled.returncode == 0, recalled.stderr
-    hits = json.loads(recalled.stdout)
+    hits = json.loads(recalled.stdout)["hits"]
     assert hits[0]["content"] == NOT_PUMP
     assert PUMP not in [h["content"] for h in hits]  # refuted: left out by default
     assert page.locator("#dispute-status").inner_text() == "resolved"
@@ -123,7 +123,7 @@ def test_a_promotion_approved_on_the_page(page, served, world):
     assert page.locator(f"tr.promotion[data-memory='{world.rover}'] td").first.inner_text() == "promoted"
     recalled = cmem("recall", "rover battery", "--consensus", "--agent", "earth-2", "--json", home=world.home)
     assert recalled.returncode == 0, recalled.stderr
-    assert [h["content"] for h in json.loads(recalled.stdout)] == [ROVER]
+    assert [h["content"] for h in json.loads(recalled.stdout)["hits"]] == [ROVER]
 
 
 def test_a_non_loopback_bind_without_a_token_is_refused(world):
@@ -223,4 +223,4 @@ def test_merged_stores_the_corrected_statement_with_both_sides_as_parents(page, 
     assert merged.content == corrected
     assert sorted(merged.parents) == sorted(world.dispute_memories.values())
     recalled = cmem("recall", QUERY, "--agent", "earth-2", "--json", home=world.home)
-    assert [h["content"] for h in json.loads(recalled.stdout)][:1] == [corrected]
+    assert [h["content"] for h in json.loads(recalled.stdout)["hits"]][:1] == [corrected]

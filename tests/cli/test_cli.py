@@ -28,7 +28,8 @@ MEMORY_KEYS = {"id", "content", "summary", "category", "tags", "amplitude", "pha
                "model_version", "layer", "disputed", "hallucinated", "retracted", "absorbed_into", "parents",
                "merge_history", "created_at", "updated_at", "refuted_by", "valid_until"}
 HIT_KEYS = {"id", "score", "similarity", "strength", "access_count", "disputed", "summary", "content", "category",
-            "origin_agent", "amplitude", "created_at", "refuted_by", "valid_until"}
+            "origin_agent", "amplitude", "created_at", "refuted_by", "valid_until", "relevance", "lexical",
+            "resonance", "tags"}
 CMEM = Path(sys.executable).with_name("cmem")
 
 
@@ -151,11 +152,12 @@ def test_home_and_agent_precedence(home, tmp_path, real_embedder):
 
 
 BROKEN_TOML = [
-    (b'[recall]\nrecall_floor = nan\n', "[recall] recall_floor must be a finite number, got nan"),
+    (b'[recall]\nmin_score = nan\n', "[recall] min_score must be a finite number, got nan"),
+    (b'[recall]\nmin_score = 1.5\n', "[recall] min_score must be from 0 to 1, got 1.5"),
     (b'[merge]\namplitude_cap = -inf\n', "[merge] amplitude_cap must be a finite number, got -inf"),
     (b'[recall]\nfade_threshold = "low"\n', "[recall] fade_threshold must be a finite number, got 'low'"),
     (b'[storage]\ngc_every = 2.5\n', "[storage] gc_every must be a whole number, got 2.5"),
-    (b'[recall]\nrecall_floor = 1' + b'0' * 400 + b'\n', "[recall] recall_floor must be a finite number, got 1000"),
+    (b'[recall]\nmin_score = 1' + b'0' * 400 + b'\n', "[recall] min_score must be a finite number, got 1000"),
     (b'recall = 3\n', "[recall] must be a table, got 3"),
     (b'[trust]\nhalf_lives = {knowledge = 0}\n', "[trust] half_lives.knowledge must be more than 0 days"),
     (b'[dream]\nlayer_days = [1.0, inf]\n', "[dream] layer_days must be a finite number, got inf"),
@@ -251,8 +253,10 @@ def test_recall_show_forget_status_json(stored):
     home, first, second = stored
     h = str(home)
     before = db_state(home)
-    hits = cmem_json("recall", "is the coolant pump safe?", "-k", "2", "--home", h)
-    assert [set(x) for x in hits] == [HIT_KEYS]  # the greenhouse lights are not about the pump: below the floor
+    recalled = cmem_json("recall", "is the coolant pump safe?", "-k", "2", "--home", h)
+    assert set(recalled) == {"hits", "min_score", "closest"} and recalled["closest"] is None
+    hits = recalled["hits"]
+    assert [set(x) for x in hits] == [HIT_KEYS]  # the greenhouse lights are not about the pump: not relevant
     assert hits[0]["id"] == first["id"] and hits[0]["similarity"] > 0.4
     assert hits[0]["access_count"] == 0
     assert db_state(home) == before  # recall never commits
@@ -272,9 +276,11 @@ def test_recall_show_forget_status_json(stored):
     forgotten = cmem_json("forget", first["id"], "--home", h)
     assert set(forgotten) == {"id", "retracted", "changed", "commit"}
     assert forgotten["changed"] is True and forgotten["commit"] == db_state(home)[0] != before[0]
-    assert cmem_json("recall", "coolant pump", "--home", h) == []
-    assert cmem("recall", "coolant pump", "--home", h).stdout == "nothing recalled\n"
-    old = cmem_json("recall", "coolant pump", "--as-of", before[0], "--home", h)
+    nothing = cmem_json("recall", "coolant pump", "--home", h)
+    assert nothing["hits"] == [] and nothing["closest"]["id"] == second["id"]  # what came closest is named
+    said = cmem("recall", "coolant pump", "--home", h).stdout
+    assert said.startswith("nothing recalled at relevance 0.15 or more; closest: ") and second["id"] in said
+    old = cmem_json("recall", "coolant pump", "--as-of", before[0], "--home", h)["hits"]
     assert first["id"] in [x["id"] for x in old]
     assert cmem_json("forget", first["id"], "--home", h)["changed"] is False
     assert cmem("recall", "greenhouse lights", "--home", h).stdout.startswith(" 1. ")
@@ -305,11 +311,12 @@ def test_as_of_branch_and_timestamp_through_the_cli(stored):
     moment = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     time.sleep(1.1)
     third = cmem_json("store", "the coolant pump was replaced yesterday", "--home", h)
-    now = {x["id"] for x in cmem_json("recall", "coolant pump", "-k", "5", "--home", h)}
-    assert now == {first["id"], third["id"]}  # the greenhouse lights are below the relevance floor
-    then = {x["id"] for x in cmem_json("recall", "coolant pump", "-k", "5", "--as-of", moment, "--home", h)}
+    now = {x["id"] for x in cmem_json("recall", "coolant pump", "-k", "5", "--home", h)["hits"]}
+    assert now == {first["id"], third["id"]}  # the greenhouse lights are not relevant enough
+    then = {x["id"] for x in cmem_json("recall", "coolant pump", "-k", "5", "--as-of", moment, "--home", h)["hits"]}
     assert then == {first["id"]}
-    assert cmem_json("recall", "coolant pump", "--as-of", "main", "--home", h) == []
+    assert cmem_json("recall", "coolant pump", "--as-of", "main", "--home", h) == {
+        "hits": [], "min_score": 0.15, "closest": None}
 
 
 def test_phases_of_negation_and_paraphrase(cli_home, real_embedder):

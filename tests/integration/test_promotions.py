@@ -315,7 +315,7 @@ def test_the_cli_promotes_by_two_endorsements_and_recalls_consensus(agents_with_
     assert [p["memory"] for p in json.loads(listed.stdout)] == [memory.id]
     assert cmem("pull", "--agent", "mars-1", "--json").exit_code == 0
     recalled = cmem("recall", "coolant pump", "--consensus", "--agent", "mars-1", "--json")
-    assert [h["id"] for h in json.loads(recalled.stdout)] == [memory.id]
+    assert [h["id"] for h in json.loads(recalled.stdout)["hits"]] == [memory.id]
 
 
 @pytest.mark.parametrize("args, message", [

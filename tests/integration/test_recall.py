@@ -11,7 +11,7 @@ import pytest
 
 from collective import open_agent
 from collective.agent import Agent, MemoryInput
-from collective.core import trust
+from collective.core import scoring, trust
 from collective.errors import BadInput, NotFound
 from collective.model import iso, parse_time, utcnow, validate_vector
 
@@ -37,8 +37,8 @@ def test_recall_makes_no_commit_but_counts_access(agent):
     assert [h.memory.id for h in hits] == [stored.memory.id]
     assert hits[0].access_count == 0
     again = agent.recall("coolant pump", k=1)
-    assert again[0].access_count == 1 and again[0].score > hits[0].score  # boost(1) = 1.05
-    assert again[0].score == pytest.approx(hits[0].score * 1.05)
+    assert again[0].access_count == 1 and again[0].score > hits[0].score  # boost(1) = 1.05, damped
+    assert again[0].score == pytest.approx(hits[0].score * 1.05 ** scoring.RESONANCE_WEIGHT)
     assert head(agent) == before and commit_count(agent) == commits
     assert agent.repo.query("SELECT * FROM dolt_status") == []
     assert agent.show(stored.memory.id)["access_count"] == 2
@@ -71,10 +71,17 @@ def test_access_counts_survive_reopen_and_are_never_committed(home, hash_embedde
         assert again.repo.query("SELECT * FROM dolt_status") == []
 
 def test_recall_score_is_the_documented_product(agent):
+    """Every word of the query, once, in a memory of average length: lexical share 1; the
+    same text: cosine 1; so relevance 1, and the score is the damped resonance alone."""
     agent.store("alpha beta gamma", importance=0.8)
     hit = agent.recall("alpha beta gamma", k=1)[0]
-    assert hit.similarity == pytest.approx(1.0, abs=1e-5)
-    assert hit.strength == pytest.approx(0.8) and hit.score == pytest.approx(0.8, abs=1e-5)
+    assert hit.similarity == pytest.approx(1.0, abs=1e-5) and hit.lexical == pytest.approx(1.0)
+    assert hit.relevance == pytest.approx(1.0, abs=1e-5) and hit.strength == pytest.approx(0.8)
+    assert hit.score == pytest.approx(0.8 ** scoring.RESONANCE_WEIGHT, abs=1e-5)
+    half = agent.recall("alpha delta", k=1)[0]  # one of two words, and a different meaning
+    assert half.relevance == pytest.approx(scoring.SEMANTIC_WEIGHT * max(half.similarity, 0)
+                                           + (1 - scoring.SEMANTIC_WEIGHT) * half.lexical ** scoring.LEXICAL_POWER)
+    assert 0 < half.lexical < 1
 
 def test_recall_validates_its_input(agent):
     agent.store("something")
@@ -122,13 +129,14 @@ def test_recall_matches_the_exact_ranking_when_strength_outweighs_similarity(age
                       for n, (v, a) in enumerate(zip(vectors, amplitudes))])
     unit = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
     sims = unit @ centre
-    exact = np.argsort(-(np.maximum(sims, 0) ** 2 * amplitudes))[:5]
+    exact = np.argsort(-(scoring.relevance(sims, np.zeros(500)) * amplitudes ** scoring.RESONANCE_WEIGHT))[:5]
     by_cosine = set(np.argsort(-sims)[:5 * 3])
     assert not set(exact) <= by_cosine  # the case is a hard one
     hits = agent.recall("ignored", k=5, vector=centre)
     assert [h.memory.content for h in hits] == [f"memory {n}" for n in exact]
     assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
-    assert hits[0].score == pytest.approx(sims[exact[0]] ** 2 * amplitudes[exact[0]], rel=1e-4)
+    assert hits[0].score == pytest.approx(
+        scoring.SEMANTIC_WEIGHT * sims[exact[0]] * amplitudes[exact[0]] ** scoring.RESONANCE_WEIGHT, rel=1e-4)
 
 def test_recall_ranks_by_trust_recency_and_access_exactly_as_a_full_scan(agent, foreign):
     """The index keeps each memory's amplitude, origin, age and category; recall's ranking from
@@ -161,7 +169,8 @@ def test_recall_ranks_by_trust_recency_and_access_exactly_as_a_full_scan(agent, 
             strength = m.amplitude * trust_of.get(m.origin_agent, 0.5) * trust.recency(
                 parse_time(m.created_at), later, m.category, agent.settings.half_lives)
             boost = min(1 + 0.05 * shown["access_count"], 2.0)
-            out.append(max(float(m.vector @ centre), 0.0) ** 2 * strength * boost)
+            out.append(scoring.SEMANTIC_WEIGHT * max(float(m.vector @ centre), 0.0)
+                       * (strength * boost) ** scoring.RESONANCE_WEIGHT)
         return out
 
     all_ids = [r["id"] for r in agent.repo.select("memories", columns=("id",))]
@@ -171,7 +180,8 @@ def test_recall_ranks_by_trust_recency_and_access_exactly_as_a_full_scan(agent, 
     assert [h.score for h in hits] == pytest.approx([score for score, _ in full[:8]], rel=1e-4)
     assert {h.memory.origin_agent for h in hits} - {"earth-1"}  # trust took part
     past = agent.recall("ignored", k=8, vector=centre, now=later, include_faded=True, as_of=head(agent))
-    assert [h.memory.id for h in past] == [h.memory.id for h in hits]
+    # the recall above counted an access for each hit: the full scan again, with those counts
+    assert [h.memory.id for h in past] == [mid for _, mid in sorted(zip(expected(all_ids), all_ids), reverse=True)[:8]]
 
 
 def test_refuted_memories_leave_recall_through_the_index_and_stay_in_history(agent):
@@ -195,6 +205,14 @@ def test_refuted_memories_leave_recall_through_the_index_and_stay_in_history(age
         reopened.close()
 
 
-def test_memories_below_the_relevance_floor_are_not_recalled(agent):
-    agent.store("the coolant pump is safe")
-    assert agent.recall("greenhouse tomatoes ripe", k=5) == []
+def test_memories_less_relevant_than_asked_are_left_out_and_the_closest_is_named(agent):
+    pump = agent.store("the coolant pump is safe").memory.id
+    nothing = agent.recall("greenhouse tomatoes ripe", k=5)
+    assert nothing == [] and nothing.closest.memory.id == pump and nothing.closest.relevance < nothing.min_score
+    assert [h.memory.id for h in agent.recall("greenhouse tomatoes ripe", k=5, min_score=0.0)] == [pump]
+    assert agent.recall("pump", k=5, min_score=1.0) == []
+    assert [h.memory.id for h in agent.recall("pump", k=5)] == [pump]  # one word found by the word
+    assert agent.recall("pump", k=5).closest is None
+    with pytest.raises(BadInput) as e:
+        agent.recall("pump", min_score=1.5)
+    assert e.value.field == "min-score"

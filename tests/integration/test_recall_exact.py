@@ -3,14 +3,16 @@ widens the search, it neither crashes in the ANN index nor differs from a full s
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 
 import numpy as np
 import pytest
 
 from collective.agent import Agent, MemoryInput
-from collective.core import trust
+from collective.core import scoring, trust
 from collective.errors import BadInput
+from collective.index.lexical import B, K1, terms
 from collective.model import blob_to_vector, parse_time, utcnow, validate_vector
 from collective.recall import MAX_K
 
@@ -32,36 +34,51 @@ def crowd(tmp_path_factory, hash_embedder):
         yield agent, centre, vectors, Counter()
 
 
-def recall(crowd, k: int) -> list[tuple[str, float]]:
+def recall(crowd, k: int, query: str = "ignored") -> list[tuple[str, float]]:
     """Recall through the index; the access counts it earns are kept for the full scan."""
     agent, centre, _, accessed = crowd
-    hits = agent.recall("ignored", k=k, vector=centre)
+    hits = agent.recall(query, k=k, vector=centre)
     accessed.update(h.memory.id for h in hits)
     return [(h.memory.id, h.score) for h in hits]
 
 
-def full_scan(crowd, counts: Counter) -> dict[str, float]:
-    """The documented score of every live memory that passes the floor and has not faded,
-    computed from its row."""
+def bm25_shares(rows: list[dict], query: str) -> dict[str, float]:
+    """The lexical share of each row, written out from the textbook formula (index/lexical.py)."""
+    docs = {r["id"]: terms(r["content"]) for r in rows}
+    average = sum(map(len, docs.values())) / len(docs)
+    words = list(dict.fromkeys(terms(query)))
+    idf = {w: math.log(1 + (len(docs) - df + 0.5) / (df + 0.5))
+           for w in words for df in [sum(w in d for d in docs.values())]}
+    weight = sum(idf.values())
+    return {mid: sum(idf[w] * d.count(w) * (K1 + 1) / (d.count(w) + K1 * (1 - B + B * len(d) / average))
+                     for w in words) / weight if weight else 0.0 for mid, d in docs.items()}
+
+
+def full_scan(crowd, counts: Counter, query: str = "ignored") -> dict[str, float]:
+    """The documented score of every live memory relevant enough and not faded, computed
+    from its row."""
     agent, centre, _, _ = crowd
     trust_of, now, settings = agent.trust_scores(), utcnow(), agent.settings
+    rows = [r for r in agent.repo.select("memories") if not r["retracted"] and r["absorbed_into"] is None]
+    lexical = bm25_shares(rows, query)
     scores = {}
-    for row in agent.repo.select("memories"):
-        if row["retracted"] or row["absorbed_into"] is not None:
-            continue
+    for row in rows:
         similarity = float(blob_to_vector(row["vector"]).astype(np.float64) @ centre)
         strength = row["amplitude"] * trust_of.get(row["origin_agent"], trust.START) * trust.recency(
             parse_time(row["created_at"]), now, row["category"], settings.half_lives)
-        if similarity >= settings.recall_floor and strength >= settings.fade_threshold:
-            scores[row["id"]] = max(similarity, 0.0) ** 2 * strength * min(1 + 0.05 * counts[row["id"]], 2.0)
+        relevance = (scoring.SEMANTIC_WEIGHT * max(similarity, 0.0)
+                     + (1 - scoring.SEMANTIC_WEIGHT) * min(lexical[row["id"]], 1.0) ** scoring.LEXICAL_POWER)
+        if relevance >= settings.min_score and strength >= settings.fade_threshold:
+            boost = min(1 + 0.05 * counts[row["id"]], 2.0)
+            scores[row["id"]] = relevance * (strength * boost) ** scoring.RESONANCE_WEIGHT
     return scores
 
 
-def assert_exact(crowd, k: int) -> None:
+def assert_exact(crowd, k: int, query: str = "ignored") -> None:
     """The hits are the full scan's top k, best first, each with its score. Two memories whose
     scores differ by less than float32 resolves (about 1e-7) may come in either order."""
     before = Counter(crowd[3])  # a recall scores with the access counts from before it
-    got, scores = recall(crowd, k), full_scan(crowd, before)
+    got, scores = recall(crowd, k, query), full_scan(crowd, before, query)
     best = sorted(scores.values(), reverse=True)[:k]
     assert len(got) == len(best) and len({mid for mid, _ in got}) == len(got)
     assert [scores[mid] for mid, _ in got] == pytest.approx(best, rel=1e-6, abs=0)
@@ -90,6 +107,15 @@ def test_recall_after_one_memory_reached_the_amplitude_cap_is_the_full_scan(crow
     assert_exact(crowd, 5)
     assert_exact(crowd, 1)
     assert_exact(crowd, 1000)
+
+
+@pytest.mark.parametrize("query", ["observation 4711", "observation 17 of the dust", "dust level 4999 3",
+                                   "level 12 13 14 15 16 17 18 19 20"])
+@pytest.mark.parametrize("k", [1, 10, 300])
+def test_recall_by_words_and_meaning_is_the_full_scan(crowd, query, k):
+    """Words every memory holds, and numbers only one or a few hold: memories found by a word
+    far from the ANN's candidates are scored too, exactly."""
+    assert_exact(crowd, k, query)
 
 
 @pytest.mark.parametrize("k", [0, -1, MAX_K + 1, 2.5, "5", True, None])

@@ -128,7 +128,7 @@ def test_installed_cmem_stores_and_recalls_offline(wheel, tmp_path):
     stored = json.loads(_run([cmem, "store", "The coolant pump in module C is safe to operate", "--json"],
                              env=env, cwd=work).stdout)
     _run([cmem, "store", "Solar array B produced 41 kWh yesterday"], env=env, cwd=work)
-    hits = json.loads(_run([cmem, "recall", "is the pump safe?", "--json"], env=env, cwd=work).stdout)
+    hits = json.loads(_run([cmem, "recall", "is the pump safe?", "--json"], env=env, cwd=work).stdout)["hits"]
     assert hits and hits[0]["id"] == stored["id"], hits
     assert hits[0]["content"] == "The coolant pump in module C is safe to operate"
     assert not [*home.rglob("tokenizer.json"), *cache.rglob("tokenizer.json")]

@@ -1,0 +1,99 @@
+"""What recall returns (hits, and the closest when none passed) and the candidates it scores."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable
+
+import numpy as np
+
+from ..core import scoring
+from ..model import Memory
+
+# score, relevance, cosine similarity, lexical share, strength, access count, memory id
+Scored = tuple[float, float, float, float, float, int, str]
+
+
+@dataclass
+class RecallHit:
+    memory: Memory
+    score: float
+    similarity: float
+    strength: float
+    access_count: int = 0
+    relevance: float = 0.0
+    lexical: float = 0.0
+
+    def to_dict(self) -> dict:
+        """The documented JSON shape: the score and its parts (relevance from the semantic
+        and lexical evidence, resonance from strength and access)."""
+        return {"id": self.memory.id, "score": round(self.score, 6), "relevance": round(self.relevance, 6),
+                "similarity": round(self.similarity, 6), "lexical": round(self.lexical, 6),
+                "resonance": round(float(scoring.resonance(np.array(self.strength), np.array(self.access_count))), 6),
+                "strength": round(self.strength, 6), "access_count": self.access_count,
+                "disputed": self.memory.disputed, "refuted_by": self.memory.refuted_by,
+                "valid_until": self.memory.valid_until, "summary": self.memory.summary,
+                "content": self.memory.content, "category": self.memory.category, "tags": list(self.memory.tags),
+                "origin_agent": self.memory.origin_agent, "amplitude": round(self.memory.amplitude, 6),
+                "created_at": self.memory.created_at}
+
+
+class Recalled(list):
+    """The hits, best first; when none reached the least relevance asked for, `closest` is
+    the best of those left out (None when nothing matched at all)."""
+
+    def __init__(self, hits: Iterable[RecallHit] = (), closest: RecallHit | None = None, min_score: float = 0.0):
+        super().__init__(hits)
+        self.closest = closest
+        self.min_score = min_score
+
+    def to_dict(self) -> dict:
+        """The documented JSON: {"hits", "min_score", "closest" (a hit or null)}."""
+        return {"hits": [h.to_dict() for h in self], "min_score": self.min_score,
+                "closest": self.closest.to_dict() if self.closest else None}
+
+
+@dataclass
+class Candidates:
+    """Scored memories by label, as parallel arrays (faded ones already left out)."""
+    labels: np.ndarray
+    scores: np.ndarray
+    relevance: np.ndarray
+    sims: np.ndarray
+    lexical: np.ndarray
+    strength: np.ndarray
+    counts: np.ndarray
+
+    @classmethod
+    def of(cls, labels, sims, lexical, strength, counts, *, faded_below: float | None) -> "Candidates":
+        keep = np.ones(len(labels), dtype=bool) if faded_below is None else strength >= faded_below
+        labels, sims, lexical, strength, counts = (a[keep] for a in (labels, sims, lexical, strength, counts))
+        relevance = scoring.relevance(sims, lexical)
+        return cls(labels, scoring.scores(relevance, strength, counts), relevance, sims, lexical, strength, counts)
+
+    def plus(self, other: "Candidates") -> "Candidates":
+        return Candidates(*(np.concatenate([a, b]) for a, b in zip(self.arrays(), other.arrays())))
+
+    def arrays(self) -> tuple[np.ndarray, ...]:
+        return self.labels, self.scores, self.relevance, self.sims, self.lexical, self.strength, self.counts
+
+    def kth(self, k: int, least: float) -> float:
+        """The k-th best score among those at least `least` relevant (-inf when fewer)."""
+        passing = self.scores[self.relevance >= least]
+        if len(passing) < k:
+            return -np.inf
+        return float(np.partition(passing, len(passing) - k)[len(passing) - k])
+
+    def top(self, k: int, least: float) -> tuple[np.ndarray, int | None]:
+        """Positions of the best k at least `least` relevant, best first (ties: lower label
+        first), and of the best one below `least` (None when there is none)."""
+        order = np.lexsort((self.labels, -self.scores))
+        passing = self.relevance[order] >= least
+        below = order[~passing]
+        return order[passing][:k], (int(below[0]) if len(below) else None)
+
+    def row(self, i: int, memory_id: str) -> Scored:
+        return (float(self.scores[i]), float(self.relevance[i]), float(self.sims[i]), float(self.lexical[i]),
+                float(self.strength[i]), int(self.counts[i]), memory_id)
+
+

@@ -24,7 +24,7 @@ from .model import Memory, blob_to_vector, iso, parse_time, utcnow, validate_cou
 from .store.dream_tables import CoAccessCounts
 from .store.tables import AccessCounts, Tables
 
-MAX_K = 10_000  # more than a person or a prompt reads; hnswlib allocates k slots per query
+MAX_K = 10_000  # more than a person or a prompt reads; the ANN index allocates k slots per query
 
 if TYPE_CHECKING:
     from .store.port import Repository

@@ -7,7 +7,11 @@ cosines a search returns come from the float32 vectors the index keeps beside it
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
+import functools
 import os
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -24,10 +28,23 @@ THREADS = max(1, min(4, os.cpu_count() or 1))
 def new(dim: int, depth: int):
     """An empty graph of unit vectors (their inner product is their cosine); it grows as rows come.
     `depth` (ef): how deep a search looks."""
-    from usearch.index import Index  # imported lazily: `cmem store` never needs it
-
-    return Index(ndim=dim, metric="ip", dtype="bf16", connectivity=M, expansion_add=EF_CONSTRUCTION,
+    return _index_class()(ndim=dim, metric="ip", dtype="bf16", connectivity=M, expansion_add=EF_CONSTRUCTION,
                  expansion_search=depth)
+
+
+@functools.cache
+def _index_class():
+    """usearch's Index, imported when first needed (`cmem store` never needs it).
+
+    usearch's Linux wheel carries its own static copy of the C++ runtime. Loaded before the
+    system's libstdc++ is in the global scope, it makes a library loaded later crash on import
+    (onnxruntime, the embedder's): so the system's goes first."""
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError):  # none there: nothing to put first
+            ctypes.CDLL("libstdc++.so.6", mode=ctypes.RTLD_GLOBAL)
+    from usearch.index import Index
+
+    return Index
 
 
 def load(path: Path, dim: int, depth: int):

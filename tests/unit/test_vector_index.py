@@ -3,6 +3,9 @@ graph comes to the exact scan, and its files."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -162,3 +165,9 @@ def test_files_from_two_saves_are_not_loaded(tmp_path):
         stale = np.load(tmp_path / name)[:50]
         np.save(tmp_path / name, stale)
     assert not VectorIndex(tmp_path, dim=DIM, model_version=MODEL).load()
+
+
+def test_the_embedder_loads_after_the_graph():
+    """usearch's static C++ runtime, loaded first, made onnxruntime crash on import."""
+    code = "from collective.index import graph; graph.new(8, 10); import onnxruntime"
+    assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0

@@ -10,7 +10,7 @@ setup: $(STAMP)
 
 $(STAMP): pyproject.toml setup.py
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet -e '.[test]'  # hnswlib builds for this machine's CPU
+	$(BIN)/pip install --quiet -e '.[test]'
 	touch $@
 
 # Dolt sql-server for the scale-out backend, built from its Go module (cached).

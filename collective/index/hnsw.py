@@ -1,17 +1,16 @@
-"""The ANN index (hnswlib, cosine) kept beside the agent's database.
+"""The ANN index (an HNSW graph by usearch, graph.py; cosine) kept beside the agent's database.
 
 It holds every memory not retracted nor absorbed (refuted ones flagged beside it) of the
 agent's embedding model. It remembers the database head it reflects; when the
 head moved it applies the Dolt diff since then, and rebuilds from scratch
-when it cannot (missing files, another model, a head it cannot diff from).
+when it cannot (missing files, another model, a head it cannot diff from, files
+of another layout such as the hnswlib ones of earlier versions). Beside each vector it
+keeps the memory's score columns and, in lexical.py's index, its words and tags; its
+files are files.py's.
 """
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
-import json
-import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
@@ -21,49 +20,20 @@ from ..core.scoring import SCORE_COLUMNS, SCORE_DTYPE as _SCORE_DTYPE, score_tab
 from ..errors import StorageError
 from ..runtime.progress import Progress
 from ..model import CATEGORIES, blob_to_vector, row_tags
+from . import graph
+from .files import LAYOUT, IndexFiles, read_meta  # noqa: F401  (the keeper and tests read these here)
+from .graph import EF_SEARCH
 from .lexical import LexicalIndex, document_terms
 
 if TYPE_CHECKING:
     from ..store.port import Repository
 
-M = 16
-# Measured on 100k clustered 384-dim vectors, 2 cores: 100 builds in 49.5 s where 200 took
-# 92.8 s (and a big pull's index update halves with it); a pull's candidate pairs found
-# at ef 48 went from 0.9988 to 0.9982 of the exact ones. Recall widens until exact anyway.
-EF_CONSTRUCTION = 100
-EF_SEARCH = 100
 # A search for k of n memories scans all n vectors (numpy, exact) when k * SCAN_SHARE >= n.
 # Measured on 5,000 clustered vectors, 2 busy cores: the graph and the scan cost the same near
-# k = n / 32 (0.04 ms at 64 dims, 0.2 ms at 384); at k = n / 4 the graph takes 3 to 7 times the
-# scan, and near k = n it cannot return k at all (see _UNREACHED).
+# k = n / 32 (0.15 ms at 64 dims, 0.3 ms at 384); at k = n / 4 the graph takes 3.5 times the scan.
 SCAN_SHARE = 16
-# hnswlib's words when its graph reached fewer than k live nodes, however large ef is
-_UNREACHED = "Cannot return the results in a contiguous 2D array"
 PROGRESS_PART = 5000  # rows added between two progress reports
 _COLUMNS = ("id", "content", "tags", "vector", "dim", "model_version", "retracted", "absorbed_into", *SCORE_COLUMNS)
-
-
-def read_meta(folder: Path) -> dict | None:
-    """The saved index's description (head, count, ...), or None when none was saved or
-    it is not one this code wrote (broken, edited): the index is derived, so it is rebuilt."""
-    try:
-        meta = json.loads((folder / "index.json").read_bytes())
-    except (OSError, ValueError):
-        return None
-    return meta if _sidecar_fits(meta) else None
-
-
-def _sidecar_fits(meta) -> bool:
-    """Whether index.json holds what a save writes; anything else (broken, edited) is rebuilt."""
-    return (isinstance(meta, dict) and isinstance(meta.get("head"), (str, type(None)))
-            and all(_whole(meta.get(key)) for key in ("dim", "capacity", "count"))
-            and isinstance(meta.get("model_version"), str)
-            and isinstance(meta.get("deleted"), list) and all(_whole(label) for label in meta["deleted"])
-            and isinstance(meta.get("origins"), list) and all(isinstance(o, str) for o in meta["origins"]))
-
-
-def _whole(value) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 2**63
 
 
 def indexable(row: dict, model_version: str, dim: int) -> bool:
@@ -71,7 +41,7 @@ def indexable(row: dict, model_version: str, dim: int) -> bool:
             and row["model_version"] == model_version and row["dim"] == dim)
 
 
-class VectorIndex:
+class VectorIndex(IndexFiles):
     def __init__(self, folder: Path, *, dim: int, model_version: str):
         self.folder = folder
         self.dim = dim
@@ -93,104 +63,8 @@ class VectorIndex:
         self._refuted_kept: tuple[int, np.ndarray | None] = (-1, None)
         self._statistics_kept: tuple[int, tuple[int, float]] = (-1, (0, 1.0))
 
-    # --- files ---------------------------------------------------------
-    @property
-    def _scores_path(self) -> Path:
-        return self.folder / "index-scores.npy"
-
-    @property
-    def _vectors_path(self) -> Path:
-        return self.folder / "index-vectors.npy"
-
-    @property
-    def _lexical_path(self) -> Path:
-        return self.folder / "index-lexical.npz"
-
-    @property
-    def _paths(self) -> tuple[Path, Path, Path]:
-        return self.folder / "index.hnsw", self.folder / "index-ids.npy", self.folder / "index.json"
-
-    def _new(self, capacity: int):
-        import hnswlib  # imported lazily: `cmem store` never needs it
-
-        index = hnswlib.Index(space="cosine", dim=self.dim)
-        index.init_index(max_elements=max(capacity, 1024), ef_construction=EF_CONSTRUCTION, M=M)
-        index.set_ef(EF_SEARCH)
-        index.set_num_threads(max(1, min(4, os.cpu_count() or 1)))
-        return index
-
-    def load(self) -> bool:
-        import hnswlib
-
-        index_path, ids_path, _ = self._paths
-        try:
-            with self._lock(exclusive=False):  # never files from two different saves
-                meta = read_meta(self.folder)
-                if meta is None or meta.get("dim") != self.dim or meta.get("model_version") != self.model_version:
-                    return False
-                ids = [str(x) for x in np.load(ids_path, allow_pickle=False)]
-                scores = np.load(self._scores_path, allow_pickle=False)
-                # mapped, not read: only a scan touches it, and a save replaces the file, never writes into it
-                vectors = np.asarray(np.load(self._vectors_path, mmap_mode="r", allow_pickle=False))
-                origins = [str(o) for o in meta["origins"]]
-                lexical = LexicalIndex.load(self._lexical_path)
-                index = hnswlib.Index(space="cosine", dim=self.dim)
-                index.load_index(str(index_path), max_elements=meta["capacity"])
-            if (scores.dtype != _SCORE_DTYPE or vectors.dtype != np.float32 or vectors.shape[1:] != (self.dim,)
-                    or not len(scores) == len(ids) == len(vectors) == index.get_current_count()):
-                return False  # a save was interrupted between its files, or an older layout: rebuild
-        except (OSError, ValueError, KeyError, RuntimeError):
-            return False
-        index.set_ef(EF_SEARCH)
-        self._index, self._ids, self.head = index, ids, meta["head"]
-        deleted = set(meta.get("deleted", []))
-        self._labels = {mid: label for label, mid in enumerate(ids) if label not in deleted}
-        self._deleted = deleted
-        self._scores, self._vectors, self._origins, self._max_amplitude = scores, vectors, origins, None
-        self._lexical = lexical
-        self.version += 1
-        self._live = np.zeros(len(ids), dtype=bool)
-        self._live[list(self._labels.values())] = True
-        self._origin_code = {o: code for code, o in enumerate(origins)}
-        return True
-
-    def save(self) -> None:
-        if self._index is None or not self._dirty:
-            return
-        with self._lock(exclusive=True):
-            self._save()
-        self._dirty = False
-
-    @contextlib.contextmanager
-    def _lock(self, *, exclusive: bool):
-        """Processes sharing the agent take turns: one writes the files while nobody reads."""
-        self.folder.mkdir(parents=True, exist_ok=True)
-        with open(self.folder / "index.lock", "a+b") as f:
-            fcntl.flock(f, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
-            yield  # closing the file releases the lock
-
-    def _save(self) -> None:
-        index_path, ids_path, meta_path = self._paths
-        tmp_index = index_path.with_suffix(".tmp")
-        self._index.save_index(str(tmp_index))
-        with open(ids_path.with_suffix(".tmp"), "wb") as f:
-            np.save(f, np.array(self._ids, dtype="U64"), allow_pickle=False)
-        with open(self._scores_path.with_suffix(".tmp"), "wb") as f:
-            np.save(f, self._scores, allow_pickle=False)
-        with open(self._vectors_path.with_suffix(".tmp"), "wb") as f:
-            np.save(f, self._vectors, allow_pickle=False)
-        self._lexical.save(self._lexical_path.with_suffix(".tmp"), self._live)
-        meta = {"head": self.head, "dim": self.dim, "model_version": self.model_version,
-                "capacity": self._index.get_max_elements(), "count": len(self._labels),
-                "deleted": sorted(self._deleted), "origins": self._origins}
-        os.replace(tmp_index, index_path)
-        os.replace(ids_path.with_suffix(".tmp"), ids_path)
-        os.replace(self._scores_path.with_suffix(".tmp"), self._scores_path)
-        os.replace(self._vectors_path.with_suffix(".tmp"), self._vectors_path)
-        os.replace(self._lexical_path.with_suffix(".tmp"), self._lexical_path)
-        tmp_meta = meta_path.with_suffix(".tmp")
-        tmp_meta.write_text(json.dumps(meta))
-        os.replace(tmp_meta, meta_path)  # last: a crash before this leaves the old head, so we redo the diff
+    def _new(self):
+        return graph.new(self.dim, EF_SEARCH)
 
     # --- keeping it current ---------------------------------------------
     def ensure(self, repo: Repository, head: str, *, on_indexed: Callable[[Sequence[dict]], None] | None = None,
@@ -234,7 +108,7 @@ class VectorIndex:
                 progress: Progress | None = None) -> None:
         rows = [r for r in repo.select("memories", columns=_COLUMNS, as_of=head)
                 if indexable(r, self.model_version, self.dim)]
-        self._index = self._new(int(len(rows) * 1.3) + 1024)
+        self._index = self._new()
         self._ids, self._labels, self._deleted = [], {}, set()
         self._scores, self._origins, self._origin_code = np.zeros(0, dtype=_SCORE_DTYPE), [], {}
         self._vectors = np.zeros((0, self.dim), dtype=np.float32)
@@ -262,18 +136,15 @@ class VectorIndex:
         if not rows:
             return
         self.remove([r["id"] for r in rows if r["id"] in self._labels])
-        needed = len(self._ids) + len(rows)
-        if needed > self._index.get_max_elements():
-            self._index.resize_index(int(needed * 1.5))
         start = len(self._ids)
-        labels = np.arange(start, start + len(rows))
-        vectors = np.stack([blob_to_vector(r["vector"]) for r in rows])
-        self._index.add_items(vectors, labels)
+        labels = np.arange(start, start + len(rows), dtype=np.uint64)  # a label is never given twice
+        vectors = _unit(np.stack([blob_to_vector(r["vector"]) for r in rows]))
+        self._index.add(labels, vectors, threads=graph.THREADS)
         for offset, r in enumerate(rows):
             self._ids.append(r["id"])
             self._labels[r["id"]] = start + offset
         self._scores = np.concatenate([self._scores[:start], score_table(rows, self._code)])
-        self._vectors = np.concatenate([self._vectors[:start], _unit(vectors)])
+        self._vectors = np.concatenate([self._vectors[:start], vectors])
         tags = [row_tags(r) for r in rows]
         self._lexical.add(labels, [document_terms(r["content"], t) for r, t in zip(rows, tags)], tags)
         self._live = np.concatenate([self._live[:start], np.ones(len(rows), dtype=bool)])
@@ -314,8 +185,7 @@ class VectorIndex:
         for mid in ids:
             label = self._labels.pop(mid, None)
             if label is not None:
-                with contextlib.suppress(RuntimeError):  # already marked in a file an interrupted save left
-                    self._index.mark_deleted(label)
+                self._index.remove(label)  # a label already gone (a file an interrupted save left) is a no-op
                 self._deleted.add(label)
                 self._live[label] = False
                 self.version += 1
@@ -421,18 +291,15 @@ class VectorIndex:
         k = min(k, len(self._labels))
         if k <= 0 or not len(vectors):
             return np.zeros((len(vectors), 0), dtype=np.int64), np.zeros((len(vectors), 0), dtype=np.float32)
-        queries = np.asarray(vectors, dtype=np.float32)
+        queries = _unit(vectors)
         if k * SCAN_SHARE >= len(self._labels):
             return _scan(self._vectors, self.live_labels(), queries, k)
-        self._index.set_ef(max(ef, k))  # hnswlib returns at most ef
-        try:
-            labels, distances = self._index.knn_query(queries, k=k)
-        except RuntimeError as e:
-            if not str(e).startswith(_UNREACHED):
-                raise
-            # the graph reached fewer than k nodes: a scan sees them all
-            return _scan(self._vectors, self.live_labels(), queries, k)
-        return labels.astype(np.int64), 1.0 - distances
+        labels, sims, short = graph.nearest(self._index, self._vectors, queries, k, ef)
+        if short.any():
+            # the graph reached fewer than k live nodes from these queries (a node whose every
+            # link in was pruned is found by no search): a scan sees them all
+            labels[short], sims[short] = _scan(self._vectors, self.live_labels(), queries[short], k)
+        return labels, sims
 
     def labels_of(self, ids: Sequence[str]) -> np.ndarray:
         """Each memory's label, -1 for one not indexed."""
@@ -440,7 +307,7 @@ class VectorIndex:
 
 
 def _unit(vectors: np.ndarray) -> np.ndarray:
-    """Rows scaled to length 1, as hnswlib's cosine space keeps them (a zero row stays zero)."""
+    """Rows scaled to length 1, so that an inner product is a cosine (a zero row stays zero)."""
     vectors = np.asarray(vectors, dtype=np.float32)
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
     return vectors / np.where(norms > 0, norms, 1.0)

@@ -16,9 +16,10 @@ from ..runtime import parallel
 from ..store.tables import MemoryTable
 
 CANDIDATES_PER_MEMORY = 8
-# hnswlib ef for a pull's candidate search (k = CANDIDATES_PER_MEMORY). Measured on
-# 10k clustered 384-d queries over 100k (scripts/bench_merge.py): ef 100 -> 48 halves the
-# search and still finds 99.9% of the exact pairs above the floor.
+# ANN search depth (ef) for a pull's candidate search (k = CANDIDATES_PER_MEMORY). Measured on
+# 10k clustered 384-d queries over 100k (scripts/bench_merge.py), with hnswlib: ef 100 -> 48 halved
+# the search and still found 99.9% of the exact pairs above the floor. usearch at 48 finds as many as
+# hnswlib did there (0.998 of the exact pairs, bench_merge's pair_recall_vs_exact).
 CANDIDATE_EF = 48
 # New memories per candidate search: parts small enough to overlap searching with reading rows.
 SEARCH_PART = 2000
@@ -40,7 +41,7 @@ def find_candidates(index: VectorIndex, memories: MemoryTable, fresh: Sequence[M
     def search(part: range) -> list[list[tuple[str, float]]]:
         return index.search_many(vectors[part.start:part.stop], CANDIDATES_PER_MEMORY, ef=CANDIDATE_EF)
 
-    # hnswlib releases the GIL: the next part is searched while this thread reads the rows the last one found
+    # the ANN index releases the GIL: the next part is searched while this thread reads the rows the last one found
     for part, found in zip(parts, parallel.pipelined(search, parts)):
         wanted = sorted({mid for hits in found for mid, s in hits if s >= floor and mid not in rows})
         rows.update(memories.by_id(wanted))

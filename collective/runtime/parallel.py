@@ -113,7 +113,7 @@ def _collect(pid: int, read_end: int):
     return value
 
 
-# --- threads, for work that releases the GIL (hnswlib, OpenSSL, the database engine) ---
+# --- threads, for work that releases the GIL (the ANN index, OpenSSL, the database engine) ---
 
 @contextlib.contextmanager
 def in_background(fn: Callable[..., R], *args, **kwargs) -> Iterator["Future[R]"]:

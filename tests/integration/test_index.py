@@ -3,6 +3,7 @@ kept for recall's bounds, and recovered after an interrupted save."""
 
 from __future__ import annotations
 
+import json
 import math
 
 import numpy as np
@@ -11,7 +12,7 @@ import pytest
 from collective import open_agent
 from collective.agent import Agent, MemoryInput
 from collective.index import VectorIndex
-from collective.index.hnsw import SCAN_SHARE
+from collective.index.hnsw import LAYOUT, SCAN_SHARE
 from collective.model import validate_vector
 
 # The storage behaviour is the same on both engines.
@@ -23,7 +24,7 @@ def head(agent: Agent) -> str:
 
 
 def index_files(agent: Agent):
-    return [agent.folder / n for n in ("index.hnsw", "index-ids.npy", "index-scores.npy", "index-vectors.npy", "index.json")]
+    return [agent.folder / n for n in ("index.usearch", "index-ids.npy", "index-scores.npy", "index-vectors.npy", "index.json")]
 
 def test_index_follows_the_head_incrementally_and_rebuilds_when_lost(agent):
     ids = [r.memory.id for r in agent.store_many([MemoryInput(f"observation {n} of the dust level") for n in range(20)])]
@@ -117,27 +118,36 @@ def test_index_search_for_a_large_share_of_it_is_exact_and_leaves_out_removed(ag
         assert [mid for mid, _ in found] == [mid for mid, _ in exact[:k]], k
         assert [s for _, s in found] == pytest.approx([s for _, s in exact[:k]], abs=1e-5)
 
-class _Unreaching:
-    """An hnswlib index whose graph reaches fewer nodes than asked, or fails otherwise."""
+class _ShortSighted:
+    """A graph that reaches only one node from any query."""
 
-    def __init__(self, index, error: str):
-        self._index, self.error = index, error
+    def __init__(self, index):
+        self._index = index
 
     def __getattr__(self, name):
         return getattr(self._index, name)
 
-    def knn_query(self, *args, **kwargs):
-        raise RuntimeError(self.error)
+    def search(self, queries, count, **kwargs):
+        found = self._index.search(queries, count, **kwargs)
+        if not hasattr(found, "counts"):  # one query's matches
+            return type(found)(found.keys[:1], found.distances[:1])
+        return type(found)(found.keys, found.distances, np.minimum(found.counts, 1))  # rows stay k wide
+
+class _Failing(_ShortSighted):
+    def search(self, queries, count, **kwargs):
+        raise RuntimeError("Index seems to be corrupted or unsupported")
 
 def test_index_search_falls_back_to_a_scan_only_when_the_graph_reaches_too_few(agent):
     centre = similar_memories(agent, 200)
     index = agent.index()
     graph = index._index
-    index._index = _Unreaching(graph, "Cannot return the results in a contiguous 2D array. Probably ef or M is too small")
-    found, exact = index.search(centre, 3), by_cosine(agent, centre)[:3]
-    assert [mid for mid, _ in found] == [mid for mid, _ in exact]
-    assert [s for _, s in found] == pytest.approx([s for _, s in exact], abs=1e-5)
-    index._index = _Unreaching(graph, "Index seems to be corrupted or unsupported")
+    index._index = _ShortSighted(graph)
+    many = np.stack([centre, -centre])  # the library hands a single query's matches differently
+    for found, query in [(index.search(centre, 3), centre), *zip(index.search_many(many, 3), many)]:
+        exact = by_cosine(agent, query)[:3]
+        assert [mid for mid, _ in found] == [mid for mid, _ in exact]
+        assert [s for _, s in found] == pytest.approx([s for _, s in exact], abs=1e-5)
+    index._index = _Failing(graph)
     with pytest.raises(RuntimeError, match="corrupted"):
         index.search(centre, 3)
 
@@ -153,9 +163,9 @@ def test_index_without_its_vectors_is_rebuilt(home, hash_embedder, agent):
 
 BROKEN_SIDECARS = [b'{"head": "abc", "dim": 6', b"[1, 2]", b"\xff\xfe", b'{"head": 5}', b"null",
                    b'{"head": null, "dim": 64, "model_version": "hash-bow-v1", "capacity": -1, "count": 1, "deleted": [],'
-                   b' "origins": []}',
+                   b' "origins": [], "layout": "%s"}' % LAYOUT.encode(),
                    b'{"head": null, "dim": 64, "model_version": "hash-bow-v1", "capacity": "big", "count": 1,'
-                   b' "deleted": [], "origins": []}']
+                   b' "deleted": [], "origins": [], "layout": "%s"}' % LAYOUT.encode()]
 
 
 @pytest.mark.parametrize("sidecar", BROKEN_SIDECARS, ids=range(len(BROKEN_SIDECARS)))
@@ -167,4 +177,20 @@ def test_a_broken_index_sidecar_is_a_stale_index_rebuilt(home, hash_embedder, ag
     with open_agent("earth-1", home=home, embedder=hash_embedder) as a:
         assert a.status()["index"] == {"built": False}
         assert a.prepare()["index"] == "rebuilt"
+        assert a.recall("coolant pump", k=1)[0].memory.id == pump
+
+
+def test_an_index_saved_by_hnswlib_is_rebuilt(home, hash_embedder, agent):
+    pump = agent.store("the coolant pump is safe").memory.id
+    agent.recall("coolant", k=1)
+    agent.close()
+    folder = home / "agents" / "earth-1"
+    (folder / "index.usearch").unlink()
+    (folder / "index.hnsw").write_bytes(b"\0" * 4096)  # an earlier version's graph and its index.json
+    (folder / "index.json").write_text(json.dumps({"head": None, "dim": 64, "model_version": "hash-bow-v1",
+                                                   "capacity": 1024, "count": 1, "deleted": [], "origins": []}))
+    with open_agent("earth-1", home=home, embedder=hash_embedder) as a:
+        assert a.status()["index"] == {"built": False}
+        assert a.prepare()["index"] == "rebuilt"
+        assert not (folder / "index.hnsw").exists() and (folder / "index.usearch").exists()
         assert a.recall("coolant pump", k=1)[0].memory.id == pump

@@ -84,10 +84,11 @@ class Candidates:
             return -np.inf
         return float(np.partition(passing, len(passing) - k)[len(passing) - k])
 
-    def top(self, k: int, least: float) -> tuple[np.ndarray, int | None]:
-        """Positions of the best k at least `least` relevant, best first (ties: lower label
-        first), and of the best one below `least` (None when there is none)."""
-        order = np.lexsort((self.labels, -self.scores))
+    def top(self, k: int, least: float, first: np.ndarray) -> tuple[np.ndarray, int | None]:
+        """Positions of the best k at least `least` relevant, best first (the labels in `first`
+        before all others; ties: lower label first), and of the best one below `least` (None
+        when there is none)."""
+        order = np.lexsort((self.labels, -self.scores, ~np.isin(self.labels, first)))
         passing = self.relevance[order] >= least
         below = order[~passing]
         return order[passing][:k], (int(below[0]) if len(below) else None)

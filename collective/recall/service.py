@@ -22,7 +22,7 @@ from ..index.hnsw import EF_SEARCH, VectorIndex
 from ..index.keeper import IndexKeeper
 from ..index.lexical import LexicalIndex, document_terms
 from ..model.refs import MAIN_BRANCH
-from ..model import Memory, parse_time, utcnow, validate_count
+from ..model import Memory, content_hash, parse_time, utcnow, validate_count
 from ..store.tables import Tables
 from .access import AccessCounter
 from .filters import Filters
@@ -94,13 +94,15 @@ class Recall:
     def _search(self, index: VectorIndex, query: str, query_vector: np.ndarray, k: int, include_faded: bool,
                 include_refuted: bool, now: datetime, least: float, filters: Filters
                 ) -> tuple[list[Scored], Scored | None]:
-        """The exact top k by score among the memories at least `least` relevant, and the best
-        scored one below it. The ANN gives the candidates by meaning; every memory holding a
+        """The exact top k by score among the memories at least `least` relevant (those whose
+        text is the query itself first), and the best scored one below it. The ANN gives the candidates by meaning; every memory holding a
         query word has its lexical share already, so each one's score is bounded (its cosine at
         most the ANN's last) and only those whose bound beats the k-th score get their cosine.
         A memory holding no query word is bounded by the ANN's last cosine alone: the ANN
         search widens until that bound falls below the k-th score."""
         allowed = filters.allowed(index, include_refuted=include_refuted)
+        exact = index.labels_of(self.tables.memories.ids_by_hash(content_hash(query)))
+        exact = exact[(exact >= 0) & allowed[np.maximum(exact, 0)]]
         lexical = index.lexical_scores(query)
         counts = self._counts_by_label(index)
         trust_scores = self.trust_scores()
@@ -115,7 +117,7 @@ class Recall:
 
         if filters or len(index) <= SCAN_BELOW:  # narrowed or small: every allowed memory, exactly
             labels = np.flatnonzero(allowed)
-            return self._best(index, scored(labels, index.similarities(query_vector, labels)), k, least)
+            return self._best(index, scored(labels, index.similarities(query_vector, labels)), k, least, exact)
         worded = np.flatnonzero((lexical > 0) & allowed)
         largest_boost = float(scoring.boost(np.array(counts.max(initial=0))))
         resonance_bound = float(scoring.resonance(np.array(strength_bound.max(initial=0.0)),
@@ -124,6 +126,9 @@ class Recall:
         while True:
             found, sims = index.search_labels(query_vector, want)
             last = max(float(sims[-1]), 0.0) if len(sims) == want else 0.0
+            missed = exact[~np.isin(exact, found)]  # a blended vector may put its own text's memory far
+            found = np.concatenate([found, missed])
+            sims = np.concatenate([sims, index.similarities(query_vector, missed)])
             keep = allowed[found]
             candidates = scored(found[keep], sims[keep])
             kth = candidates.kth(k, least)
@@ -138,7 +143,7 @@ class Recall:
             kth = candidates.kth(k, least)
             wordless = float(scoring.relevance(np.array(last), np.array(0.0)))
             if want >= len(index) or wordless < least or wordless * resonance_bound < kth:
-                return self._best(index, candidates, k, least)
+                return self._best(index, candidates, k, least, exact)
             want *= 4
 
     def _counts_by_label(self, index: VectorIndex) -> np.ndarray:
@@ -170,10 +175,11 @@ class Recall:
         return kept[2]
 
     @staticmethod
-    def _best(index: VectorIndex, candidates: "Candidates", k: int, least: float
+    def _best(index: VectorIndex, candidates: "Candidates", k: int, least: float, first: np.ndarray
               ) -> tuple[list[Scored], Scored | None]:
-        """The top k passing `least`, and the best below it (as Scored, with memory ids)."""
-        top, closest = candidates.top(k, least)
+        """The top k passing `least` (`first` first), and the best below it (as Scored, with
+        memory ids)."""
+        top, closest = candidates.top(k, least, first)
         chosen = np.concatenate([top, [closest] if closest is not None else []]).astype(np.int64)
         ids = index.ids_of(candidates.labels[chosen])
         rows = [candidates.row(i, mid) for i, mid in zip(chosen.tolist(), ids)]
@@ -198,7 +204,8 @@ class Recall:
         strength = scoring.row_strengths(rows, trust, now.timestamp(), self.settings.half_lives)
         scored = self._score([m.id for m in memories], sims, words.scores(query, np.ones(len(rows), dtype=bool)),
                              strength, include_faded)
-        passing = [s for s in scored if s[1] >= least][:k]
+        own_text = {r["id"] for r in rows if r["content_hash"] == content_hash(query)}
+        passing = sorted((s for s in scored if s[1] >= least), key=lambda s: s[6] not in own_text)[:k]
         if passing:
             return Recalled(self._hits(passing, rows={r["id"]: r for r in rows}), None, least)
         closest = self._hits(scored[:1], rows={r["id"]: r for r in rows})

@@ -45,6 +45,10 @@ class MemoryTable:
     def by_id(self, ids: Sequence[str], *, as_of: str | None = None) -> dict[str, Memory]:
         return {r["id"]: Memory.from_row(r) for r in self.rows_by_id(ids, as_of=as_of)}
 
+    def ids_by_hash(self, content_hash: str) -> list[str]:
+        """The memories (any state) whose text has this content hash."""
+        return [r["id"] for r in self.repo.select_in(self.name, "content_hash", [content_hash], columns=("id",))]
+
     def by_hash(self, hashes: Iterable[str]) -> list[Memory]:
         return [Memory.from_row(r) for r in self.repo.select_in(self.name, "content_hash", sorted(hashes))]
 

@@ -216,3 +216,17 @@ def test_memories_less_relevant_than_asked_are_left_out_and_the_closest_is_named
     with pytest.raises(BadInput) as e:
         agent.recall("pump", min_score=1.5)
     assert e.value.field == "min-score"
+
+
+def test_a_memory_whose_text_is_the_query_comes_first_among_stronger_near_copies(agent, foreign):
+    """Its negation and near copies are as close in meaning (cosine 0.97 with a real embedder)
+    and stronger; asked for by its own text, the memory itself still comes first."""
+    weak = agent.store("Rover A does not have a fully charged battery.", importance=0.1).memory.id
+    for n, origin in enumerate(("mars-1", "venus-2", "luna-3") * 5):
+        foreign(agent, origin, f"Rover A has a fully charged battery{'!' * (n + 1)}", amplitude=1.0)
+    foreign(agent, "mars-1", "Rover A has a fully charged battery.", amplitude=1.0)
+    assert [h.memory.id for h in agent.recall("Rover A does not have a fully charged battery.", k=3)][0] == weak
+    assert [h.memory.id for h in agent.recall("rover a does not have a fully   charged battery.", k=3)][0] == weak
+    head = agent.log(1)[0].hash
+    assert [h.memory.id for h in agent.recall("Rover A does not have a fully charged battery.", k=3,
+                                               as_of=head)][0] == weak

@@ -38,6 +38,9 @@ SCAN_BELOW = 4 * EF_SEARCH  # memories: fewer are all scored exactly, without th
 # NEED_SHARE times the ANN's depth do, the ANN searches 4 times deeper first (measured at 100k:
 # a search 4 times deeper costs less than the cosines of 4 times its depth).
 NEED_SHARE = 4
+# How deep the first ANN search looks. Measured at 100k (scripts/bench_store_recall.py): nearly
+# every hybrid recall widened from 100 to 400, and one search 400 deep costs less than both.
+FIRST_DEPTH = 4 * EF_SEARCH
 
 
 def _by_label(index: VectorIndex, counts: Mapping[str, int]) -> np.ndarray:
@@ -122,7 +125,7 @@ class Recall:
         largest_boost = float(scoring.boost(np.array(counts.max(initial=0))))
         resonance_bound = float(scoring.resonance(np.array(strength_bound.max(initial=0.0)),
                                                   np.array(counts.max(initial=0))))
-        want = max(k * OVERFETCH, EF_SEARCH)
+        want = max(k * OVERFETCH, FIRST_DEPTH)
         while True:
             found, sims = index.search_labels(query_vector, want)
             last = max(float(sims[-1]), 0.0) if len(sims) == want else 0.0

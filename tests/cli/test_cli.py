@@ -319,6 +319,30 @@ def test_as_of_branch_and_timestamp_through_the_cli(stored):
         "hits": [], "min_score": 0.15, "closest": None}
 
 
+def test_a_keyword_and_a_question_in_other_words_are_recalled_and_list_pages(cli_home, real_embedder):
+    """`cmem recall pump` finds the pump (cosine 0.32: below any fixed cosine floor), the
+    dark-mode memory answers a question about themes (cosine 0.37), and a question about
+    nothing stored names what came closest."""
+    h = str(cli_home)
+    pump = cmem_json("store", "The coolant pump in module C is safe to operate", "--tag", "hardware", "--home", h)
+    dark = cmem_json("store", "The user prefers dark mode in every editor", "-c", "social", "--home", h)
+    cmem_json("store", "Lunch is served at noon in the galley", "--home", h)
+    assert [x["id"] for x in cmem_json("recall", "pump", "--home", h)["hits"]] == [pump["id"]]
+    said = cmem("recall", "pump", "--home", h).stdout
+    assert said.startswith(" 1. ") and pump["id"] in said and said.count("\n") == 1
+    theme = cmem_json("recall", "what theme does the user like?", "--home", h)["hits"]
+    assert theme[0]["id"] == dark["id"] and theme[0]["similarity"] < 0.4
+    nothing = cmem("recall", "what is the capital of France?", "--home", h).stdout
+    assert nothing.startswith("nothing recalled at relevance 0.15 or more; closest: ")
+    assert cmem_json("recall", "pump", "--category", "social", "--home", h)["hits"] == []
+    assert [x["id"] for x in cmem_json("recall", "pump", "--tag", "hardware", "--home", h)["hits"]] == [pump["id"]]
+    page = cmem_json("list", "--limit", "2", "--home", h)
+    assert page["total"] == 3 and len(page["memories"]) == 2
+    assert cmem("list", "--limit", "2", "--offset", "2", "--home", h).stdout.endswith("3-3 of 3\n")
+    bad = cmem("recall", "pump", "--category", "gossip", "--home", h, ok=False)
+    assert bad.exit_code == 2 and bad.stderr.count("\n") == 1 and "category" in bad.stderr
+
+
 def test_phases_of_negation_and_paraphrase(cli_home, real_embedder):
     h = str(cli_home)
     safe = cmem_json("store", "the coolant pump is safe", "--home", h)

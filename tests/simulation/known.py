@@ -13,10 +13,6 @@ KNOWN: dict[str, str] = {
         "on what is refuted (found by the simulator: hash seed 19, real-embedder seeds 113 and 203; the "
         "fix: refute by a rule every holder evaluates alike, the cases' named losers and what the judge "
         "finds the same claim as one, at verdict, arrival and store)",
-    "nothing_lost:not recalled":
-        "recall: a memory recalled by its own exact text falls out of the top 10 behind near-identical "
-        "texts of more strength (amplitude, trust, recency), with the real embedder (found by the "
-        "simulator, real-embedder seeds 109 and 118; recall's ranking, issue 26)",
     "no_distinct_fact_hidden:other claim":
         "judge: two objects read as one above the similarity threshold (digit-led identifiers, host names, "
         "one kind named two ways: README, Judgement); below it the merge no longer absorbs (issue 24)",

@@ -135,7 +135,9 @@ class Recall:
             keep = allowed[found]
             candidates = scored(found[keep], sims[keep])
             kth = candidates.kth(k, least)
-            others = worded[~np.isin(worded, found, assume_unique=True)]
+            seen = np.zeros(len(allowed), dtype=bool)
+            seen[found] = True  # a mask, not np.isin: worded may hold thousands
+            others = worded[~seen[worded]]
             bound = scoring.relevance(np.full(len(others), last), lexical[others])
             reach = bound * scoring.resonance(strength_bound[others], np.full(len(others), largest_boost))
             need = others[(reach >= kth) & (bound >= least)]

@@ -12,8 +12,8 @@ from .common import agent_options, cli_errors, open_agent
 def mcp_cmd(home, agent_id):
     """Serve the agent's memory as a Model Context Protocol server on stdin/stdout.
 
-    Tools: store, recall (k, as_of), show, forget, log, status, push, pull,
-    quarantine_list, stability, judge; each returns one JSON object, and fails
+    Tools: store, recall (k, min_score, filters, as_of), list_memories, show, forget, log,
+    status, push, pull, quarantine_list, stability, judge; each returns one JSON object, and fails
     with the message the matching command would print. An MCP client starts
     this command itself (see the README for its mcpServers entry).
     """

@@ -56,7 +56,9 @@ def show_recall(agent: Agent, query: str, **kwargs) -> None:
                 else "  [disputed]" if hit.memory.disputed else "")
         print(f"    {hit.score:.3f}  {hit.memory.summary}  ({hit.memory.origin_agent}){flag}")
     if not hits:
-        print("    nothing recalled")
+        closest = hits.closest
+        print("    nothing recalled" + (f" (closest: {closest.memory.summary!r} at relevance {closest.relevance:.2f},"
+                                         f" below {hits.min_score:.2f})" if closest else ""))
 
 
 def resolve_for_mars(reviewer: Agent) -> dict | None:

@@ -98,9 +98,10 @@ class Recall:
                 include_refuted: bool, now: datetime, least: float, filters: Filters
                 ) -> tuple[list[Scored], Scored | None]:
         """The exact top k by score among the memories at least `least` relevant (those whose
-        text is the query itself first), and the best scored one below it. The ANN gives the candidates by meaning; every memory holding a
-        query word has its lexical share already, so each one's score is bounded (its cosine at
-        most the ANN's last) and only those whose bound beats the k-th score get their cosine.
+        text is the query itself first), and the best scored one below it. The ANN gives the
+        candidates by meaning; every memory holding a query word has its lexical share already,
+        so each one's score is bounded (its cosine at most the ANN's last) and only those whose
+        bound beats the k-th score get their cosine.
         A memory holding no query word is bounded by the ANN's last cosine alone: the ANN
         search widens until that bound falls below the k-th score."""
         allowed = filters.allowed(index, include_refuted=include_refuted)

@@ -21,7 +21,7 @@ from ..errors import StorageError
 from ..runtime.progress import Progress
 from ..model import CATEGORIES, blob_to_vector, row_tags
 from . import graph
-from .files import LAYOUT, IndexFiles, read_meta  # noqa: F401  (the keeper and tests read these here)
+from .files import IndexFiles
 from .graph import EF_SEARCH
 from .lexical import LexicalIndex, document_terms
 
@@ -257,15 +257,11 @@ class VectorIndex(IndexFiles):
 
     @property
     def refuted(self) -> np.ndarray:
-        """By label: whether a verdict refuted its memory (read only; kept per version)."""
+        """By label: whether a verdict refuted its memory (read only; kept per version). Refuted
+        memories stay indexed: merges meet refuted claims again; recall leaves them out unless asked."""
         if self._refuted_kept[0] != self.version:
             self._refuted_kept = (self.version, self._scores["refuted"].astype(bool))
         return self._refuted_kept[1]
-
-    def refuted_at(self, labels: np.ndarray) -> np.ndarray:
-        """Whether a verdict refuted each label's memory (kept in the index: merges meet
-        refuted claims again; recall leaves them out unless asked)."""
-        return self._scores["refuted"][labels].astype(bool)
 
     def search(self, vector: np.ndarray, k: int) -> list[tuple[str, float]]:
         """Up to k (memory id, cosine similarity), best first."""

@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Callable, Sequence
 from ..judge import cache as kept_analyses
 from ..runtime.gc_pause import gc_paused
 from ..runtime.progress import Progress
-from .hnsw import VectorIndex, read_meta
+from .files import read_meta
+from .hnsw import VectorIndex
 
 if TYPE_CHECKING:
     from ..store.port import Repository

@@ -50,14 +50,9 @@ class Filters:
 
     def allowed(self, index: VectorIndex, *, include_refuted: bool) -> np.ndarray:
         """By label of `index`: live, passing these filters, and not refuted unless asked."""
-        if not self:
-            mask = index.live.copy()
-        else:
-            mask = index.allowed(tags=self.tags, categories=self.categories, origins=self.origins,
-                                 since=_epoch(self.since), until=_epoch(self.until))
-        if not include_refuted:
-            mask &= ~index.refuted
-        return mask
+        mask = index.allowed(tags=self.tags, categories=self.categories, origins=self.origins,
+                             since=_epoch(self.since), until=_epoch(self.until)) if self else index.live
+        return mask if include_refuted else mask & ~index.refuted
 
 
 def _listed(values, name: str) -> list[str]:

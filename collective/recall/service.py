@@ -210,7 +210,8 @@ class Recall:
         strength = scoring.row_strengths(rows, trust, now.timestamp(), self.settings.half_lives)
         scored = self._score([m.id for m in memories], sims, words.scores(query, np.ones(len(rows), dtype=bool)),
                              strength, include_faded)
-        own_text = {r["id"] for r in rows if r["content_hash"] == content_hash(query)}
+        asked = content_hash(query)
+        own_text = {r["id"] for r in rows if r["content_hash"] == asked}
         passing = sorted((s for s in scored if s[1] >= least), key=lambda s: s[6] not in own_text)[:k]
         if passing:
             return Recalled(self._hits(passing, rows={r["id"]: r for r in rows}), None, least)

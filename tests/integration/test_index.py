@@ -12,7 +12,8 @@ import pytest
 from collective import open_agent
 from collective.agent import Agent, MemoryInput
 from collective.index import VectorIndex
-from collective.index.hnsw import LAYOUT, SCAN_SHARE
+from collective.index.files import LAYOUT
+from collective.index.hnsw import SCAN_SHARE
 from collective.model import validate_vector
 
 # The storage behaviour is the same on both engines.

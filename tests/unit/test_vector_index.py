@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from collective.index import VectorIndex
-from collective.index import hnsw
+from collective.index import files, hnsw
 from collective.model.memory import vector_to_blob
 
 DIM = 64
@@ -149,8 +149,8 @@ def test_index_files_of_another_layout_are_not_loaded(tmp_path):
     vectors, _ = similar(50)
     built(tmp_path, vectors)
     meta = (tmp_path / "index.json").read_text()
-    (tmp_path / "index.json").write_text(meta.replace(hnsw.LAYOUT, "hnswlib"))
-    assert hnsw.read_meta(tmp_path) is None
+    (tmp_path / "index.json").write_text(meta.replace(files.LAYOUT, "hnswlib"))
+    assert files.read_meta(tmp_path) is None
     assert not VectorIndex(tmp_path, dim=DIM, model_version=MODEL).load()
 
 

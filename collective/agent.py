@@ -21,6 +21,7 @@ from .model import DEFAULT_AMPLITUDE, Memory, events, utcnow, validate_ref
 from .peers import Peers
 from .promotion import Promotions
 from .quarantine.disputes import Disputes
+from .quarantine.refutation import Refutations, SameClaim
 from .quarantine.service import Quarantine
 from .recall import AccessCounter, Recall, Recalled, RecallHit
 from .agent_recall import RecallVerbs
@@ -57,11 +58,14 @@ class Agent(RecallVerbs, RosterVerbs):
         self.keeper = IndexKeeper(self.repo, self.folder, branch=self.branch, dim=lambda: self.model.dim,
                                   model_version=lambda: self.model.version, judge=lambda: self.judge)
         self.access = AccessCounter(self.repo, tables.access)
-        self.writer = Writer(self.repo, tables, self.model, self.identity, self.upkeep, agent_id=self.agent_id,
-                             settings=self.settings)
         self.recaller = Recall(self.repo, tables, self.keeper, self.access, branch=self.branch,
                                settings=self.settings, trust_scores=self.peers_view.trust_scores)
-        self.quarantine = Quarantine(self.repo, tables, self.peers_view, self.upkeep, agent_id=self.agent_id,
+        self.refutations = Refutations(tables, SameClaim(self.comparator, self.model,
+                                                         self.settings.similarity_threshold))
+        self.writer = Writer(self.repo, tables, self.model, self.identity, self.upkeep, self.refutations,
+                             agent_id=self.agent_id, settings=self.settings)
+        self.quarantine = Quarantine(self.repo, tables, self.peers_view, self.upkeep, self.refutations,
+                                     agent_id=self.agent_id,
                                      branch=self.branch, threshold=self.settings.escalation_threshold,
                                      identity=lambda: self.identity,
                                      amplitude_cap=self.settings.amplitude_cap, penalty=self.settings.dispute_penalty)

@@ -17,6 +17,7 @@ from .core import wave
 from .embedding import EmbeddingModel
 from .errors import BadInput, SerializationFailure
 from .identity import Identity
+from .quarantine.refutation import Refutations
 from .judge.stance import estimate as estimate_stance
 from .model import (DEFAULT_AMPLITUDE, Memory, content_hash, events, iso, summarise, utcnow, uuid7,
                     validate_amplitude, validate_category, validate_content, validate_tags, validate_vector)
@@ -81,9 +82,10 @@ class StoreResult:
 
 
 class Writer:
-    def __init__(self, repo: Repository, tables: Tables, model: EmbeddingModel, identity: Identity, upkeep: Upkeep, *,
-                 agent_id: str, settings: Settings):
+    def __init__(self, repo: Repository, tables: Tables, model: EmbeddingModel, identity: Identity, upkeep: Upkeep,
+                 refutations: Refutations, *, agent_id: str, settings: Settings):
         self.repo = repo
+        self.refutations = refutations
         self.tables = tables
         self.model = model
         self.identity = identity
@@ -145,6 +147,9 @@ class Writer:
             results = self._plan(prepared, self._own_by_hash({p["hash"] for p in prepared}))
             new = [r.memory for r in results if not r.deduplicated]
             self.tables.memories.insert(new)
+            rule = self.refutations.rule()
+            if rule:  # a claim a person's verdict refuted, stored again, is refuted as it is held elsewhere
+                self.refutations.settle(new, rule=rule, now=iso(utcnow()))
             reinforced = {r.memory.id: r.memory for r in results if r.deduplicated}
             for memory in reinforced.values():
                 self.tables.memories.set(memory.id, amplitude=memory.amplitude, phase=memory.phase,

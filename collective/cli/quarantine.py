@@ -93,8 +93,8 @@ def quarantine_resolve(dispute_id, keep, text, note, by, remote_name, home, agen
     """Decide a dispute, signed with the reviewer's key, then push it.
 
     \b
-    keep a / keep b: the other side and every copy of it are refuted (recall leaves
-      them out; --as-of before the verdict still finds them);
+    keep a / keep b: the other side and every memory that says the same thing are
+      refuted (recall leaves them out; --as-of before the verdict still finds them);
     both: not a contradiction after all: flags cleared, linked as partly agreeing;
     merged: --text is stored as a new memory whose parents are both sides, and
       both sides are refuted by it.

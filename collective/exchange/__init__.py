@@ -112,6 +112,7 @@ class Exchange:
                     raise NotFound("peer", f"no branch {peer}/working on remote {remote!r}")
             session = PeerPull(self.repo, self.tables, keeper=self.keeper, model=self.model, peers=self.peers,
                                upkeep=self.upkeep, comparator=comparator or self.comparator(),
+                               refutations=self.quarantine.refutations,
                                identity=self.identity, agent_id=self.agent_id, settings=self.settings, remote=remote,
                                progress=progress)
             # the roster first: who may do what decides which of the rows below are taken

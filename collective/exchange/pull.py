@@ -26,7 +26,7 @@ from ..model import Memory, events, iso, utcnow
 from ..model.enums import CaseStatus, PeerStatus
 from ..model.refs import agent_of_working, peer_working, working_branch
 from ..peers import Peers
-from ..quarantine.cases import Standing, standing
+from ..quarantine.refutation import Refutations
 from ..quarantine.signing import sign_case
 from ..roster import service as roster
 from ..runtime import parallel
@@ -77,9 +77,10 @@ class PeerPull:
     """Pulls of one agent from one remote, peer by peer."""
 
     def __init__(self, repo: Repository, tables: Tables, *, keeper: IndexKeeper, model: EmbeddingModel, peers: Peers,
-                 upkeep: Upkeep, comparator: merge.Comparator, identity: Identity, agent_id: str, settings: Settings,
-                 remote: str, progress: Progress | None = None):
+                 upkeep: Upkeep, comparator: merge.Comparator, refutations: Refutations, identity: Identity,
+                 agent_id: str, settings: Settings, remote: str, progress: Progress | None = None):
         self.repo = repo
+        self.refutations = refutations
         self.tables = tables
         self.keeper = keeper
         self.model = model
@@ -236,10 +237,10 @@ class PeerPull:
         valid = self._recheck(memories, signers, valid, rotations)
         arrivals = _sort_out(peer, memories, signers, valid)
         report.refused = arrivals.refused
-        unsettled, decided = self._verdicts()
+        rule = self.refutations.rule()
         ctx = merge.MergeContext(receiver=self.agent_id, trust=self.peers.trust_scores(),
                                  known_cases=self.tables.cases.by_id(), settings=self.settings, now=utcnow(),
-                                 unsettled=unsettled, standing=decided, absorbed=self._absorbed_into(own, held))
+                                 unsettled=self._unsettled(), refute=rule.of, absorbed=self._absorbed_into(own, held))
         planned, read = plan_pull(peer, head, arrivals.incoming, held, candidates, self.comparator, ctx,
                                   unread=set(missing), progress=self._progress_of(peer))
         report.summary = {**planned.summary(), "relayed_skipped": arrivals.relayed}
@@ -270,13 +271,10 @@ class PeerPull:
         return [ok or any(verify(k, m.claim(), m.signature) for k in old_keys.get(m.origin_agent, ()))
                 for m, ok in zip(checked, valid)]
 
-    def _verdicts(self) -> tuple[frozenset[str], Standing]:
-        """The resolved cases whose verdict has not taken effect here, and what the verdicts
-        applied here decided (their memories met again are followed)."""
+    def _unsettled(self) -> frozenset[str]:
+        """The resolved cases whose verdict has not taken effect here."""
         applied = self.tables.applied_verdicts.case_ids()
-        resolved = self.tables.cases.all(status=CaseStatus.RESOLVED)
-        return (frozenset(c.id for c in resolved if c.id not in applied),
-                standing([c for c in resolved if c.id in applied]))
+        return frozenset(c.id for c in self.tables.cases.all(status=CaseStatus.RESOLVED) if c.id not in applied)
 
     def _signers(self, peer: str, peer_key: str, memories: Sequence[Memory]) -> list[str | None]:
         """Whose key each memory's signature must verify against: the peer's for its own,
@@ -316,6 +314,8 @@ class PeerPull:
             self.tables.outbox.add(events.merged(planned.peer, planned.head, planned.counts, planned.cases.values(),
                                                  self.tables.cases.by_id(), receiver=self.agent_id))
             merge.apply(self.tables, planned, watermark=watermark)
+            # a named loser new here: what says the same thing is refuted with it
+            self.refutations.after_losers([m.id for m in planned.inserts], now=iso(utcnow()))
             self.tables.key_rotations.write(rotations)
             kept_analyses.keep(self.repo, getattr(self.comparator, "judge", None), unkept)
             # the engine commits outside the GIL (seconds after a big pull): the report is written meanwhile

@@ -11,13 +11,13 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
 from ..config import Settings
 from ..core import trust, wave
 from ..model import Case, Memory, TrustEvent, iso, parse_time, uuid7
 from ..model.enums import LinkType, Relation
-from ..quarantine.cases import NO_STANDING, Standing, case_id, effects, escalate
+from ..quarantine.cases import case_id, effects, escalate
 from .candidates import judged_candidates
 from .comparators import Comparator, PairVerdict
 
@@ -67,7 +67,8 @@ class MergeContext:
     settings: Settings
     now: datetime
     unsettled: frozenset[str] = frozenset()  # resolved cases whose verdict has not taken effect here
-    standing: Standing = NO_STANDING  # what the verdicts applied here decided, for memories meeting them again
+    # the refutation (refuted_by, valid_until) verdicts applied here give a memory arriving, or None
+    refute: Callable[[Memory], tuple[str, str] | None] = lambda memory: None
     # the local copies absorbed into each memory an incoming row retracts: released with it
     absorbed: Mapping[str, Sequence[Memory]] = field(default_factory=dict)
 
@@ -129,7 +130,7 @@ class _Planner:
         a_remote = effective_amplitude(remote, self.trust.scores.get(peer, trust.START), self.ctx.now,
                                        self.ctx.settings)
         verdicts = [(candidate, comparator.relate(candidate, remote, similarity)) for candidate, similarity in judged]
-        self.follow_verdicts(remote, verdicts)
+        self.follow_verdicts(remote)
         # a standing claim is never absorbed into a refuted one (recall would hide it with it)
         # nor into one this pull retracted
         constructive = [(c, v) for c, v in verdicts
@@ -150,29 +151,13 @@ class _Planner:
         self.result.counts[_relation_of(remote, verdicts)] += 1
         self.result.inserts.append(remote)
 
-    def follow_verdicts(self, remote: Memory, verdicts: Sequence[tuple[Memory, PairVerdict]]) -> None:
-        """A memory on a refuted side arriving again is refuted on arrival: one a verdict named
-        as losing, a copy of a refuted memory, or one contradicting a verdict's winner."""
-        known = self.ctx.standing
-        if remote.id in known.made:
-            return
-        found = known.losers.get(remote.id)
-        for candidate, v in verdicts:
-            if found is not None:
-                break
-            if v.relation == wave.CONSTRUCTIVE and candidate.refuted_by:
-                found = (candidate.refuted_by, candidate.valid_until or self.stamp)
-            elif v.relation == wave.DESTRUCTIVE and not candidate.refuted_by and candidate.id in known.winners:
-                found = known.winners[candidate.id]
-        if found is None:
-            return
-        remote.refuted_by, remote.valid_until = found
-        remote.disputed = True  # as a verdict leaves the losing side where it was held already
-        for candidate, v in verdicts:  # its copies here stand on the refuted side with it
-            if (v.relation == wave.CONSTRUCTIVE and not candidate.refuted_by and candidate.id not in known.made
-                    and candidate.id not in known.winners):
-                L = self.local(candidate)
-                L.refuted_by, L.valid_until, L.updated_at = found[0], found[1], self.stamp
+    def follow_verdicts(self, remote: Memory) -> None:
+        """A memory a verdict applied here refutes is refuted on arrival, by the rule every
+        holder evaluates alike (quarantine/refutation.py): named on a losing side, or saying
+        the same thing as one that is."""
+        found = self.ctx.refute(remote)
+        if found is not None:
+            remote.refuted_by, remote.valid_until = found
 
     def follow_settled(self, candidate: Memory, remote: Memory) -> bool:
         """When a person already decided this pair (an agent meeting it after the verdict),

@@ -26,6 +26,7 @@ from ..store.tables import Tables
 from ..upkeep import Upkeep
 from . import cases as rules
 from . import grouping, signing, verdicts
+from .refutation import Refutations
 
 if TYPE_CHECKING:
     from ..store.port import Repository
@@ -46,10 +47,11 @@ def case_dict(case: Case, applied: set[str] | None = None) -> dict:
 
 
 class Quarantine:
-    def __init__(self, repo: Repository, tables: Tables, peers: Peers, upkeep: Upkeep, *, agent_id: str,
-                 branch: str, threshold: int, identity: Callable[[], Identity],
+    def __init__(self, repo: Repository, tables: Tables, peers: Peers, upkeep: Upkeep, refutations: Refutations, *,
+                 agent_id: str, branch: str, threshold: int, identity: Callable[[], Identity],
                  amplitude_cap: float = wave.AMPLITUDE_CAP, penalty: float = wave.DISPUTE_PENALTY):
         self.repo = repo
+        self.refutations = refutations
         self.identity = identity  # this agent's key of now (it may rotate): signs the dispute links it makes
         self.tables = tables
         self.peers = peers
@@ -95,7 +97,7 @@ class Quarantine:
         again when the verdict standing on the case is no longer the one applied here; the
         caller holds the transaction. Returns the ids applied now."""
         authorised, done = roster.reviewer_keys(self.tables), self.tables.applied_verdicts.by_case()
-        applied = []
+        applied, losers, lifted = [], [], []
         for case in cases:
             key = signing.verdict_key(case)
             if not case.resolved or key not in authorised:
@@ -106,10 +108,15 @@ class Quarantine:
                     continue
                 # another verdict on this case took effect here first, and this one stands
                 # (the first made, cases.merge_cases): withdraw that one
-                verdicts.withdraw(self.tables, case.replace(resolution=before["resolution"]), now=iso(utcnow()))
+                withdrawn = case.replace(resolution=before["resolution"])
+                lifted += verdicts.withdraw(self.tables, withdrawn, now=iso(utcnow()))
+                losers += rules.effects(withdrawn).refuted
             self.apply_verdict(case)
             self.tables.applied_verdicts.add(case, key, at=iso(utcnow()))
             applied.append(case.id)
+            losers += rules.effects(case).refuted
+        if losers or lifted:
+            self.refutations.after_losers(losers, also=lifted, now=iso(utcnow()))
         return applied
 
     def apply_verdict(self, case: Case) -> None:

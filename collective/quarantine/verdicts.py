@@ -1,11 +1,12 @@
 """What a person's verdict does on one holder, to its own copies (DESIGN.md, Verdicts).
 
-keep a / keep b: the losing memory and every copy on its side are refuted
-(`refuted_by` = the dispute, `valid_until` = the verdict's time); the winner's
-flag is cleared and the penalty its dispute took here is given back (capped).
-both: flags cleared, penalties given back, a partial_agreement link. merged:
-both sides refuted by the corrected memory. Nothing is deleted. The caller holds
-the transaction and applies each case once (applied_verdicts).
+keep a / keep b: the winner's flag is cleared and the penalty its dispute took
+here is given back (capped); the losing memory is refuted (`refuted_by` = the
+dispute, `valid_until` = the verdict's time), with every memory that says the same
+thing (refutation.py). both: flags cleared, penalties given back, a
+partial_agreement link. merged: both sides refuted by the corrected memory.
+Nothing is deleted. The caller holds the transaction, applies each case once
+(applied_verdicts) and settles the refutations.
 """
 
 from __future__ import annotations
@@ -78,16 +79,10 @@ def _neighbour_pairs(tables: Tables, ids: list[str]) -> list[tuple[str, str]]:
 
 def apply(tables: Tables, peers: Peers, case: Case, *, agent_id: str, amplitude_cap: float,
           penalty: float, now: str) -> None:
-    """Refutations, flags, penalties, links and trust after one case's verdict."""
+    """Flags, penalties, links and trust after one case's verdict. What it refutes is the
+    caller's to settle, by the rule every holder evaluates alike (refutation.py)."""
     effect = rules.effects(case)
     decision = case.decision()
-    at = decision.get("at") or now
-    refuted_by = rules.refuter(decision, case)
-    for loser in effect.refuted:
-        for memory_id in copies(tables, loser):
-            row = tables.memories.get(memory_id)
-            if row is not None and not row.refuted_by and memory_id != decision.get("memory"):
-                tables.memories.set(memory_id, refuted_by=refuted_by, valid_until=at, updated_at=now)
     for winner in effect.winners:
         _give_back(tables, winner, case, amplitude_cap=amplitude_cap, penalty=penalty, now=now)
         for memory_id in copies(tables, winner) - {winner}:
@@ -102,22 +97,25 @@ def apply(tables: Tables, peers: Peers, case: Case, *, agent_id: str, amplitude_
                evidence={"case_id": case.id, "dispute": dispute, "memory_ids": list(case.pair)})
 
 
-def withdraw(tables: Tables, applied: Case, *, now: str) -> None:
+def withdraw(tables: Tables, applied: Case, *, now: str) -> list[str]:
     """Undo what `applied` (a case as its verdict was applied here) did to this holder's
     rows, before the verdict that stands on the case is applied: its refutations (the rows
     it refuted, on arrival too, carry its refuter and time) are lifted, its winners are
     disputed again and a partial link it made is removed. Trust it moved stays moved: the
-    ledger is append-only, and a verdict moves trust once per dispute."""
+    ledger is append-only, and a verdict moves trust once per dispute. Returns the ids of
+    the rows lifted (another verdict may refute them still: the caller settles them)."""
     effect = rules.effects(applied)
     decision = applied.decision()
     refuted = {"refuted_by": rules.refuter(decision, applied), "valid_until": decision.get("at") or ""}
-    for row in tables.memories.rows_where(refuted, columns=("id",)):
-        tables.memories.set(row["id"], refuted_by=None, valid_until=None, updated_at=now)
+    lifted = [row["id"] for row in tables.memories.rows_where(refuted, columns=("id",))]
+    for memory_id in lifted:
+        tables.memories.set(memory_id, refuted_by=None, valid_until=None, updated_at=now)
     for winner in effect.winners:
         if tables.memories.get(winner) is not None:
             tables.memories.set(winner, disputed=1, updated_at=now)
     if effect.partial:
         tables.links.remove(applied.memory_id_a, applied.memory_id_b, LinkType.PARTIAL_AGREEMENT)
+    return lifted
 
 
 def _give_back(tables: Tables, memory_id: str, case: Case, *, amplitude_cap: float, penalty: float,

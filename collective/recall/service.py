@@ -106,7 +106,8 @@ class Recall:
         search widens until that bound falls below the k-th score."""
         allowed = filters.allowed(index, include_refuted=include_refuted)
         exact = index.labels_of(self.tables.memories.ids_by_hash(content_hash(query)))
-        exact = exact[(exact >= 0) & allowed[np.maximum(exact, 0)]]
+        exact = exact[exact >= 0]  # held but not indexed (absorbed, retracted): -1
+        exact = exact[allowed[exact]]
         lexical = index.lexical_scores(query)
         counts = self._counts_by_label(index)
         trust_scores = self.trust_scores()

@@ -230,3 +230,11 @@ def test_a_memory_whose_text_is_the_query_comes_first_among_stronger_near_copies
     head = agent.log(1)[0].hash
     assert [h.memory.id for h in agent.recall("Rover A does not have a fully charged battery.", k=3,
                                                as_of=head)][0] == weak
+
+
+def test_recall_of_the_text_of_a_retracted_memory_alone_finds_nothing(agent):
+    """Found by the simulator (hash seed 59): the exact-text lookup met a held row that is not
+    indexed while the index held nothing, and indexed an empty mask."""
+    memory = agent.store("The valve on loop R2 is open.").memory
+    agent.forget(memory.id)
+    assert list(agent.recall("The valve on loop R2 is open.")) == []

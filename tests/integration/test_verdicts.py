@@ -268,3 +268,21 @@ def test_two_verdicts_on_one_dispute_the_first_stands_everywhere(trio, ana):
         assert {h.memory.id for h in agent.recall(ASK_PUMP, k=5)} & {pump.id, not_pump.id} == {pump.id}, name
         (seen,) = agent.disputes()
         assert seen["status"] == "resolved" and seen["resolution"]["at"] == first["resolution"]["at"], name
+
+
+def test_a_refuted_claim_stored_again_is_refuted_on_its_origin_as_on_every_agent(trio, ana):
+    """Found by the simulator (hash seed 19; real-embedder seeds 113 and 203): a verdict
+    refuted what each holder's own copies showed on the losing side, and a memory arriving
+    that agreed with it; the same claim stored afterwards stayed live on its origin alone."""
+    e1, m1 = trio["earth-1"], trio["mars-1"]
+    e1.store(PUMP)
+    m1.store(NOT_PUMP)
+    resolved = resolved_for_mars(trio)
+    e1.pull()
+    again = e1.store(PUMP_TOO).memory
+    assert again.refuted_by == resolved["dispute"]  # at store: the rule every holder evaluates alike
+    e1.push()
+    sync_round(trio)
+    assert {name: agent.get(again.id).refuted_by for name, agent in trio.items()} == \
+        {name: resolved["dispute"] for name in trio}
+    assert not any(h.memory.id == again.id for h in e1.recall(PUMP_TOO))

@@ -6,13 +6,6 @@ listed with, so the entry is removed when its fix lands."""
 from __future__ import annotations
 
 KNOWN: dict[str, str] = {
-    "convergence:ids":
-        "quarantine/verdicts: a verdict refutes the memories on the losing side as each holder's copies "
-        "show it (absorptions and consensus links, its own), and later arrivals that meet a refuted "
-        "memory, but not its origin's own memory stored beside it; holders whose copies differ disagree "
-        "on what is refuted (found by the simulator: hash seed 19, real-embedder seeds 113 and 203; the "
-        "fix: refute by a rule every holder evaluates alike, the cases' named losers and what the judge "
-        "finds the same claim as one, at verdict, arrival and store)",
     "no_distinct_fact_hidden:other claim":
         "judge: two objects read as one above the similarity threshold (digit-led identifiers, host names, "
         "one kind named two ways: README, Judgement); below it the merge no longer absorbs (issue 24)",

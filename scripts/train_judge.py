@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """Train the learned judge's combiner from the dev sets; report cross-validated accuracy.
 
-Usage: scripts/train_judge.py [--out FILE] [--cv-only] [--json]
+Usage: scripts/train_judge.py [--out FILE] [--cv-only | --no-cv]
 
 Reads the dev sets: tests/data/judge_dev.jsonl (hand-written; its topic
 is the first subject word of a pair's first text), judge_dev_gen.jsonl

@@ -34,7 +34,7 @@ def read_identities(s: Scan) -> None:
             if w in L.ID_NOUNS:
                 if unit_next is None or unit_next[0] == "ratio" or after == "'s":
                     ident = nxt_o.lower()  # else "tank 200 litres": a quantity after all
-            elif (unit_next is None and _ends_phrase(s, j) and (not is_verb(w) or _starts_phrase(s, i))
+            elif (unit_next is None and _ends_phrase(s, j) and (not is_verb(w) or _heads_phrase(s, i))
                   and w not in STATE_INDEX and w not in L.UNITS
                   and w not in LOWER_BOUND_TOKENS and w not in UPPER_BOUND_TOKENS and w not in L.APPROXIMATORS):
                 ident = nxt_o.lower()
@@ -79,6 +79,12 @@ def _starts_phrase(s: Scan, i: int) -> bool:
     Not after an opening bracket: "(report 12)" is an aside, not what the claim is about."""
     return i == 0 or s.kind[i - 1] == "p" and s.low[i - 1] not in ("(", "[") or s.low[i - 1] in L.DETERMINERS
 
+
+def _heads_phrase(s: Scan, i: int) -> bool:
+    """Whether the word at i is a noun phrase's head at its start: the phrase starts there,
+    or one word before it ("Drill log 10:", "the crew note 4"): a verb there is a noun."""
+    return _starts_phrase(s, i) or (i > 0 and s.kind[i - 1] == "w" and s.low[i - 1] not in L.STOPWORDS
+                                    and s.low[i - 1] not in L.NEGATORS and _starts_phrase(s, i - 1))
 
 
 def read_modifier_identities(s: Scan) -> None:

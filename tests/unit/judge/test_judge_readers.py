@@ -101,6 +101,15 @@ def test_identities_by_number_letter_and_modifier():
     assert tank.ids == {"tank": frozenset({"3"})} and tank.quantities[0].dim == "volume"
 
 
+def test_a_numbered_record_named_by_two_words_is_an_identity():
+    """Found by the simulator with the real embedder: "Drill log 10" was absorbed into
+    "Drill log 3" at cosine 0.97: "log" reads as a verb, and a verb was taken as a
+    noun only where a phrase starts, not as the second word of one."""
+    assert analyse_text("Drill log 10: core 3 reached the ice layer.").ids["log"] == frozenset({"10"})
+    assert analyse_text("The crew note 4 was filed.").ids["note"] == frozenset({"4"})
+    assert "log" not in analyse_text("The crew will log 10 samples today.").ids
+
+
 # --- places
 
 

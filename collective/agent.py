@@ -213,7 +213,8 @@ class Agent(RecallVerbs, RosterVerbs):
         """This agent's credential for an authenticated commons (made if missing); `export_to`
         writes its public half into a commons server's --auth-keys folder."""
         from .store import credentials
-        return credentials.describe(self.location.folder, self.location.engine, export_to=Path(export_to) if export_to else None)
+        return credentials.describe(self.location.folder, self.location.keeps_credentials,
+                                    export_to=Path(export_to) if export_to else None)
 
     def add_remote(self, name: str, url: str) -> dict:
         """{"name", "url", "commons"}: whether a commons is there already (None: a server,

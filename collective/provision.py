@@ -64,7 +64,7 @@ def create(agent_id: str, home: Home, *, embedder: Embedder | None = None, displ
         repo.create_branch(working_branch(agent_id))
         repo.close()
         repo = None
-        if location.engine == "doltlite":
+        if location.keeps_credentials:
             credentials.ensure(folder)  # what it pushes to an authenticated commons with
         location.finish()
     except BaseException:

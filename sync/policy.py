@@ -28,16 +28,16 @@ hallucination_share 0.5.
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, assert_never
 
 from collective.errors import BadInput
+from collective.model.enums import EventType as E
+from collective.model.events import EVENT_TYPES
 
 NOW, QUEUE, SKIP = "now", "queue", "skip"
-MEMORY_TYPES = ("memory.stored", "memory.boosted")
-SYNTHESIS = "dream.hallucination"
+MEMORY_TYPES = (E.MEMORY_STORED, E.MEMORY_BOOSTED)
+SYNTHESIS = E.DREAM_HALLUCINATION
 HELD_TYPES = (*MEMORY_TYPES, SYNTHESIS)  # about one memory: done when the receiver holds it
-WINDOW_TYPES = ("memory.pruned", "memory.disputed", "merge.conflict", "quarantine.escalated", "quarantine.resolved",
-                "dream.completed")
 
 FocusMatch = Callable[[str], tuple[str, float] | None]  # summary -> (best focus phrase, cosine)
 
@@ -84,20 +84,27 @@ def decide(event_type: str, payload: Mapping[str, Any], *, trust: float, setting
     sender's announced memories a pull has not brought yet."""
     if trust < settings.min_trust:
         return Decision(SKIP, f"low trust in the sender ({trust:.2f} < {settings.min_trust:.2f})")
-    if event_type == "sync.pushed":
-        if waiting:
-            return Decision(NOW, f"the sender pushed; {waiting} announced memory(ies) wait for it")
-        return Decision(SKIP, "the sender pushed; nothing waits for it")
-    if event_type in WINDOW_TYPES:
-        return Decision(QUEUE, f"{event_type} from a trusted sender: next sync window")
-    if event_type == SYNTHESIS:
-        decision = _memory(payload, trust, settings, focus, share=settings.hallucination_share)
-        if decision.action == NOW:  # the dream artifacts come with `cmem pull`, in the window
-            return Decision(QUEUE, f"a synthesis: {decision.reason}: next sync window")
-        return decision
-    if event_type not in MEMORY_TYPES:
-        return Decision(SKIP, f"{event_type} is for information")
-    return _memory(payload, trust, settings, focus)
+    if event_type not in EVENT_TYPES:  # a verified event has a known type; this one came some other way
+        return Decision(SKIP, f"{event_type!r} is no event type this version knows")
+    match E(event_type):  # every type named once: a new one fails here until it has a rule
+        case E.SYNC_PUSHED:
+            if waiting:
+                return Decision(NOW, f"the sender pushed; {waiting} announced memory(ies) wait for it")
+            return Decision(SKIP, "the sender pushed; nothing waits for it")
+        case (E.MEMORY_PRUNED | E.MEMORY_DISPUTED | E.MERGE_CONFLICT | E.QUARANTINE_ESCALATED
+              | E.QUARANTINE_RESOLVED | E.DREAM_COMPLETED):
+            return Decision(QUEUE, f"{event_type} from a trusted sender: next sync window")
+        case E.DREAM_HALLUCINATION:
+            decision = _memory(payload, trust, settings, focus, share=settings.hallucination_share)
+            if decision.action == NOW:  # the dream artifacts come with `cmem pull`, in the window
+                return Decision(QUEUE, f"a synthesis: {decision.reason}: next sync window")
+            return decision
+        case E.MEMORY_STORED | E.MEMORY_BOOSTED:
+            return _memory(payload, trust, settings, focus)
+        case E.DREAM_STARTED | E.MERGE_PROPOSED | E.SYNC_REQUESTED | E.AGENT_STATUS:
+            return Decision(SKIP, f"{event_type} is for information")
+        case unknown:
+            assert_never(unknown)
 
 
 def _memory(payload: Mapping[str, Any], trust: float, settings: PolicySettings, focus: FocusMatch | None, *,

@@ -73,3 +73,23 @@ class LinkType(StrEnum):
     HALLUCINATED_FROM = "hallucinated_from"
     WIRE = "wire"
     CROSS_CLUSTER = "cross_cluster"
+
+
+class EventType(StrEnum):
+    """What an event says its agent did (DESIGN, Events): each has one schema
+    (model/events.py) and one rule in the listener's policy (sync/policy.py)."""
+
+    MEMORY_STORED = "memory.stored"
+    MEMORY_BOOSTED = "memory.boosted"
+    MEMORY_PRUNED = "memory.pruned"
+    MEMORY_DISPUTED = "memory.disputed"
+    DREAM_STARTED = "dream.started"
+    DREAM_COMPLETED = "dream.completed"
+    DREAM_HALLUCINATION = "dream.hallucination"
+    MERGE_CONFLICT = "merge.conflict"
+    MERGE_PROPOSED = "merge.proposed"
+    SYNC_REQUESTED = "sync.requested"
+    SYNC_PUSHED = "sync.pushed"
+    QUARANTINE_ESCALATED = "quarantine.escalated"
+    QUARANTINE_RESOLVED = "quarantine.resolved"
+    AGENT_STATUS = "agent.status"

@@ -21,6 +21,7 @@ from typing import Any, Iterable, Mapping
 
 from ..errors import BadInput
 from .case import Case
+from .enums import EventType as E
 from .memory import SUMMARY_CHARS, Memory, iso, utcnow, uuid7
 
 MAX_EVENT_BYTES = 4096
@@ -45,26 +46,26 @@ _CASE = {"agent_a": _STR, "agent_b": _STR, "dispute_count": _INT}
 _RUN = {"run": _STR, "branch": _STR, "mode": _STR, "jobs": _INT}
 
 # One schema per type (DESIGN, Events).
-SCHEMAS: dict[str, Schema] = {
-    "memory.stored": Schema(_MEMORY, {"summary": _STR, "stance": _STR}),
-    "memory.boosted": Schema(_MEMORY, {"summary": _STR}),
-    "memory.pruned": Schema({"origin": _STR, "reason": _STR}, {"category": _STR}),
-    "memory.disputed": Schema({"case_id": _STR, "peer": _STR, "similarity": _NUM}),
-    "dream.started": Schema({**_RUN, "selected": _INT}, {"started_at": _STR}),
-    "dream.completed": Schema({**_RUN, "status": _STR, "counts": _MAP, "stability_before": _NUM,
+SCHEMAS: dict[E, Schema] = {
+    E.MEMORY_STORED: Schema(_MEMORY, {"summary": _STR, "stance": _STR}),
+    E.MEMORY_BOOSTED: Schema(_MEMORY, {"summary": _STR}),
+    E.MEMORY_PRUNED: Schema({"origin": _STR, "reason": _STR}, {"category": _STR}),
+    E.MEMORY_DISPUTED: Schema({"case_id": _STR, "peer": _STR, "similarity": _NUM}),
+    E.DREAM_STARTED: Schema({**_RUN, "selected": _INT}, {"started_at": _STR}),
+    E.DREAM_COMPLETED: Schema({**_RUN, "status": _STR, "counts": _MAP, "stability_before": _NUM,
                                "stability_after": _NUM}, {"seconds": _NUM}),
-    "dream.hallucination": Schema({"origin": _STR, "category": _STR, "amplitude": _NUM, "parent_count": _INT,
+    E.DREAM_HALLUCINATION: Schema({"origin": _STR, "category": _STR, "amplitude": _NUM, "parent_count": _INT,
                                    "run": _STR, "tags": _LIST}, {"summary": _STR}),
-    "merge.conflict": Schema({**_CASE, "memory_id_a": _STR, "memory_id_b": _STR, "similarity": _NUM,
+    E.MERGE_CONFLICT: Schema({**_CASE, "memory_id_a": _STR, "memory_id_b": _STR, "similarity": _NUM,
                               "phase_diff": _NUM}),
-    "merge.proposed": Schema({"peer": _STR, "head": _STR, "counts": _MAP}),
-    "sync.requested": Schema({"reason": _STR}),
-    "sync.pushed": Schema({"branch": _STR, "head": _STR, "remote": _STR}),
-    "quarantine.escalated": Schema(_CASE),
-    "quarantine.resolved": Schema({**_CASE, "keep": _STR, "by": _STR}),
-    "agent.status": Schema({"memories": _INT, "outbox": _INT, "head": _STR}, {"model_version": _STR}),
+    E.MERGE_PROPOSED: Schema({"peer": _STR, "head": _STR, "counts": _MAP}),
+    E.SYNC_REQUESTED: Schema({"reason": _STR}),
+    E.SYNC_PUSHED: Schema({"branch": _STR, "head": _STR, "remote": _STR}),
+    E.QUARANTINE_ESCALATED: Schema(_CASE),
+    E.QUARANTINE_RESOLVED: Schema({**_CASE, "keep": _STR, "by": _STR}),
+    E.AGENT_STATUS: Schema({"memories": _INT, "outbox": _INT, "head": _STR}, {"model_version": _STR}),
 }
-EVENT_TYPES = tuple(SCHEMAS)
+EVENT_TYPES = tuple(E)  # each with its schema above (tests/unit/test_events.py)
 
 
 class EventRefused(BadInput):
@@ -203,17 +204,17 @@ def check_envelope(envelope: Any) -> dict:
 def memory_event(event_type: str, memory: Memory) -> Draft:
     payload = {"origin": memory.origin_agent, "category": str(memory.category),
                "amplitude": round(float(memory.amplitude), 4), "tags": list(memory.tags), "summary": memory.summary}
-    if event_type == "memory.stored" and memory.stance:
+    if event_type == E.MEMORY_STORED and memory.stance:
         payload["stance"] = str(memory.stance)
     return Draft(event_type, memory.id, payload)
 
 
 def stored(new: Iterable[Memory], reinforced: Iterable[Memory]) -> list[Draft]:
-    return [memory_event("memory.stored", m) for m in new] + [memory_event("memory.boosted", m) for m in reinforced]
+    return [memory_event(E.MEMORY_STORED, m) for m in new] + [memory_event(E.MEMORY_BOOSTED, m) for m in reinforced]
 
 
 def pruned(memory: Memory, reason: str) -> list[Draft]:
-    return [Draft("memory.pruned", memory.id, {"origin": memory.origin_agent, "reason": reason,
+    return [Draft(E.MEMORY_PRUNED, memory.id, {"origin": memory.origin_agent, "reason": reason,
                                                 "category": str(memory.category)})]
 
 
@@ -225,22 +226,22 @@ def merged(peer: str, head: str, counts: Mapping[str, int], cases: Iterable[Case
            before: Mapping[str, Case], *, receiver: str) -> list[Draft]:
     """A pull's events: its plan, and for each case it opened or raised, the conflict, the
     receiver's disputed memory, and the escalation when the case crossed the threshold."""
-    drafts = [Draft("merge.proposed", peer, {"peer": peer, "head": head,
+    drafts = [Draft(E.MERGE_PROPOSED, peer, {"peer": peer, "head": head,
                                              "counts": {k: int(v) for k, v in counts.items()}})]
     for case in cases:
         old = before.get(case.id)
         if old is not None and old.dispute_count >= case.dispute_count:
             continue
-        drafts.append(Draft("merge.conflict", case.id, {
+        drafts.append(Draft(E.MERGE_CONFLICT, case.id, {
             **_case_fields(case), "memory_id_a": case.memory_id_a, "memory_id_b": case.memory_id_b,
             "similarity": round(case.similarity, 4), "phase_diff": round(case.phase_diff, 4)}))
         sides = {"a": (case.agent_a, case.memory_id_a), "b": (case.agent_b, case.memory_id_b)}
         for side, other in (("a", "b"), ("b", "a")):
             if sides[side][0] == receiver:
-                drafts.append(Draft("memory.disputed", sides[side][1], {
+                drafts.append(Draft(E.MEMORY_DISPUTED, sides[side][1], {
                     "case_id": case.id, "peer": sides[other][0], "similarity": round(case.similarity, 4)}))
         if case.status == "escalated" and (old is None or old.status != "escalated"):
-            drafts.append(Draft("quarantine.escalated", case.id, _case_fields(case)))
+            drafts.append(Draft(E.QUARANTINE_ESCALATED, case.id, _case_fields(case)))
     return drafts
 
 
@@ -257,20 +258,20 @@ def dreamed(run: Mapping[str, Any], synthesised: Iterable[Memory], *, status: st
                  "stability_after": round(float(run["stability"]["after"]), 6)}
     if seconds is not None:
         completed["seconds"] = round(max(float(seconds), 0.0), 3)
-    made = [Draft("dream.hallucination", m.id, {
+    made = [Draft(E.DREAM_HALLUCINATION, m.id, {
         "origin": m.origin_agent, "category": str(m.category), "amplitude": round(float(m.amplitude), 4),
         "parent_count": len(m.parents), "run": run["run"], "tags": list(m.tags), "summary": m.summary})
         for m in synthesised]
-    return [Draft("dream.started", run["branch"], started), *made, Draft("dream.completed", run["branch"], completed)]
+    return [Draft(E.DREAM_STARTED, run["branch"], started), *made, Draft(E.DREAM_COMPLETED, run["branch"], completed)]
 
 
 def pushed(branch: str, head: str, remote: str) -> list[Draft]:
-    return [Draft("sync.pushed", branch, {"branch": branch, "head": head, "remote": remote})]
+    return [Draft(E.SYNC_PUSHED, branch, {"branch": branch, "head": head, "remote": remote})]
 
 
 def resolved(case: Case) -> list[Draft]:
     decision = case.decision()
-    return [Draft("quarantine.resolved", case.id, {**_case_fields(case), "keep": str(decision["keep"]),
+    return [Draft(E.QUARANTINE_RESOLVED, case.id, {**_case_fields(case), "keep": str(decision["keep"]),
                                                     "by": str(decision.get("by", "reviewer"))[:MAX_TEXT]})]
 
 
@@ -278,4 +279,4 @@ def status(agent: str, *, memories: int, outbox: int, head: str, model_version: 
     payload = {"memories": int(memories), "outbox": int(outbox), "head": head}
     if model_version:
         payload["model_version"] = model_version
-    return [Draft("agent.status", agent, payload)]
+    return [Draft(E.AGENT_STATUS, agent, payload)]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from typing import Iterable, Mapping
+from typing import Iterable, Mapping, assert_never
 
 from ..errors import BadInput
 from ..model.case import Case
@@ -110,17 +110,21 @@ def resolution(case: Case, *, document: str, signature: str, at: str) -> Case:
 
 
 def effects(case: Case) -> Effects:
-    keep = Keep(case.decision()["keep"])
+    """What the case's verdict does; every kind of verdict (Keep) is named here, once."""
     a, b = case.pair
-    if keep == "a":
-        return Effects({a: False, b: True}, [(case.agent_a, "verdict_for"), (case.agent_b, "verdict_against")],
-                       False, (b,), (a,))
-    if keep == "b":
-        return Effects({a: True, b: False}, [(case.agent_b, "verdict_for"), (case.agent_a, "verdict_against")],
-                       False, (a,), (b,))
-    if keep == "both":
-        return Effects({a: False, b: False}, [], True, (), (a, b))
-    return Effects({a: False, b: False}, [], False, (a, b), ())
+    match Keep(case.decision()["keep"]):
+        case Keep.A:
+            return Effects({a: False, b: True}, [(case.agent_a, "verdict_for"), (case.agent_b, "verdict_against")],
+                           False, (b,), (a,))
+        case Keep.B:
+            return Effects({a: True, b: False}, [(case.agent_b, "verdict_for"), (case.agent_a, "verdict_against")],
+                           False, (a,), (b,))
+        case Keep.BOTH:
+            return Effects({a: False, b: False}, [], True, (), (a, b))
+        case Keep.MERGED:
+            return Effects({a: False, b: False}, [], False, (a, b), ())
+        case unknown:
+            assert_never(unknown)
 
 
 def refuter(decision: Mapping, case: Case) -> str:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Iterable, Mapping, Sequence
 
 from ..model.case import Case
-from ..model.enums import CaseStatus
+from ..model.enums import CaseStatus, Keep
 
 
 def link_of(case: Case) -> str:
@@ -135,6 +135,6 @@ def status(cases: Sequence[Case]) -> str:
 
 def side_keep(keep: str, flipped: bool) -> str:
     """The dispute's verdict as one case's keep: a and b swap on a flipped case."""
-    if flipped and keep in ("a", "b"):
-        return "b" if keep == "a" else "a"
+    if flipped and keep in (Keep.A, Keep.B):
+        return Keep.B if keep == Keep.A else Keep.A
     return keep

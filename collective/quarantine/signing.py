@@ -21,7 +21,7 @@ from typing import Callable, Mapping, Sequence
 
 from ..identity import Identity, canonical, verify
 from ..model.case import Case
-from ..model.enums import CaseStatus
+from ..model.enums import CaseStatus, Keep
 from .cases import escalate
 
 OPENING_FIELDS = ("opened_by", "opening_signature")
@@ -34,6 +34,7 @@ FORGED_CASE = "forged_case"
 TAMPERED_COUNT = "tampered_count"
 FORGED_VERDICT = "forged_verdict"
 REPLAYED_VERDICT = "replayed_verdict"
+MALFORMED_VERDICT = "malformed_verdict"  # signed, but no verdict this version knows (keep)
 UNSIGNED_LINK = "unsigned_dispute_link"  # a dispute link its maker did not sign (or a writer moved)
 UNAUTHORISED_VERDICT = "unauthorised_verdict"  # by a key the collective's roster names as no reviewer
 UNAUTHORISED_LINK = "unauthorised_dispute_link"  # made by an agent the roster does not name
@@ -107,6 +108,8 @@ def _verdict_problem(case: Case) -> str | None:
             or (decided.get("agent_a"), decided.get("agent_b")) != (case.agent_a, case.agent_b) \
             or decided.get("case_id") != case.id or decided.get("at") != case.resolved_at:
         return REPLAYED_VERDICT  # a genuine verdict, but on another case
+    if decided.get("keep") not in tuple(Keep):
+        return MALFORMED_VERDICT
     return None
 
 

@@ -76,11 +76,11 @@ def ensure(folder: Path) -> str:
     return ids[0]
 
 
-def describe(folder: Path, engine: str, *, export_to: Path | None = None) -> dict:
+def describe(folder: Path, kept: bool, *, export_to: Path | None = None) -> dict:
     """{"id", "public_key", "folder", "exported_to"}: the credential of the agent in `folder`
     (made if missing), its public JWK written into `export_to` (a server's --auth-keys
-    folder) when given."""
-    if engine != "doltlite":
+    folder) when given. `kept`: whether the agent's engine keeps one there (Location)."""
+    if not kept:
         raise BadInput("agent", "a Dolt agent fetches and pushes as a Dolt user: name it in the remote URL "
                                 "(http://USER@host:port/db) and give its password to the agent's sql-server "
                                 "as DOLT_REMOTE_PASSWORD")

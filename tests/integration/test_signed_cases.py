@@ -191,6 +191,18 @@ def test_a_replayed_verdict_is_ignored_and_reported(trio, opened, ana, cmem):
     assert what_counts(e2, memories) == before
 
 
+def test_a_signed_verdict_of_no_known_kind_is_ignored_and_reported(trio, opened, ana, cmem):
+    """Verdict kinds are one enum (Keep), matched exhaustively: a reviewer's signed verdict
+    whose keep names none of them is refused at the pull, not a crash where it takes effect."""
+    e2, m1 = trio["earth-2"], trio["mars-1"]
+    memories = [opened["pump"], opened["not_pump"]]
+    before = what_counts(e2, memories)
+    case = shared_case(m1, opened["case"])
+    push_onto_commons(m1, [{**case, **verdict(case, ana[0], keep="neither", by="ana")}])
+    pull_refusing(cmem, "earth-2", "malformed_verdict", opened["case"])
+    assert what_counts(e2, memories) == before
+
+
 def test_cases_a_pull_opens_are_signed_by_the_agent(trio, opened, cmem):
     e2, m1 = trio["earth-2"], trio["mars-1"]
     # earth-2 never pushed its branch: its key travels with the cases it shares

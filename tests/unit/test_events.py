@@ -14,6 +14,7 @@ from collective.config import Settings
 from collective.errors import BadInput
 from collective.identity import Identity
 from collective.model import Case, Memory, events
+from collective.model.enums import EventType
 from collective.sync import policy
 from collective.sync.events.signing import sign, verify
 
@@ -153,6 +154,14 @@ def test_a_peers_synthesis_weighs_half_and_waits_for_the_window_with_its_dream()
     assert _decide(0.9, 0.2, event_type="dream.hallucination").action == "skip"
     assert _decide(event_type="dream.completed").action == "queue"
     assert _decide(event_type="dream.started").action == "skip"
+
+
+@pytest.mark.parametrize("event_type", list(EventType))
+def test_every_event_type_has_a_schema_and_a_rule_of_the_policy(event_type):
+    """Event types are one enum: a new one without a schema or a rule fails here."""
+    assert event_type in events.SCHEMAS and event_type in events.EVENT_TYPES
+    assert _decide(event_type=event_type).action in ("now", "queue", "skip")
+    assert _decide(event_type="memory.forgotten").reason == "'memory.forgotten' is no event type this version knows"
 
 
 @given(st.floats(0, 2), st.floats(0.1, 1), st.floats(0.1, 1))

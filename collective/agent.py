@@ -25,6 +25,7 @@ from .quarantine.refutation import Refutations, SameClaim
 from .quarantine.service import Quarantine
 from .recall import AccessCounter, Recall, Recalled, RecallHit
 from .agent_recall import RecallVerbs
+from .agent_dream import DreamVerbs
 from .agent_roster import RosterVerbs
 from .roster.service import Rosters
 from .runtime.progress import Progress
@@ -41,7 +42,7 @@ if TYPE_CHECKING:
 __all__ = ["Agent", "MemoryInput", "Recalled", "RecallHit", "StoreResult"]
 
 
-class Agent(RecallVerbs, RosterVerbs):
+class Agent(RecallVerbs, RosterVerbs, DreamVerbs):
     """One agent's memory database, branch, key and index."""
 
     def __init__(self, opened: provision.Opened, *, embedder: Embedder | None = None, judge: Judge | None = None):
@@ -229,7 +230,12 @@ class Agent(RecallVerbs, RosterVerbs):
 
     def pull(self, remote: str | None = None, *, peers: Sequence[str] = (), dry_run: bool = False,
              progress: Progress | None = None) -> dict:
-        return self.exchange.pull(remote, peers=peers, dry_run=dry_run, progress=progress)
+        """Fetch the commons, take its roster and cases, merge every peer that moved, follow
+        main, share the cases; then import the peers' dream artifacts (`dreams`), by trust."""
+        result = self.exchange.pull(remote, peers=peers, dry_run=dry_run, progress=progress)
+        if not dry_run:
+            result["dreams"] = self.import_dreams(result["remote"])
+        return result
 
     def trust_scores(self, *, as_of: str | None = None) -> dict[str, float]:
         return self.peers_view.trust_scores(as_of=validate_ref(as_of))

@@ -19,34 +19,36 @@ from .settings import DreamSettings
 from .stages import hallucinate
 
 if TYPE_CHECKING:
-    from collective.agent import Agent
+    from .port import DreamPort
 
 IMPORTED = "imported"
 
 
-def share(agent: Agent, branch: str) -> dict:
+def share(port: DreamPort, branch: str) -> dict:
     """Push a dream branch to the agent's commons, when it has one; a failure is reported."""
-    if not agent.remotes():
-        return {"pushed": False, "reason": "no remote"}
     try:
-        remote = agent.remote_names.choose(None)
-        agent.repo.push(remote, branch)
+        remote = port.remote(None)
+        if remote is None:
+            return {"pushed": False, "reason": "no remote"}
+        port.repo.push(remote, branch)
     except CollectiveError as e:
         return {"pushed": False, "reason": str(e).splitlines()[0]}
     return {"pushed": True, "remote": remote, "branch": branch}
 
 
-def import_from_peers(agent: Agent, remote: str | None = None) -> dict:
+def import_from_peers(port: DreamPort, remote: str | None = None) -> dict:
     """Import the artifacts of every peer dream on the remote (as last fetched) not imported yet."""
-    settings = DreamSettings.from_mapping(agent.home.config)
-    remote = agent.remote_names.choose(remote)
-    trust, keys = agent.trust_scores(), agent.tables.agents.keys()
-    runs = DreamTables(agent.repo).runs
+    settings = port.dream
+    remote = port.remote(remote)
+    if remote is None:
+        return {"remote": None, "runs": []}
+    trust, keys = port.trust_scores(), port.tables.agents.keys()
+    runs = DreamTables(port.repo).runs
     out: list[dict] = []
-    for ref in sorted(agent.repo.remote_branches()):
+    for ref in sorted(port.repo.remote_branches()):
         name = ref[len(remote) + 1:] if ref.startswith(remote + "/") else None
         peer = agent_of_dream(name) if name else None
-        if peer is None or peer == agent.agent_id:
+        if peer is None or peer == port.agent_id:
             continue
         run_id = f"{peer}:{name.rsplit('/', 1)[-1]}"
         if runs.get(run_id) is not None:
@@ -54,12 +56,12 @@ def import_from_peers(agent: Agent, remote: str | None = None) -> dict:
         if peer not in keys or trust.get(peer, 0.0) < settings.import_trust:
             out.append({"peer": peer, "run": run_id, "imported": False, "reason": "not trusted enough"})
             continue
-        out.append(_import_run(agent, ref, peer, run_id, keys[peer], settings))
+        out.append(_import_run(port, ref, peer, run_id, keys[peer], settings))
     return {"remote": remote, "runs": out}
 
 
-def _import_run(agent: Agent, ref: str, peer: str, run_id: str, key: str, settings: DreamSettings) -> dict:
-    repo, tables, dreams = agent.repo, agent.tables, DreamTables(agent.repo)
+def _import_run(port: DreamPort, ref: str, peer: str, run_id: str, key: str, settings: DreamSettings) -> dict:
+    repo, tables, dreams = port.repo, port.tables, DreamTables(port.repo)
     their_run = dreams.runs.get(run_id.split(":", 1)[1], as_of=ref)
     if their_run is None:
         return {"peer": peer, "run": run_id, "imported": False, "reason": "no run recorded on the branch"}
@@ -80,6 +82,7 @@ def _import_run(agent: Agent, ref: str, peer: str, run_id: str, key: str, settin
     hints = [{**h, "run_id": run_id} for h in dreams.prune_hints.of_run(their_run["id"], as_of=ref)]
     with repo.transaction():
         tables.memories.insert(fresh)
+        port.refutations.settle(fresh, now=at)
         tables.links.write(links)
         dreams.clusters.write(clusters)
         dreams.prune_hints.write(hints)
@@ -87,6 +90,6 @@ def _import_run(agent: Agent, ref: str, peer: str, run_id: str, key: str, settin
                            "stats": {"syntheses": len(fresh), "links": len(links), "clusters": len(clusters),
                                      "prune_hints": len(hints)},
                            "started_at": their_run["started_at"], "finished_at": at})
-        repo.commit(f"import the dream artifacts of {peer} ({run_id})", author=agent.agent_id)
+        repo.commit(f"import the dream artifacts of {peer} ({run_id})", author=port.agent_id)
     return {"peer": peer, "run": run_id, "imported": True, "syntheses": len(fresh), "links": len(links),
             "clusters": len(clusters), "prune_hints": len(hints)}

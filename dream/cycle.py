@@ -20,7 +20,7 @@ from .settings import DreamSettings
 from .stages import hallucinate, prune, select, wire
 
 if TYPE_CHECKING:
-    from collective.agent import Agent
+    from .port import DreamPort
 
 DONE, REVIEW, ACCEPTED = "completed", "review", "accepted"
 
@@ -29,70 +29,71 @@ class DreamFailed(CollectiveError):
     """A dream cycle stopped; the working branch is unchanged."""
 
 
-def dream(agent: Agent, *, full: bool = False, jobs: int = 1, review: bool = False,
-          synthesiser: hallucinate.Synthesiser = hallucinate.from_summaries, now: datetime | None = None,
+def dream(port: DreamPort, *, full: bool = False, jobs: int = 1, review: bool = False,
+          synthesiser: hallucinate.Synthesiser | None = None, now: datetime | None = None,
           progress: Progress | None = None, share: bool = True) -> dict:
     """Run one cycle and return its report; the dream branch is pushed to the commons
     (when there is one) right after the run."""
+    synthesiser = synthesiser or hallucinate.from_summaries
     if not isinstance(jobs, int) or jobs < 1:
         raise BadInput("jobs", f"must be a positive whole number, got {jobs!r}")
     now = now or utcnow()
-    settings = DreamSettings.from_mapping(agent.home.config)
-    agent.flush_access()
-    base = agent.repo.head(agent.branch)
-    branch = _free_branch(agent.repo, dream_branch(agent.agent_id, now.strftime("%Y%m%d-%H%M%S")))
-    previous = DreamTables(agent.repo).runs.of_agent(agent.agent_id, status=[DONE, ACCEPTED])
-    since = _watermark(agent.repo, previous) if not full else None
-    coaccess = CoAccessCounts(agent.repo).all()
+    settings = port.dream
+    port.flush_access()
+    base = port.repo.head(port.branch)
+    branch = _free_branch(port.repo, dream_branch(port.agent_id, now.strftime("%Y%m%d-%H%M%S")))
+    previous = DreamTables(port.repo).runs.of_agent(port.agent_id, status=[DONE, ACCEPTED])
+    since = _watermark(port.repo, previous) if not full else None
+    coaccess = CoAccessCounts(port.repo).all()
     clock = consolidate.Outcome(None)  # the times before there is a field
     with clock.timed("index", progress):  # brought to the head (what changed since it last was)
-        index = agent.index()
+        index = port.index()
     with clock.timed("select", progress):
-        selection, rows = _select(agent, index, since, base, coaccess, settings)
-        field = load(rows, agent_id=agent.agent_id, dim=agent.dim, trust_scores=agent.trust_scores(),
-                     half_lives=agent.settings.half_lives, now=now.timestamp())
+        selection, rows = _select(port, index, since, base, coaccess, settings)
+        field = load(rows, agent_id=port.agent_id, dim=port.dim, trust_scores=port.trust_scores(),
+                     half_lives=port.settings.half_lives, now=now.timestamp())
     at = iso(now)
-    ctx = _context(agent, index, coaccess, selection, synthesiser,
+    ctx = _context(port, index, coaccess, selection, synthesiser,
                    cross_cluster=(len(previous) + 1) % max(settings.cross_cluster_every, 1) == 0)
     try:
         outcome = consolidate.run(field, ctx, settings, jobs=jobs, now=now.timestamp(), at=at, progress=progress)
         outcome.seconds = {**clock.seconds, **outcome.seconds}
         run_id = branch.rsplit("/", 1)[-1]
         with outcome.timed("stability", progress):
-            stability = report.stability_before_after(agent, index, outcome, now.timestamp())
+            stability = report.stability_before_after(port, index, outcome, now.timestamp())
         doc = report.build(run_id, branch, base, selection, outcome, stability, jobs=jobs, review=review)
         with outcome.timed("write", progress):
-            doc["head"] = _write(agent, branch, base, run_id, outcome, doc, at, review=review)
+            doc["head"] = _write(port, branch, base, run_id, outcome, doc, at, review=review)
     except CollectiveError as e:
         raise DreamFailed(f"dream failed, working branch unchanged: {e}") from e
     doc["shared"] = {"pushed": False, "reason": "not asked"}
     if share:
         with outcome.timed("share", progress):
-            doc["shared"] = artifacts.share(agent, branch)
+            doc["shared"] = artifacts.share(port, branch)
     if not review:
         with outcome.timed("merge", progress):
-            untouched = agent.repo.head(agent.branch) == base  # nothing was stored meanwhile
+            untouched = port.repo.head(port.branch) == base  # nothing was stored meanwhile
             told = events.dreamed(doc, outcome.synthesised, status="merged", started_at=at,
                                   seconds=sum(outcome.seconds.values()))
-            clean = merge_into_working(agent, branch, outcome.folded, told)
+            clean = merge_into_working(port, branch, outcome.folded, told)
         with outcome.timed("reindex", progress):  # the index follows what the dream changed
             if untouched and clean:
-                _advance_index(index, agent.repo.head(agent.branch), outcome)
+                _advance_index(index, port.repo.head(port.branch), outcome)
             else:
-                agent.index()
+                port.index()
     doc["seconds"] = outcome.seconds
     return doc
 
 
-def _context(agent: Agent, index, coaccess, selection: select.Selection, synthesiser: hallucinate.Synthesiser, *,
+def _context(port: DreamPort, index, coaccess, selection: select.Selection, synthesiser: hallucinate.Synthesiser, *,
              cross_cluster: bool) -> consolidate.Context:
-    memories = agent.tables.memories
+    memories = port.tables.memories
     return consolidate.Context(
-        index=index, comparator=agent.comparator(), repo=agent.repo, coaccess=coaccess,
+        index=index, comparator=port.comparator(), repo=port.repo, coaccess=coaccess,
         parents_of_live=lambda: prune.with_live_descendants(
             memories.rows(columns=("id", "parents", "retracted", "absorbed_into", "refuted_by"))),
-        agent_id=agent.agent_id, model_version=agent.embedder_version, amplitude_cap=agent.settings.amplitude_cap,
-        fade_threshold=agent.settings.fade_threshold, cross_cluster=cross_cluster, synthesiser=synthesiser,
+        agent_id=port.agent_id, model_version=port.model_version, amplitude_cap=port.settings.amplitude_cap,
+        fade_threshold=port.settings.fade_threshold, cross_cluster=cross_cluster, synthesiser=synthesiser,
         changed=None if selection.full else selection.changed_ids,
         known=lambda made: set(memories.by_id([m.id for m in made])))
 
@@ -116,41 +117,42 @@ def _watermark(repo, previous: list[dict]) -> str | None:
     return None
 
 
-def _select(agent: Agent, index, since: str | None, head: str, coaccess, settings: DreamSettings):
-    memories = agent.tables.memories
+def _select(port: DreamPort, index, since: str | None, head: str, coaccess, settings: DreamSettings):
+    memories = port.tables.memories
     if since is None:
         rows = [r for r in memories.rows() if live(r)]
         return select.everything([r["id"] for r in rows]), rows
-    changed = select.changed_since(agent.repo, memories.name, since, head) | set(coaccess)
+    changed = select.changed_since(port.repo, memories.name, since, head) | set(coaccess)
     changed_rows = [r for r in memories.rows_by_id(sorted(changed)) if live(r)]
-    selection = select.with_neighbours(changed_rows, index, neighbours=settings.neighbours, dim=agent.dim)
+    selection = select.with_neighbours(changed_rows, index, neighbours=settings.neighbours, dim=port.dim)
     return selection, memories.rows_by_id(selection.ids)
 
 
-def _write(agent: Agent, branch: str, base: str, run_id: str, outcome: consolidate.Outcome, doc: dict,
+def _write(port: DreamPort, branch: str, base: str, run_id: str, outcome: consolidate.Outcome, doc: dict,
            at: str, *, review: bool) -> str:
     """Every decision of the run, in one transaction and one commit on the dream branch."""
-    repo, field = agent.repo, outcome.field
+    repo, field = port.repo, outcome.field
     repo.create_branch(branch, start=base)
     with repo.on_branch(branch), repo.transaction():
-        agent.tables.memories.write_rows([
+        port.tables.memories.write_rows([
             {**r, "amplitude": float(field.amplitude[k]), "phase": float(field.phase[k]),
              "layer": int(field.layer[k]), "last_consolidated_at": at} for k, r in enumerate(field.rows)])
-        agent.tables.memories.insert([_signed(agent, m) for m in outcome.synthesised])
-        links = wire.rows(outcome.links, by=agent.agent_id, at=at)
+        port.tables.memories.insert([_signed(port, m) for m in outcome.synthesised])
+        port.refutations.settle(outcome.synthesised, now=at)  # a synthesis of a refuted claim is refuted
+        links = wire.rows(outcome.links, by=port.agent_id, at=at)
         links += [link for m in outcome.synthesised for link in hallucinate.lineage_links(m, at=at)]
-        agent.tables.links.write(links)
+        port.tables.links.write(links)
         tables = DreamTables(repo)
         tables.clusters.write(report.cluster_rows(run_id, outcome))
         tables.prune_hints.write(outcome.pruned.hints(field, run_id, current_strength(field)))
-        tables.runs.write({"id": run_id, "agent_id": agent.agent_id, "branch_name": branch,
+        tables.runs.write({"id": run_id, "agent_id": port.agent_id, "branch_name": branch,
                            "status": REVIEW if review else DONE, "stats": doc, "started_at": at,
                            "finished_at": iso(utcnow())})
-        return repo.commit(f"dream {run_id}: {doc['mode']} run over {len(field)} memories", author=agent.agent_id)
+        return repo.commit(f"dream {run_id}: {doc['mode']} run over {len(field)} memories", author=port.agent_id)
 
 
-def _signed(agent: Agent, memory):
-    memory.signature = agent.identity.sign(memory.claim())
+def _signed(port: DreamPort, memory):
+    memory.signature = port.sign(memory.claim())
     return memory
 
 
@@ -163,20 +165,20 @@ def _advance_index(index, head: str, outcome: consolidate.Outcome) -> None:
     index.advance(head, rescored=rescored, added=[m.to_row() for m in outcome.synthesised])
 
 
-def merge_into_working(agent: Agent, branch: str, folded: dict[str, tuple[int, float]],
+def merge_into_working(port: DreamPort, branch: str, folded: dict[str, tuple[int, float]],
                        told: list[events.Draft]) -> bool:
     """Merge the dream branch into working (working's own changes win a clash) with the
     run's events (the outbox lives in working's working set: a run that fails, or waits
     for review, has told no one), then take the co-access counts the run folded out of
     the counter. False when there was a clash."""
-    repo = agent.repo
+    repo = port.repo
     with repo.transaction():
-        agent.tables.outbox.add(told)  # first: a Dolt merge or commit persists on its own, so it comes last
-        conflicts = repo.merge(branch, message=f"merge {branch}", author=agent.agent_id)
+        port.tables.outbox.add(told)  # first: a Dolt merge or commit persists on its own, so it comes last
+        conflicts = repo.merge(branch, message=f"merge {branch}", author=port.agent_id)
         if conflicts:
             for table in sorted({c.table for c in conflicts}):
                 repo.resolve_conflicts(table, "ours")
-            repo.commit(f"merge {branch} (working's changes kept where both changed)", author=agent.agent_id)
+            repo.commit(f"merge {branch} (working's changes kept where both changed)", author=port.agent_id)
     give_back(CoAccessCounts(repo), folded)
     return not conflicts
 
@@ -191,10 +193,10 @@ def give_back(counter: CoAccessCounts, folded: dict[str, tuple[int, float]]) -> 
     counter.write({i: v for i, v in left.items() if v[0] > 0}, at=iso(utcnow()))
 
 
-def accept(agent: Agent, run: str) -> dict:
+def accept(port: DreamPort, run: str) -> dict:
     """Merge a run made with review into working."""
-    runs = DreamTables(agent.repo).runs
-    branch = run if "/" in run else dream_branch(agent.agent_id, run)
+    runs = DreamTables(port.repo).runs
+    branch = run if "/" in run else dream_branch(port.agent_id, run)
     try:
         row = runs.get(branch.rsplit("/", 1)[-1], as_of=branch)
     except NotFound:
@@ -206,14 +208,14 @@ def accept(agent: Agent, run: str) -> dict:
         status = merged["status"] if merged is not None and merged["status"] == ACCEPTED else row["status"]
         raise BadInput("run", f"dream run {run!r} is {status}, not waiting for review")
     folded = {k: tuple(v) for k, v in row["stats"].get("coaccess_folded", {}).items()}
-    made = agent.tables.memories.by_id([m["id"] for m in row["stats"]["synthesised"]], as_of=branch)
+    made = port.tables.memories.by_id([m["id"] for m in row["stats"]["synthesised"]], as_of=branch)
     seconds = (parse_time(row["finished_at"]) - parse_time(row["started_at"])).total_seconds()
     told = events.dreamed(row["stats"], made.values(), status=ACCEPTED, started_at=row["started_at"],
                           seconds=seconds)
-    merge_into_working(agent, branch, folded, told)
-    with agent.repo.transaction():
+    merge_into_working(port, branch, folded, told)
+    with port.repo.transaction():
         runs.write({**row, "status": ACCEPTED, "finished_at": iso(utcnow())})
-        head = agent.repo.commit(f"dream {row['id']} accepted", author=agent.agent_id)
+        head = port.repo.commit(f"dream {row['id']} accepted", author=port.agent_id)
     return {"run": row["id"], "branch": branch, "status": ACCEPTED, "head": head}
 
 

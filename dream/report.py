@@ -15,25 +15,25 @@ from .field import current_strength
 from .stages.select import Selection
 
 if TYPE_CHECKING:
-    from collective.agent import Agent
+    from .port import DreamPort
 
 SHOWN = 10  # examples of each kind the report lists
 
 
-def stability_before_after(agent: Agent, index, outcome: Outcome, now: float) -> dict:
+def stability_before_after(port: DreamPort, index, outcome: Outcome, now: float) -> dict:
     """Field stability of every memory recall can return, before the run and as the run
     leaves it; the index keeps each one's amplitude, origin, age and category."""
-    field, trust = outcome.field, agent.trust_scores()
+    field, trust = outcome.field, port.trust_scores()
     labels = index.live_labels()
-    before = index.strengths_at(labels, trust, now, agent.settings.half_lives)
+    before = index.strengths_at(labels, trust, now, port.settings.half_lives)
     ratio = np.ones(index.label_count)
     at = index.labels_of(field.ids)
     known = (at >= 0) & (field.start_amplitude > 0)
     ratio[at[known]] = field.amplitude[known] / field.start_amplitude[known]
     made = [{"id": m.id, "amplitude": m.amplitude, "origin_agent": m.origin_agent, "created_at": m.created_at,
              "category": m.category} for m in outcome.synthesised]
-    extra = scoring.row_strengths(made, trust, now, agent.settings.half_lives) if made else np.zeros(0)
-    floor = agent.settings.fade_threshold
+    extra = scoring.row_strengths(made, trust, now, port.settings.half_lives) if made else np.zeros(0)
+    floor = port.settings.fade_threshold
     return {"before": round(scoring.field_stability(before, faded_below=floor), 6),
             "after": round(scoring.field_stability(np.concatenate([before * ratio[labels], extra]),
                                                    faded_below=floor), 6)}

@@ -29,7 +29,6 @@ from pathlib import Path
 import collective  # noqa: F401  (first: sqlite3 speaks Dolt)
 import numpy as np
 
-from collective import dream
 from collective.agent import Agent, MemoryInput
 from collective.model import utcnow
 
@@ -87,7 +86,7 @@ def change(agent: Agent, count: int) -> None:
 
 def timed(agent: Agent, **kwargs) -> tuple[float, dict]:
     clock = time.perf_counter()
-    report = dream.dream(agent, **kwargs)
+    report = agent.dream(**kwargs)
     return round(time.perf_counter() - clock, 3), report
 
 

@@ -38,7 +38,7 @@ import collective  # noqa: F401  (first: sqlite3 speaks Dolt)
 import numpy as np
 
 from collective import merge
-from collective.exchange import judging
+from collective.merge import judging
 from collective.exchange import pull as pull_module
 from collective.judge import cache as analyses
 from collective.agent import Agent, MemoryInput

@@ -236,14 +236,12 @@ GREENHOUSE = [
 
 def dream_demo(agent: Agent) -> None:
     """earth-1 learns more about the greenhouse, recalls it, and dreams on its own branch."""
-    from collective.dream import dream
-
     heading("8. earth-1 dreams: consolidation on a dream branch, merged back")
     for content in GREENHOUSE:
         agent.store(content, category="knowledge", importance=0.6)
     for _ in range(3):  # recalled together: co-access the dream folds into amplitude
         agent.recall("how long do the greenhouse lights run?", k=3)
-    report = dream(agent, full=True)
+    report = agent.dream(full=True)
     c = report["counts"]
     say(f"  dream {report['run']} on {report['branch']} ({report['mode']}, {report['status']}): "
         f"{c['selected']} memories, {c['constructive']} agreeing, {c['partial']} partly agreeing and "

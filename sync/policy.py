@@ -11,7 +11,7 @@ For a memory event (`memory.stored`, `memory.boosted`):
 
 A peer's synthesis (`dream.hallucination`) is weighed the same way with its
 amplitude times `hallucination_share` (0.5: what importing it would give it), but
-never pulled now: syntheses travel with the dream artifacts, which `cmem pull`
+never pulled now: syntheses travel with the dream artifacts, which every pull
 imports, so one that is in focus or weighs at least `queue` waits for the sync
 window. A finished dream (`dream.completed`) of a trusted sender queues the pull
 of its artifacts for the window as well.

@@ -201,13 +201,11 @@ class Scheduler:
             if not on_commons:
                 return {"peers": [], "waiting": peers}
         result = agent.pull(self.remote, peers=on_commons if peers is not None else ())
-        from collective.dream.artifacts import import_from_peers  # peers' syntheses, by trust
-        dreams = import_from_peers(agent, self.remote)
         pulled = [p["peer"] for p in result["peers"]]
         for peer in pulled:
             close_satisfied(agent, peer)
         return {"peers": pulled, "new": sum(p["summary"].get("new", 0) for p in result["peers"]),
-                "cases": result.get("quarantine", {}), "dreams": len(dreams.get("runs", []))}
+                "cases": result.get("quarantine", {}), "dreams": len(result["dreams"]["runs"])}
 
     def due_in(self) -> float:
         """Seconds until there may be work: the next window, the next normal sync, or a poll."""

@@ -41,11 +41,9 @@ def dream(ctx, full, jobs, review, home, agent_id, as_json):
     """
     if ctx.invoked_subcommand is not None:
         return
-    from collective.dream import dream as run_dream  # the dream package loads only for this command
-
     with cli_errors():
         with open_agent(home, agent_id) as agent, progress_bars(as_json=as_json) as progress:
-            result = run_dream(agent, full=full, jobs=jobs, review=review, progress=progress)
+            result = agent.dream(full=full, jobs=jobs, review=review, progress=progress)
     emit(result, as_json=as_json, text=_render)
 
 
@@ -59,11 +57,9 @@ def accept(run, home, agent_id, as_json):
     \b
     JSON: {"run", "branch", "status", "head"}
     """
-    from collective.dream import accept as accept_run
-
     with cli_errors():
         with open_agent(home, agent_id) as agent:
-            result = accept_run(agent, run)
+            result = agent.accept_dream(run)
     emit(result, as_json=as_json, text=lambda r: f"accepted dream {r['run']} ({r['head'][:12]})")
 
 

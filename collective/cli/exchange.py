@@ -104,7 +104,7 @@ def _render_pull(r: dict) -> str:
         lines.append(f"collective/quarantine: REFUSED {len(ids)} row(s) ({reason}): {', '.join(ids)}")
     if not r["peers"]:
         lines.append("no peers on the remote yet")
-    for run in r.get("dreams", {}).get("runs", []):
+    for run in (r.get("dreams") or {}).get("runs", []):
         lines.append(f"dream {run['run']}: " + (f"imported {run['syntheses']} syntheses, {run['links']} links, "
                                                 f"{run['clusters']} clusters, {run['prune_hints']} prune hints"
                                                 if run["imported"] else f"not imported ({run['reason']})"))
@@ -139,14 +139,11 @@ def pull(remote_name, peers, dry_run, allow_refused, home, agent_id, as_json):
            "cases_grouped" (how many cases joined a dispute),
            "promotions": {"consensus_moved", "taken", "refused", "main_refused", "promoted", "pushed"},
            "roster": {"collective", "version", "taken", "refused"} (null on --dry-run),
-           "dreams": {"remote", "runs": [{"peer", "run", "imported", ...}]}}
+           "dreams": {"remote", "runs": [{"peer", "run", "imported", ...}]} (null on --dry-run)}
     """
     with cli_errors():
         with open_agent(home, agent_id) as agent, progress_bars(as_json=as_json) as progress:
             result = agent.pull(remote_name, peers=list(peers), dry_run=dry_run, progress=progress)
-            if not dry_run:
-                from collective.dream.artifacts import import_from_peers  # peers' dream artifacts, by trust
-                result["dreams"] = import_from_peers(agent, remote_name)
     emit(result, as_json=as_json, text=_render_pull)
     if result["refused"] and not allow_refused:
         raise click.ClickException("refused data from " + ", ".join(

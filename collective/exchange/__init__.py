@@ -137,7 +137,7 @@ class Exchange:
                 refused.setdefault(QUARANTINE_BRANCH, {}).update(promoted["refused"])
             if promoted and promoted["main_refused"]:  # the commons' main, not followed
                 refused[MAIN_BRANCH] = promoted["main_refused"]
-            result = {"remote": remote, "dry_run": dry_run, "peers": [r.to_dict() for r in reports],
+            result = {"remote": remote, "dry_run": bool(dry_run), "peers": [r.to_dict() for r in reports],
                       "cases_taken": taken, "refused": refused, "promotions": promoted, "roster": roster}
             if dry_run:
                 return {**result, "quarantine": None}

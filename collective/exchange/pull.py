@@ -33,7 +33,7 @@ from ..runtime import parallel
 from ..runtime.progress import Progress
 from ..store.tables import Tables
 from ..upkeep import Upkeep
-from .judging import plan_pull
+from ..merge.judging import plan_pull
 
 if TYPE_CHECKING:
     from ..store.port import Repository

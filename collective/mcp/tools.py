@@ -155,8 +155,8 @@ class MemoryTools:
         "summary": {"new", "constructive", "partial", "destructive", "independent", ...},
         "refused", "pairs", "seconds", "key", "history"}], "cases_taken", "refused" (by
         source: a peer, "collective/quarantine", "main" or "collective/roster"),
-        "promotions", "roster", "cases_grouped", "quarantine"}: as `cmem pull --json`, but
-        for peers' dream artifacts, which only `cmem pull` imports.
+        "promotions", "roster", "cases_grouped", "quarantine", "dreams" (the peers' dream
+        artifacts imported, by trust; null on dry_run)}: as `cmem pull --json`.
         """
         return self._call(lambda agent: agent.pull(remote, peers=peers or [], dry_run=dry_run))
 

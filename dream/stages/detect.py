@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from collective.core import wave
-from collective.exchange import judging
+from collective.merge import judging
 from collective.judge import cache as analyses
 from collective.model import Memory
 

@@ -8,10 +8,9 @@ from datetime import datetime, timedelta, timezone
 import joblib
 import pytest
 
-from collective import dream
 from collective.dream import partition, report
 from collective.dream.stages import detect, transfer
-from collective.exchange import judging
+from collective.merge import judging
 from collective.model import iso
 from collective.model.enums import LinkType
 from collective.store.dream_tables import CoAccessCounts, DreamTables
@@ -30,7 +29,7 @@ def test_recall_counts_coaccess_and_the_dream_folds_it_by_the_seeds_formula(agen
     agent.flush_access()
     assert agent.repo.head(agent.branch) == head  # recall counts, never commits
     assert CoAccessCounts(agent.repo).of(ids) == {i: (2, pytest.approx(1.04 ** 2)) for i in ids}
-    report = dream.dream(agent)
+    report = agent.dream()
     assert report["counts"]["strengthened"] == 3
     assert {i: agent.get(i).amplitude for i in ids} == {i: pytest.approx(0.5 * 1.04 ** 2) for i in ids}
     assert CoAccessCounts(agent.repo).all() == {}  # folded once, not twice
@@ -42,11 +41,11 @@ def test_recall_counts_coaccess_and_the_dream_folds_it_by_the_seeds_formula(agen
 
 def test_an_incremental_run_touches_only_what_changed_and_its_neighbours(agent):
     store_topics(agent, topics=10, per=6)
-    first = dream.dream(agent, now=NOW)
+    first = agent.dream(now=NOW)
     assert first["mode"] == "full" and first["counts"]["selected"] == 60
     changed = store_topics(agent, topics=1, per=2, seed=99)
     later = NOW + timedelta(seconds=5)
-    second = dream.dream(agent, now=later)
+    second = agent.dream(now=later)
     counts = second["counts"]
     assert second["mode"] == "incremental" and counts["changed"] == 2
     assert counts["selected"] == counts["changed"] + counts["neighbours"] < 2 * (8 + 1)
@@ -65,9 +64,9 @@ def test_one_job_and_two_jobs_give_identical_databases(agent, monkeypatch):
     real = joblib.Parallel.__call__
     monkeypatch.setattr(joblib.Parallel, "__call__", lambda self, tasks: workers.append(self.n_jobs) or real(self, tasks))
     store_topics(agent, topics=12, per=5)
-    one = dream.dream(agent, jobs=1, review=True, now=NOW)
+    one = agent.dream(jobs=1, review=True, now=NOW)
     assert workers == []
-    two = dream.dream(agent, jobs=2, review=True, now=NOW)
+    two = agent.dream(jobs=2, review=True, now=NOW)
     assert workers == [2]
     assert one["branch"] != two["branch"] and one["counts"]["clusters"] >= 10
     for table in ("memories", "skip_links"):
@@ -87,7 +86,7 @@ def test_judging_in_small_blocks_gives_the_same_pairs(agent, monkeypatch):
 
 def test_a_synthesis_has_parents_lineage_links_and_less_amplitude(agent):
     store_topics(agent, topics=2, per=4)
-    report = dream.dream(agent)
+    report = agent.dream()
     assert report["counts"]["hallucinated"] == 2
     for made in report["synthesised"]:
         memory = agent.get(made["id"])
@@ -97,7 +96,7 @@ def test_a_synthesis_has_parents_lineage_links_and_less_amplitude(agent):
         links = {(l["target_id"], l["link_type"]) for l in agent.tables.links.touching(memory.id)}
         assert links == {(p.id, LinkType.HALLUCINATED_FROM) for p in parents}
         assert all("pump" in p.content.lower() for p in parents)
-    assert dream.dream(agent, full=True)["counts"]["hallucinated"] == 0  # made once
+    assert agent.dream(full=True)["counts"]["hallucinated"] == 0  # made once
 
 
 def test_prune_fades_own_memories_advises_foreign_ones_and_spares_lineage(agent):
@@ -108,7 +107,7 @@ def test_prune_fades_own_memories_advises_foreign_ones_and_spares_lineage(agent)
     agent.repo.commit("lineage", author=agent.agent_id)
     with open(agent.home.root / "cmem.toml", "a") as f:
         f.write("\n[dream]\nprune_below = 0.2\n")
-    report = dream.dream(agent)
+    report = agent.dream()
     assert (report["counts"]["faded"], report["counts"]["advised"], report["counts"]["spared"]) == (1, 1, 1)
     assert agent.get(lonely).amplitude == pytest.approx(0.075)
     assert agent.get(parent).amplitude == pytest.approx(0.15)
@@ -134,7 +133,7 @@ def test_a_failure_mid_run_leaves_the_working_branch_unchanged(agent, monkeypatc
     else:
         monkeypatch.setattr(report, "cluster_rows", boom)  # inside the write, after memories and links
     with pytest.raises(RuntimeError, match="injected"):
-        dream.dream(agent)
+        agent.dream()
     assert agent.repo.head(agent.branch) == head
     assert agent.repo.active_branch() == agent.branch
     assert {t: _hash(agent, t, agent.branch) for t in hashes} == hashes

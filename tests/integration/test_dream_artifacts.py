@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import pytest
 
-from collective import dream
 from collective.agent import Agent
 from collective.dream.artifacts import import_from_peers
 from collective.model.enums import LinkType
@@ -33,7 +32,7 @@ def _dream_with_artifacts(earth: Agent) -> dict:
     earth.tables.memories.set(ids[-1], amplitude=0.08)  # weak enough to be pruned
     earth.repo.commit("a weak memory", author=earth.agent_id)
     earth.push()
-    report = dream.dream(earth)
+    report = earth.dream()
     assert report["shared"]["pushed"] and report["counts"]["hallucinated"] == 2
     return report
 
@@ -41,10 +40,10 @@ def _dream_with_artifacts(earth: Agent) -> dict:
 def test_a_trusted_peers_dream_artifacts_are_imported_by_the_rules(pair):
     earth, mars = pair
     report = _dream_with_artifacts(earth)
-    mars.pull()  # registers earth-1 and merges its memories (as they were before the dream)
     weak = report["pruned"][0]["id"]
-    held_amplitude = mars.get(weak).amplitude
-    result = import_from_peers(mars)
+    # the pull merges earth-1's memories (as they were before the dream), then imports its artifacts
+    result = mars.pull()["dreams"]
+    held_amplitude = mars.tables.memories.get(weak, as_of=mars.log(2)[-1].hash).amplitude
     [run] = result["runs"]
     assert run["imported"] and run["syntheses"] == 2 and run["clusters"] == report["counts"]["clusters"]
     for made in report["synthesised"]:
@@ -60,14 +59,13 @@ def test_a_trusted_peers_dream_artifacts_are_imported_by_the_rules(pair):
     hints = DreamTables(mars.repo).prune_hints.of_run(run["run"])
     assert [h["memory_id"] for h in hints] == [weak]
     assert mars.get(weak).amplitude == held_amplitude  # advice: nothing faded
-    assert import_from_peers(mars)["runs"] == []  # once
+    assert import_from_peers(mars.dream_port())["runs"] == []  # once
 
 
 def test_an_untrusted_peers_dream_is_not_imported(pair):
     earth, mars = pair
     _dream_with_artifacts(earth)
     (mars.home.root / "cmem.toml").write_text("[dream]\nimport_trust = 0.6\n")
-    mars.pull()
-    [run] = import_from_peers(mars)["runs"]
+    [run] = mars.pull()["dreams"]["runs"]
     assert not run["imported"] and "trusted" in run["reason"]
     assert mars.tables.memories.count(hallucinated=1) == 0

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import pytest
 
-from collective import dream
 from collective.agent import Agent
 from collective.dream import report
 from tests.integration.dream_helpers import store_topics
@@ -20,16 +19,16 @@ def test_a_dream_cycle_on_each_engine(home, hash_embedder, monkeypatch):
 
         monkeypatch.setattr(report, "cluster_rows", lambda *a: (_ for _ in ()).throw(RuntimeError("injected")))
         with pytest.raises(RuntimeError):
-            dream.dream(agent)
+            agent.dream()
         monkeypatch.undo()
         assert agent.repo.head(agent.branch) == working and agent.repo.active_branch() == agent.branch
 
-        reviewed = dream.dream(agent, review=True)
+        reviewed = agent.dream(review=True)
         assert agent.repo.head(agent.branch) == working
-        dream.accept(agent, reviewed["run"])
+        agent.accept_dream(reviewed["run"])
         assert agent.tables.memories.count(hallucinated=1) == reviewed["counts"]["hallucinated"] == 3
         assert agent.get(reviewed["synthesised"][0]["id"]).parents
 
         store_topics(agent, topics=1, per=2, seed=5)
-        later = dream.dream(agent)
+        later = agent.dream()
         assert later["mode"] == "incremental" and later["counts"]["changed"] == 2

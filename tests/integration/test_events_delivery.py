@@ -10,7 +10,6 @@ import json
 import logging
 import time
 
-from collective import dream
 from collective.identity import Identity
 from collective.model import events
 from collective.sync.events.service import flush, tail
@@ -111,7 +110,7 @@ def test_a_dream_is_told_as_metadata_and_its_synthesis_waits_for_the_window(two,
     async def scenario():
         async with spying([nats_server.url], list(two.values())):
             async with listening(mars, options, PolicySettings(focus_tags=("dream",))) as (_, outcomes):
-                run = dream.dream(earth, synthesiser=synthesiser)
+                run = earth.dream(synthesiser=synthesiser)
                 await flush(earth, options)
                 await until(lambda: handled(outcomes, "dream.completed"))
                 return run, outcomes

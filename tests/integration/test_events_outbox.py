@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from collective import dream, reviewer_keys
+from collective import reviewer_keys
 from collective.agent import Agent
 from collective.config import Home
 from collective.dream import report as dream_report
@@ -106,7 +106,7 @@ def test_a_dream_emits_its_run_and_each_synthesis_when_it_reaches_working(two):
     earth = two["earth-1"]
     store_topics(earth, topics=2, per=4)
     drain(earth)
-    run = dream.dream(earth, share=False)
+    run = earth.dream(share=False)
     told = drain(earth)
     assert len(run["synthesised"]) == 2
     assert [(e["event_type"], e["entity_id"]) for e in told] == _run_events(run)
@@ -118,9 +118,9 @@ def test_a_dream_emits_its_run_and_each_synthesis_when_it_reaches_working(two):
     assert completed["counts"] == run["counts"] and completed["status"] == "merged" and completed["seconds"] > 0
     assert (completed["stability_before"], completed["stability_after"]) == (run["stability"]["before"],
                                                                               run["stability"]["after"])
-    reviewed = dream.dream(earth, full=True, review=True, share=False)
+    reviewed = earth.dream(full=True, review=True, share=False)
     assert drain(earth) == []  # waiting for review: nothing reached working, no one is told
-    dream.accept(earth, reviewed["run"])
+    earth.accept_dream(reviewed["run"])
     told = drain(earth)
     assert [(e["event_type"], e["entity_id"]) for e in told] == _run_events(reviewed)
     assert told[-1]["payload"]["status"] == "accepted"
@@ -143,8 +143,8 @@ def test_a_dream_that_fails_leaves_no_event(two, monkeypatch, where):
     else:
         monkeypatch.setattr(earth.repo, "merge", boom)  # the events are in the outbox's transaction by then
     with pytest.raises(RuntimeError, match="injected"):
-        dream.dream(earth, share=False)
+        earth.dream(share=False)
     monkeypatch.undo()
     assert earth.tables.outbox.depth() == 0 and earth.repo.head(earth.branch) == head
-    run = dream.dream(earth, share=False)  # the same run, not failing, tells
+    run = earth.dream(share=False)  # the same run, not failing, tells
     assert [(e["event_type"], e["entity_id"]) for e in drain(earth)] == _run_events(run)

@@ -16,7 +16,6 @@ import pytest
 from collective import reviewer_keys
 from collective.agent import Agent
 from collective.config import Home
-from collective.dream import dream
 from collective.errors import BadInput, NotFound, NotShared
 from collective.identity import Identity, endorsement
 from collective.model import iso, utcnow
@@ -77,7 +76,7 @@ def test_one_endorsement_is_not_enough_and_consensus_stays_untouched(agents, pum
         agent.push()
         agent.pull()
     assert e1.cases() and tracking("origin", QUARANTINE_BRANCH) in e1.repo.remote_branches()
-    dream(m1, full=True)
+    m1.dream(full=True)
     assert commons_main(e2) == before
     assert {a.agent_id: a.repo.head(MAIN_BRANCH) for a in (e1, e2, m1)} == mains
     assert [p["memory"] for p in e2.promotions()] == [pump.id]

@@ -7,7 +7,7 @@ import pytest
 
 from collective import open_agent
 from collective.agent import Agent
-from collective.exchange import judging
+from collective.merge import judging
 from collective.judge import RuleJudge
 from collective.merge import candidates as merge_candidates
 from collective.runtime import parallel

@@ -98,14 +98,12 @@ def test_a_new_case_is_pushed_within_the_site_at_once(site):
 
 
 def test_a_finished_dream_triggers_a_burst_push(site):
-    from collective.dream import dream as run_dream
-
     e1 = site["earth-1"]
     clock = VirtualClock(START + timedelta(minutes=10))
     s = scheduler(e1, clock)
     s.step()  # the normal sync of this window
     e1.store_many([{"content": f"Rover 5 drove {n} km north of the base"} for n in range(3, 9)])
-    run_dream(e1, full=True, share=False)
+    e1.dream(full=True, share=False)
     clock.advance(60)
     assert [w.kind for w in s.queue()] == ["burst"]
     done = s.step()

@@ -385,8 +385,7 @@ class CollectiveMachine(RuleBasedStateMachine):
             self.do("rotate_key", agent.rotate_key)
             self.roster_keys()
             return
-        from collective.dream.cycle import dream  # dream is built on collective, so only here
-        self.do("dream", lambda: dream(agent, now=self.clock))
+        self.do("dream", lambda: agent.dream(now=self.clock))
 
     @rule(who=st.integers(0, MAX_AGENTS), call=st.sampled_from(sorted(BAD_CALLS)))
     def bad_input(self, who, call):

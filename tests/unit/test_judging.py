@@ -11,7 +11,7 @@ from pathlib import Path
 
 
 from collective import merge
-from collective.exchange import judging
+from collective.merge import judging
 from collective.judge import CallbackJudge, RuleJudge
 from collective.runtime import parallel
 

@@ -13,7 +13,7 @@ from collective import merge
 from collective.config import Settings
 from collective.core import wave
 from collective.agent import Agent
-from collective.exchange import judging
+from collective.merge import judging
 from collective.judge import CANDIDATE_FLOOR, CallbackJudge, RuleJudge
 from collective.model import Memory
 from collective.runtime import parallel

@@ -13,38 +13,40 @@ import contextlib
 import os
 from typing import Iterator, Mapping, Sequence
 
-from .. import merge
 from ..judge import cache as kept_analyses
 from ..model import Memory
 from ..runtime import parallel
 from ..runtime.progress import Progress
+from .candidates import judged_candidates
+from .comparators import Comparator, Decided, PairVerdict
+from .plan import MergeContext, MergePlan, plan
 
 # Below this many pairs, forking workers for the judge costs more than it saves.
 PARALLEL_PAIRS = 2000
 
 Pair = tuple[Memory, Memory, float]  # local, remote, similarity
-Verdicts = dict[tuple[str, str], merge.PairVerdict]  # by (local id, remote id)
+Verdicts = dict[tuple[str, str], PairVerdict]  # by (local id, remote id)
 
 
 def plan_pull(peer: str, head: str, incoming: Sequence[Memory], held: Mapping[str, Memory],
               candidates: Mapping[str, Sequence[tuple[Memory, float]]],
-              comparator: merge.Comparator, ctx: merge.MergeContext, *, unread: set[str],
-              progress: Progress | None = None) -> tuple[merge.MergePlan, set[str]]:
+              comparator: Comparator, ctx: MergeContext, *, unread: set[str],
+              progress: Progress | None = None) -> tuple[MergePlan, set[str]]:
     """Judge every new memory's candidate pairs (on every core) and plan the merge.
     `unread`: local texts the judge has no analysis of yet (the incoming ones are added);
     returns the plan and the texts of those the judging read, for keeping."""
     fresh = [m for m in incoming if m.id not in held]
-    pairs = [(c, m, s) for m in fresh for c, s in merge.judged_candidates(m, candidates, comparator.candidate_floor)]
+    pairs = [(c, m, s) for m in fresh for c, s in judged_candidates(m, candidates, comparator.candidate_floor)]
     unread = unread | {m.content for m in fresh}
     with judging(comparator, pairs, unread=unread, progress=progress) as (verdicts, pending):
-        planned = merge.plan(peer, head, incoming, held, candidates, merge.Decided(comparator, verdicts, pending), ctx)
+        planned = plan(peer, head, incoming, held, candidates, Decided(comparator, verdicts, pending), ctx)
         for _ in pending:  # every worker's analyses, for keeping, even if the plan needed none of its verdicts
             pass
     return planned, {t for local, remote, _ in pairs for t in (local.content, remote.content)} & unread
 
 
 @contextlib.contextmanager
-def judging(comparator: merge.Comparator, pairs: Sequence[Pair], *, unread: set[str],
+def judging(comparator: Comparator, pairs: Sequence[Pair], *, unread: set[str],
             progress: Progress | None = None) -> Iterator[tuple[Verdicts, Iterator[Verdicts]]]:
     """Judge pairs on every core: yields this process's verdicts and an iterator over
     each worker's as it finishes. The pairs are cut into contiguous runs, the first
@@ -54,7 +56,7 @@ def judging(comparator: merge.Comparator, pairs: Sequence[Pair], *, unread: set[
     parent = os.getpid()
     done = 0
 
-    def work(chunk: Sequence[Pair]) -> tuple[list[merge.PairVerdict], dict[str, bytes]]:
+    def work(chunk: Sequence[Pair]) -> tuple[list[PairVerdict], dict[str, bytes]]:
         verdicts = [comparator.relate(local, remote, s) for local, remote, s in chunk]
         made = {}
         if keeping and os.getpid() != parent:  # a worker's analyses die with it unless sent
@@ -62,7 +64,7 @@ def judging(comparator: merge.Comparator, pairs: Sequence[Pair], *, unread: set[
             made = {t: judge.analysis_bytes(t) for t in met}
         return verdicts, made
 
-    def by_pair(chunk: Sequence[Pair], verdicts: list[merge.PairVerdict]) -> Verdicts:
+    def by_pair(chunk: Sequence[Pair], verdicts: list[PairVerdict]) -> Verdicts:
         nonlocal done
         done += len(chunk)
         if progress:

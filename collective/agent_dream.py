@@ -1,0 +1,47 @@
+"""The Agent's dream verbs (a part of the facade, kept apart for its size): a dream cycle
+and its review, and the import of peers' dream artifacts that every pull ends with. The
+dream package loads when one of them is used."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import TYPE_CHECKING, Callable, Sequence
+
+if TYPE_CHECKING:
+    from .dream.port import DreamPort
+    from .runtime.progress import Progress
+
+
+class DreamVerbs:
+    """Mixed into Agent, whose parts the port carries (dream/port.py)."""
+
+    def dream_port(self) -> DreamPort:
+        """What a dream uses of this agent (dream/port.py)."""
+        from .dream.port import DreamPort
+        from .dream.settings import DreamSettings
+        return DreamPort(
+            agent_id=self.agent_id, branch=self.branch, repo=self.repo, tables=self.tables, settings=self.settings,
+            dream=DreamSettings.from_mapping(self.home.config), dim=self.dim, model_version=self.embedder_version,
+            index=self.index, comparator=self.comparator, trust_scores=self.trust_scores,
+            sign=lambda data: self.identity.sign(data), flush_access=self.flush_access,
+            refutations=self.refutations, remote=self._sharing_remote)
+
+    def dream(self, *, full: bool = False, jobs: int = 1, review: bool = False, share: bool = True,
+              progress: Progress | None = None, now: datetime | None = None,
+              synthesiser: Callable[[Sequence[str]], str] | None = None) -> dict:
+        """One dream cycle (dream/cycle.py): consolidate on a dream branch, share it, merge it
+        into working unless `review` (then `accept_dream`); its report. `synthesiser` writes a
+        synthesis from its parents' summaries (default: dream.stages.hallucinate.from_summaries)."""
+        from .dream import cycle
+        return cycle.dream(self.dream_port(), full=full, jobs=jobs, review=review, share=share,
+                           progress=progress, now=now, synthesiser=synthesiser)
+
+    def accept_dream(self, run: str) -> dict:
+        """Merge a dream run made with review into working."""
+        from .dream import cycle
+        return cycle.accept(self.dream_port(), run)
+
+    def import_dreams(self, remote: str | None = None) -> dict:
+        """Import the dream artifacts of the peers on the remote (as last fetched), by trust."""
+        from .dream import artifacts
+        return artifacts.import_from_peers(self.dream_port(), remote)

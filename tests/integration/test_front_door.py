@@ -1,0 +1,74 @@
+"""One front door: a verb offered by Python (the Agent), the CLI (`cmem ... --json`) and the
+MCP server (its tools) does the same work and returns the same shape from each."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from collective.agent import Agent
+from collective.mcp.tools import MemoryTools, plain
+
+from tests.integration.dream_helpers import store_topics
+
+RECEIVERS = ("python-1", "cli-1", "mcp-1")
+
+
+@pytest.fixture
+def collective(home, tmp_path, real_embedder):
+    """earth-1, which stored two topics, dreamed and pushed (its dream branch too), and
+    three receivers that have not pulled yet; all on one file commons."""
+    url = f"file://{tmp_path / 'commons.db'}"
+    agents = {name: Agent.init(name, home=home, embedder=real_embedder) for name in ("earth-1", *RECEIVERS)}
+    try:
+        for agent in agents.values():
+            agent.add_remote("origin", url)
+        earth = agents["earth-1"]
+        store_topics(earth, topics=2, per=4)
+        earth.push()
+        assert earth.dream()["shared"]["pushed"]
+        earth.push()
+        yield agents
+    finally:
+        for agent in agents.values():
+            agent.close()
+
+
+def through_each_door(agents: dict[str, Agent], cmem, verb: str, *cli_args: str) -> dict[str, dict]:
+    """The verb's result on each receiver, each through another door."""
+    python = plain(getattr(agents["python-1"], verb)())
+    done = cmem(verb, *cli_args, "--agent", "cli-1", "--json")
+    assert done.exit_code == 0, done.output
+    mcp = getattr(MemoryTools(agents["mcp-1"]), verb)()
+    return {"python": python, "cli": json.loads(done.stdout), "mcp": mcp}
+
+
+def shape(value, depth: int = 2):
+    """The keys of a JSON object, and of the objects it holds, `depth` levels down."""
+    if isinstance(value, dict):
+        return {k: shape(v, depth - 1) for k, v in value.items()} if depth else sorted(value)
+    if isinstance(value, list) and value and isinstance(value[0], dict):
+        return [shape(value[0], depth)]
+    return type(value).__name__ if value is not None else None
+
+
+def test_a_pull_does_the_same_work_and_returns_the_same_shape_from_every_door(collective, cmem):
+    results = through_each_door(collective, cmem, "pull")
+    shapes = {door: shape(r) for door, r in results.items()}
+    assert shapes["python"] == shapes["cli"] == shapes["mcp"], shapes
+    work = {door: ([(p["peer"], p["summary"]["new"]) for p in r["peers"]],
+                   [(run["peer"], run["imported"], run.get("syntheses")) for run in r["dreams"]["runs"]])
+            for door, r in results.items()}
+    assert work["python"] == work["cli"] == work["mcp"], work
+    (peer, new), = work["python"][0]
+    assert peer == "earth-1" and new == 10  # eight memories and the dream's two syntheses, merged
+    # and the dream's artifacts imported on every door (its syntheses came with the pull already)
+    assert work["python"][1] == [("earth-1", True, 0)]
+
+
+@pytest.mark.parametrize("verb", ["status", "push"])
+def test_other_verbs_return_the_same_shape_from_every_door(collective, cmem, verb):
+    results = through_each_door(collective, cmem, verb)
+    shapes = {door: shape(r, depth=1) for door, r in results.items()}
+    assert shapes["python"] == shapes["cli"] == shapes["mcp"], shapes

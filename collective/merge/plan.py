@@ -154,10 +154,9 @@ class _Planner:
     def follow_verdicts(self, remote: Memory) -> None:
         """A memory a verdict applied here refutes is refuted on arrival, by the rule every
         holder evaluates alike (quarantine/refutation.py): named on a losing side, or saying
-        the same thing as one that is."""
-        found = self.ctx.refute(remote)
-        if found is not None:
-            remote.refuted_by, remote.valid_until = found
+        the same thing as one that is. What the peer's copy says of it is the peer's own
+        state, not taken: its verdicts may differ, or stand as they did before."""
+        remote.refuted_by, remote.valid_until = self.ctx.refute(remote) or (None, None)
 
     def follow_settled(self, candidate: Memory, remote: Memory) -> bool:
         """When a person already decided this pair (an agent meeting it after the verdict),

@@ -127,10 +127,12 @@ class Refutations:
         self.same = same
 
     def rule(self) -> Rule:
-        applied = self.tables.applied_verdicts.case_ids()
+        """The rule with the verdicts that took effect here and stand on their cases."""
+        applied = self.tables.applied_verdicts.by_case()
         if not applied:
             return Rule(NO_STANDING, [], self.same)
-        decided = standing([c for c in self.tables.cases.all(status=CaseStatus.RESOLVED) if c.id in applied])
+        decided = standing([c for c in self.tables.cases.all(status=CaseStatus.RESOLVED) if c.id in applied
+                            and applied[c.id]["verdict_signature"] in (None, c.verdict_signature)])
         held = self.tables.memories.by_id(sorted(decided.losers))
         return Rule(decided, [held[i] for i in sorted(held)], self.same)
 

@@ -93,24 +93,25 @@ class Quarantine:
 
     # --- a person's verdict (recorded by disputes.Disputes) ---------------------------
     def apply_authorised(self, cases: Iterable[Case]) -> list[str]:
-        """Apply each resolved case's verdict once, when an authorised reviewer signed it, and
-        again when the verdict standing on the case is no longer the one applied here; the
-        caller holds the transaction. Returns the ids applied now."""
+        """Apply each resolved case's verdict once, when an authorised reviewer signed it.
+        A verdict applied here that no longer stands on its case (another came first,
+        cases.merge_cases, or it was set aside) is withdrawn first, whether or not the one
+        standing now is authorised here: what a holder has applied is the verdict each
+        case holds, or none. The caller holds the transaction. Returns the ids applied now."""
         authorised, done = roster.reviewer_keys(self.tables), self.tables.applied_verdicts.by_case()
         applied, losers, lifted = [], [], []
         for case in cases:
-            key = signing.verdict_key(case)
-            if not case.resolved or key not in authorised:
-                continue
             before = done.get(case.id)
-            if before is not None:
-                if before["verdict_signature"] in (None, case.verdict_signature):
-                    continue
-                # another verdict on this case took effect here first, and this one stands
-                # (the first made, cases.merge_cases): withdraw that one
+            if before is not None and before["verdict_signature"] not in (None, case.verdict_signature):
                 withdrawn = case.replace(resolution=before["resolution"])
                 lifted += verdicts.withdraw(self.tables, withdrawn, now=iso(utcnow()))
                 losers += rules.effects(withdrawn).refuted
+                self.tables.applied_verdicts.remove(case.id)
+            elif before is not None:
+                continue  # applied already (a verdict applied before schema 009 has no signature kept)
+            key = signing.verdict_key(case)
+            if not case.resolved or key not in authorised:
+                continue
             self.apply_verdict(case)
             self.tables.applied_verdicts.add(case, key, at=iso(utcnow()))
             applied.append(case.id)

@@ -52,6 +52,10 @@ class AppliedVerdicts:
         (the last two None for verdicts applied before schema 009)."""
         return {r["case_id"]: r for r in self.repo.select(self.name)}
 
+    def remove(self, case_id: str) -> None:
+        """The case's verdict applied here was withdrawn."""
+        self.repo.delete(self.name, {"case_id": case_id})
+
     def add(self, case: Case, reviewer_key: str, *, at: str) -> None:
         """Record that this case's verdict, as the row holds it now, took effect here."""
         self.repo.upsert(self.name, [{"case_id": case.id, "reviewer_key": reviewer_key, "applied_at": at,

@@ -235,3 +235,27 @@ def test_an_agent_from_before_signed_cases_still_shares_them(trio, cmem):
     assert json.loads(pulled.stdout)["quarantine"]["pushed"]
     assert cmem("pull", "--agent", "mars-1").exit_code == 0
     assert [c["id"] for c in m1.cases()] == [quarantine.case_id(pump.id, not_pump.id)]
+
+
+def test_a_verdict_applied_here_is_withdrawn_when_another_stands_on_its_case(trio, opened, ana, cmem):
+    """Found by the simulator (real-embedder seed 607): what a holder applies is the verdict
+    its case holds, or none. An earlier verdict by a reviewer not honoured here displaces the
+    applied one in the join; its refutation was kept here and not on holders that met the
+    earlier one first. (Which verdict stands, when a writer picks its time: issue 25.)"""
+    e2, m1 = trio["earth-2"], trio["mars-1"]
+    case = shared_case(m1, opened["case"])
+    honoured = verdict(case, ana[0], keep=keep_side(case, opened["not_pump"]), by="ana")
+    push_onto_commons(m1, [{**case, **honoured}])
+    assert cmem("pull", "--agent", "earth-2", "--json").exit_code == 0
+    assert e2.get(opened["pump"].id).refuted_by == opened["case"]
+    mallory = reviewer_keys.init(e2.home, "mallory")
+    earlier = verdict(case, reviewer_keys.load(e2.home, "mallory"), keep=keep_side(case, opened["pump"]),
+                      by="mallory", at="2026-11-01T00:00:00.000000Z")
+    push_onto_commons(m1, [{**case, **earlier}])
+    assert cmem("pull", "--agent", "earth-2", "--json").exit_code == 0
+    assert e2.get(opened["pump"].id).refuted_by is None and e2.get(opened["not_pump"].id).refuted_by is None
+    (shown,) = [c for c in e2.cases() if c["id"] == opened["case"]]
+    assert shown["status"] == "resolved" and not shown["applied"] and shown["awaiting"]
+    # its reviewer honoured, the verdict standing takes effect
+    assert cmem("reviewers", "add", "mallory", mallory["public_key"], "--agent", "earth-2").exit_code == 0
+    assert e2.get(opened["not_pump"].id).refuted_by == opened["case"] and e2.get(opened["pump"].id).refuted_by is None

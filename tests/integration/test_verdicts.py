@@ -286,3 +286,18 @@ def test_a_refuted_claim_stored_again_is_refuted_on_its_origin_as_on_every_agent
     assert {name: agent.get(again.id).refuted_by for name, agent in trio.items()} == \
         {name: resolved["dispute"] for name in trio}
     assert not any(h.memory.id == again.id for h in e1.recall(PUMP_TOO))
+
+
+def test_a_peers_refutation_of_its_own_copy_is_not_taken_with_it(trio, ana):
+    """Found by the simulator (real-embedder seed 607): a memory arrived with the refutation
+    its peer's copy carried (a verdict the receiver does not hold, or one withdrawn since),
+    and kept it; receivers that took it from another peer did not."""
+    e1, m1 = trio["earth-1"], trio["mars-1"]
+    memory = e1.store(PUMP).memory
+    with e1.repo.transaction():  # earth-1's own view of it, as a verdict only it applied would leave it
+        e1.tables.memories.set(memory.id, refuted_by="a-verdict-elsewhere", valid_until="2026-01-01T00:00:00.000000Z")
+        e1.repo.commit("refuted here", author="earth-1")
+    e1.push()
+    m1.pull()
+    assert m1.get(memory.id).refuted_by is None and m1.get(memory.id).valid_until is None
+    assert [h.memory.id for h in m1.recall(PUMP)][:1] == [memory.id]

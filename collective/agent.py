@@ -1,7 +1,9 @@
 """The porcelain: one agent's memory. `Agent.open(...)`, then store, recall, push, pull...
 
-A facade: each method is one line over a service (writer, recall, peers,
-quarantine, exchange, the index keeper), each built from the parts it needs.
+A facade: each method hands the call to a service (writer, recall, peers,
+quarantine, exchange, promotions, the index keeper; a dream through its port),
+each built from the parts it needs; a few check input or join two services'
+results (a pull and the dream artifacts it brings).
 """
 
 from __future__ import annotations

@@ -90,7 +90,8 @@ class NonFastForward(StorageError):
 
 
 class BranchContested(CollectiveError):
-    """A shared branch could not be pushed: others kept pushing in between, every attempt (exit 1)."""
+    """A branch could not be pushed: it kept moving on the commons in between, every attempt
+    (others pushing a shared branch, or someone else writing the agent's own) (exit 1)."""
 
     def __init__(self, branch: str, remote: str, attempts: int):
         self.branch = branch

@@ -35,10 +35,10 @@ from collective.errors import CollectiveError, NoCommonsYet, NonFastForward, Not
 from collective.model import Endorsement, Promotion, iso
 from collective.model.refs import QUARANTINE_BRANCH, agent_of_working, tracking
 from collective.promotion import rules as promotion_rules
-from collective.quarantine import cases as rules
+from collective.quarantine.cases import changed_cases, joined
 from collective.runtime.retry import retrying
 from collective.store import open_repository
-from collective.store.key_tables import EndorsementTable, PromotionTable
+from collective.store.governance_tables import EndorsementTable, PromotionTable
 from collective.store.tables import AgentTable, CaseTable, MemoryTable
 
 from .clock import Clock
@@ -179,7 +179,7 @@ class Leg:
         repo.create_branch_at(QUARANTINE_BRANCH, tracking("dst", QUARANTINE_BRANCH))
         cases = CaseTable(repo)
         held = cases.by_id(as_of=QUARANTINE_BRANCH)
-        changed = rules.changed(rules.union(list(held.values()), cases.all(as_of=PINNED_CASES)), held)
+        changed = changed_cases(joined(list(held.values()), cases.all(as_of=PINNED_CASES)), held)
         proposals, endorsements = self._promotion_rows()
         if not (changed or proposals or endorsements):
             return theirs

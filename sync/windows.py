@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Callable
 from collective.errors import CollectiveError, one_line
 from collective.model import iso
 from collective.model.refs import QUARANTINE_BRANCH, tracking
-from collective.quarantine import cases as rules
+from collective.quarantine.cases import changed_cases, joined
 from collective.store.dream_tables import DreamTables
 
 from . import policy
@@ -95,7 +95,7 @@ class Scheduler:
         ref = tracking(self.remote, QUARANTINE_BRANCH)
         ours = self.agent.tables.cases.all()
         theirs = self.agent.tables.cases.by_id(as_of=ref) if ref in self.agent.repo.remote_branches() else {}
-        missing = rules.changed(rules.union(list(theirs.values()), ours), theirs)
+        missing = changed_cases(joined(list(theirs.values()), ours), theirs)
         if not missing:
             return None
         return Work(CASES, f"{len(missing)} case(s) the commons lacks: at once",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..errors import CollectiveError, NonFastForward
+from ..errors import BranchContested, CollectiveError, NonFastForward
 from ..identity import fingerprint, rotation_reaches
 from ..model.refs import tracking
 from ..runtime.retry import retrying
@@ -14,10 +14,6 @@ if TYPE_CHECKING:
     from ..store.port import Repository
 
 PUSH_ATTEMPTS = 4
-
-
-class BranchContested(CollectiveError):
-    """Our branch kept moving on the commons while we caught up: someone else writes it."""
 
 
 class AgentRecreated(CollectiveError):
@@ -32,9 +28,8 @@ def push_branch(repo: Repository, tables: Tables, remote: str, branch: str, *, a
     try:
         retrying(lambda: repo.push(remote, branch), retry_on=NonFastForward, attempts=PUSH_ATTEMPTS,
                  before_retry=lambda _: _catch_up(repo, tables, remote, branch, author=author, public_key=public_key))
-    except NonFastForward:
-        raise BranchContested(f"push of {branch} to {remote} still not a fast-forward after {PUSH_ATTEMPTS} "
-                              "attempts; someone else writes this branch") from None
+    except NonFastForward:  # our branch kept moving on the commons while we caught up: someone else writes it
+        raise BranchContested(branch, remote, PUSH_ATTEMPTS) from None
 
 
 def _same_agent(tables: Tables, ref: str, agent_id: str, public_key: str) -> None:

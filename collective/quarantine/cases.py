@@ -72,7 +72,7 @@ def _count(case: Case) -> tuple:
     return (-case.dispute_count, case.counted_by or "", case.count_signature or "")
 
 
-def union(*case_lists: Iterable[Case]) -> dict[str, Case]:
+def joined(*case_lists: Iterable[Case]) -> dict[str, Case]:
     merged: dict[str, Case] = {}
     for cases in case_lists:
         for case in cases:
@@ -80,7 +80,7 @@ def union(*case_lists: Iterable[Case]) -> dict[str, Case]:
     return merged
 
 
-def changed(merged: Mapping[str, Case], before: Mapping[str, Case]) -> list[Case]:
+def changed_cases(merged: Mapping[str, Case], before: Mapping[str, Case]) -> list[Case]:
     """The merged cases that are new or differ from what `before` held."""
     return [c for cid, c in merged.items() if c != before.get(cid)]
 

@@ -18,7 +18,7 @@ from ..model import Case, Memory, events, iso, utcnow, validate_text
 from ..model.enums import AWAITING_REVIEWER, CaseStatus, Keep
 from ..model.refs import QUARANTINE_BRANCH
 from ..roster import service as roster
-from . import cases as rules
+from .cases import resolution, validate_keep
 from . import grouping, signing, verdicts
 from .service import Quarantine
 
@@ -124,7 +124,7 @@ class Disputes:
     # --- a person's verdict ----------------------------------------------------
     def check(self, dispute_id: str, keep: str, text: str | None) -> dict:
         """The dispute a verdict is about, once the verdict is known to be valid (else BadInput)."""
-        rules.validate_keep(keep)
+        validate_keep(keep)
         if keep == Keep.MERGED:
             if text is None or not validate_text(text, "text").strip():
                 raise BadInput("text", "merged needs the corrected statement (--text)")
@@ -155,7 +155,7 @@ class Disputes:
             document = signing.verdict_document(case, keep=grouping.side_keep(keep, flipped[case.id]), note=note,
                                                 by=by, reviewer_key=reviewer.public_key, agent=self.agent_id, at=now,
                                                 dispute=decided)
-            rows.append(rules.resolution(case, document=document, signature=reviewer.sign(document.encode("utf-8")),
+            rows.append(resolution(case, document=document, signature=reviewer.sign(document.encode("utf-8")),
                                          at=now))
         with self.repo.transaction():
             if merged is not None:

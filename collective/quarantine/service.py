@@ -2,7 +2,7 @@
 
 Cases live in the agent's `quarantine` table and travel on the shared
 `collective/quarantine` branch, rebuilt on the commons' head as a join of
-the cases (cases.union) each time it is shared, so agents that share at the
+the cases (cases.joined) each time it is shared, so agents that share at the
 same moment converge; a lost race retries. Every row taken from the commons
 is checked first (signing.check_cases): what does not verify is ignored and
 reported. A verdict takes effect only when its reviewer is one this agent's
@@ -24,7 +24,7 @@ from ..roster import service as roster
 from ..runtime.retry import retrying
 from ..store.tables import Tables
 from ..upkeep import Upkeep
-from . import cases as rules
+from .cases import changed_cases, effects, joined
 from . import grouping, signing, verdicts
 from .refutation import Refutations
 
@@ -105,7 +105,7 @@ class Quarantine:
             if before is not None and before["verdict_signature"] not in (None, case.verdict_signature):
                 withdrawn = case.replace(resolution=before["resolution"])
                 lifted += verdicts.withdraw(self.tables, withdrawn, now=iso(utcnow()))
-                losers += rules.effects(withdrawn).refuted
+                losers += effects(withdrawn).refuted
                 self.tables.applied_verdicts.remove(case.id)
             elif before is not None:
                 continue  # applied already (a verdict applied before schema 009 has no signature kept)
@@ -115,7 +115,7 @@ class Quarantine:
             self.apply_verdict(case)
             self.tables.applied_verdicts.add(case, key, at=iso(utcnow()))
             applied.append(case.id)
-            losers += rules.effects(case).refuted
+            losers += effects(case).refuted
         if losers or lifted:
             self.refutations.after_losers(losers, also=lifted, now=iso(utcnow()))
         return applied
@@ -169,8 +169,8 @@ class Quarantine:
             return {"taken": 0, "refused": {}, "refused_cases": {}}
         ours = self.tables.cases.by_id()
         checked = self.check(self.tables.cases.all(as_of=remote_ref), remote, ours)
-        merged = rules.union(self._authorised(list(ours.values()), checked), checked.kept)
-        changed = rules.changed(merged, ours)
+        merged = joined(self._authorised(list(ours.values()), checked), checked.kept)
+        changed = changed_cases(merged, ours)
         report = {"taken": len(changed), "refused": checked.counts(), "refused_cases": checked.refused}
         if not changed:
             return report
@@ -254,8 +254,8 @@ class Quarantine:
             self.repo.migrate(author=self.agent_id, now=iso(utcnow()))
         theirs = self.tables.cases.by_id(as_of=QUARANTINE_BRANCH)
         # rows that do not verify are left out of the join: our copy replaces them
-        merged = rules.union(self.check(list(theirs.values()), remote, {c.id: c for c in ours}).kept, ours)
-        changed = rules.changed(merged, theirs)
+        merged = joined(self.check(list(theirs.values()), remote, {c.id: c for c in ours}).kept, ours)
+        changed = changed_cases(merged, theirs)
         if changed:
             ids = sorted({m for c in changed for m in c.pair})
             pair_rows = self.tables.memories.rows_by_id(ids)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Iterable
 
 from ..model.case import Case
 from ..model.enums import LinkType
-from . import cases as rules
+from .cases import effects, refuter
 
 if TYPE_CHECKING:
     from ..peers import Peers
@@ -81,7 +81,7 @@ def apply(tables: Tables, peers: Peers, case: Case, *, agent_id: str, amplitude_
           penalty: float, now: str) -> None:
     """Flags, penalties, links and trust after one case's verdict. What it refutes is the
     caller's to settle, by the rule every holder evaluates alike (refutation.py)."""
-    effect = rules.effects(case)
+    effect = effects(case)
     decision = case.decision()
     for winner in effect.winners:
         _give_back(tables, winner, case, amplitude_cap=amplitude_cap, penalty=penalty, now=now)
@@ -104,9 +104,9 @@ def withdraw(tables: Tables, applied: Case, *, now: str) -> list[str]:
     disputed again and a partial link it made is removed. Trust it moved stays moved: the
     ledger is append-only, and a verdict moves trust once per dispute. Returns the ids of
     the rows lifted (another verdict may refute them still: the caller settles them)."""
-    effect = rules.effects(applied)
+    effect = effects(applied)
     decision = applied.decision()
-    refuted = {"refuted_by": rules.refuter(decision, applied), "valid_until": decision.get("at") or ""}
+    refuted = {"refuted_by": refuter(decision, applied), "valid_until": decision.get("at") or ""}
     lifted = [row["id"] for row in tables.memories.rows_where(refuted, columns=("id",))]
     for memory_id in lifted:
         tables.memories.set(memory_id, refuted_by=None, valid_until=None, updated_at=now)

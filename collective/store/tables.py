@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
 
 from ..errors import NotFound
 from ..model import Case, Memory, TrustEvent
-from .key_tables import AppliedVerdicts, EndorsementTable, KeyChanges, KeyRotations, PromotionTable, ReviewerTable, RosterTable
+from .governance_tables import AppliedVerdicts, EndorsementTable, KeyChanges, KeyRotations, PromotionTable, ReviewerTable, RosterTable
 from ..model.events import Sender
 from .event_tables import Decisions, Inbox, Outbox
 

@@ -74,7 +74,7 @@ def test_merge_cases_is_idempotent_and_keeps_the_furthest_state(a, b):
 def test_union_converges_in_any_order(copies, rnd):
     shuffled = list(copies)
     rnd.shuffle(shuffled)
-    assert quarantine.union(copies) == quarantine.union(shuffled) == quarantine.union(*[[c] for c in shuffled])
+    assert quarantine.joined(copies) == quarantine.joined(shuffled) == quarantine.joined(*[[c] for c in shuffled])
 
 
 def case(cid: str, dispute: str | None, a: str = "m0", b: str = "m1") -> Case:

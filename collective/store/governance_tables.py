@@ -1,5 +1,6 @@
-"""Typed access to the tables of who may sign what: reviewers, applied verdicts,
-endorsements, proposals for main (schema 008), key rotations and refused key changes (schema 003)."""
+"""Typed access to the tables of who may do what and what they decided: the roster,
+reviewers, applied verdicts, endorsements, proposals for main (schema 008), key
+rotations and refused key changes (schema 003)."""
 
 from __future__ import annotations
 

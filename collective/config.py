@@ -38,8 +38,8 @@ class Settings:
     min_score: float = MIN_SCORE  # [recall] min_score: least relevance (0 to 1) a recalled memory has
     gc_every: int = 500  # run dolt_gc after this many commits by this process family
     half_lives: Mapping[str, float] = field(default_factory=lambda: dict(trust.DEFAULT_HALF_LIVES_DAYS))
-    event_summary: bool = True  # [events] summary = false keeps summaries out of events (privacy)
-    event_summary_off: tuple[str, ...] = ()  # [events] summary_off = ["mars-1"]: those agents only
+    event_summary: bool = False  # [events] summary = true: memory events carry the first sentence too
+    event_summary_off: tuple[str, ...] = ()  # [events] summary_off = ["mars-1"]: but not those agents
 
     def summary_for(self, agent_id: str) -> bool:
         """Whether this agent's memory events carry the summary."""

@@ -4,7 +4,7 @@ For a memory event (`memory.stored`, `memory.boosted`):
 
 - skip a sender the agent trusts less than `min_trust`;
 - pull now when amplitude x trust >= `pull_now`;
-- pull now when it matches the agent's focus: one of `focus_tags`, or a summary
+- pull now when it matches the agent's focus: one of `focus_tags`, or a topic (or summary)
   whose embedding is within `focus_similarity` (cosine) of a `focus` phrase;
 - queue for the next sync window when amplitude x trust >= `queue`;
 - else skip.
@@ -39,7 +39,7 @@ MEMORY_TYPES = (E.MEMORY_STORED, E.MEMORY_BOOSTED)
 SYNTHESIS = E.DREAM_HALLUCINATION
 HELD_TYPES = (*MEMORY_TYPES, SYNTHESIS)  # about one memory: done when the receiver holds it
 
-FocusMatch = Callable[[str], tuple[str, float] | None]  # summary -> (best focus phrase, cosine)
+FocusMatch = Callable[[str], tuple[str, float] | None]  # topic or summary -> (best focus phrase, cosine)
 
 
 @dataclass(frozen=True)
@@ -117,11 +117,13 @@ def _memory(payload: Mapping[str, Any], trust: float, settings: PolicySettings, 
     tags = sorted(set(payload.get("tags", ())) & set(settings.focus_tags))
     if tags:
         return Decision(NOW, f"tag(s) {', '.join(tags)} in focus")
-    summary = payload.get("summary")
-    if summary and focus is not None and settings.focus:
-        match = focus(summary)
+    # what the event says the memory is about: its summary where its sender shares it, else its topic
+    about, named = (payload["summary"], "summary") if payload.get("summary") else (
+        " ".join(payload.get("topic", ())), "topic")
+    if about and focus is not None and settings.focus:
+        match = focus(about)
         if match is not None and match[1] >= settings.focus_similarity:
-            return Decision(NOW, f"summary matches focus {match[0]!r} ({match[1]:.2f})")
+            return Decision(NOW, f"{named} matches focus {match[0]!r} ({match[1]:.2f})")
     if score >= settings.queue:
         return Decision(QUEUE, f"{weighed} >= {settings.queue:.2f}: next sync window")
     return Decision(SKIP, f"{weighed} < {settings.queue:.2f}, not in focus")

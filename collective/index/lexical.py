@@ -25,20 +25,12 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
+from ..model.words import STOPWORDS
+
 K1, B = 1.2, 0.75
 MAX_TERM = 32  # longer tokens are cut: no word is that long, and the saved vocabulary stays narrow
 TAIL_LIMIT = 200_000  # postings in the tail before an add sorts them in
 _WORD = re.compile(r"[^\W_]+")
-STOPWORDS = frozenset("""
-a about above after again against all am an and any are aren as at be because been before being below
-between both but by can cannot could couldn did didn do does doesn doing don down during each few for from
-further had hadn has hasn have haven having he her here hers herself him himself his how i if in into is
-isn it its itself just ll me more most my myself no nor not now of off on once only or other our ours
-ourselves out over own re s same shan she should shouldn so some such t than that the their theirs them
-themselves then there these they this those through to too under until up ve very was wasn we were weren
-what when where which while who whom why will with won would wouldn y you your yours yourself yourselves
-""".split())
-# "not" and "no" are stop words for finding a memory, never for judging one (the judge reads them).
 
 
 @functools.lru_cache(maxsize=200_000)

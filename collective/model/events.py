@@ -23,6 +23,7 @@ from ..errors import BadInput
 from .case import Case
 from .enums import EventType as E
 from .memory import SUMMARY_CHARS, Memory, iso, utcnow, uuid7
+from .words import topic
 
 MAX_EVENT_BYTES = 4096
 MAX_TEXT = 200        # any string field but the summary
@@ -47,15 +48,15 @@ _RUN = {"run": _STR, "branch": _STR, "mode": _STR, "jobs": _INT}
 
 # One schema per type (DESIGN, Events).
 SCHEMAS: dict[E, Schema] = {
-    E.MEMORY_STORED: Schema(_MEMORY, {"summary": _STR, "stance": _STR}),
-    E.MEMORY_BOOSTED: Schema(_MEMORY, {"summary": _STR}),
+    E.MEMORY_STORED: Schema(_MEMORY, {"topic": _LIST, "summary": _STR, "stance": _STR}),
+    E.MEMORY_BOOSTED: Schema(_MEMORY, {"topic": _LIST, "summary": _STR}),
     E.MEMORY_PRUNED: Schema({"origin": _STR, "reason": _STR}, {"category": _STR}),
     E.MEMORY_DISPUTED: Schema({"case_id": _STR, "peer": _STR, "similarity": _NUM}),
     E.DREAM_STARTED: Schema({**_RUN, "selected": _INT}, {"started_at": _STR}),
     E.DREAM_COMPLETED: Schema({**_RUN, "status": _STR, "counts": _MAP, "stability_before": _NUM,
                                "stability_after": _NUM}, {"seconds": _NUM}),
     E.DREAM_HALLUCINATION: Schema({"origin": _STR, "category": _STR, "amplitude": _NUM, "parent_count": _INT,
-                                   "run": _STR, "tags": _LIST}, {"summary": _STR}),
+                                   "run": _STR, "tags": _LIST}, {"topic": _LIST, "summary": _STR}),
     E.MERGE_CONFLICT: Schema({**_CASE, "memory_id_a": _STR, "memory_id_b": _STR, "similarity": _NUM,
                               "phase_diff": _NUM}),
     E.MERGE_PROPOSED: Schema({"peer": _STR, "head": _STR, "counts": _MAP}),
@@ -90,11 +91,13 @@ class Draft:
 
 @dataclass(frozen=True)
 class Sender:
-    """Who emits, on which collective, and whether memory events carry the summary."""
+    """Who emits, on which collective, and whether memory events carry the summary (the
+    first sentence: for most memories, the statement itself) beside their topic: only where
+    a person opted in ([events] summary = true)."""
 
     agent: str
     collective: str = DEFAULT_COLLECTIVE
-    summary: bool = True
+    summary: bool = False
 
     def stamp(self, draft: Draft) -> dict:
         """The unsigned envelope for a draft, checked against the size limit."""
@@ -203,7 +206,8 @@ def check_envelope(envelope: Any) -> dict:
 
 def memory_event(event_type: str, memory: Memory) -> Draft:
     payload = {"origin": memory.origin_agent, "category": str(memory.category),
-               "amplitude": round(float(memory.amplitude), 4), "tags": list(memory.tags), "summary": memory.summary}
+               "amplitude": round(float(memory.amplitude), 4), "tags": list(memory.tags),
+               "topic": topic(memory.content), "summary": memory.summary}
     if event_type == E.MEMORY_STORED and memory.stance:
         payload["stance"] = str(memory.stance)
     return Draft(event_type, memory.id, payload)
@@ -260,7 +264,8 @@ def dreamed(run: Mapping[str, Any], synthesised: Iterable[Memory], *, status: st
         completed["seconds"] = round(max(float(seconds), 0.0), 3)
     made = [Draft(E.DREAM_HALLUCINATION, m.id, {
         "origin": m.origin_agent, "category": str(m.category), "amplitude": round(float(m.amplitude), 4),
-        "parent_count": len(m.parents), "run": run["run"], "tags": list(m.tags), "summary": m.summary})
+        "parent_count": len(m.parents), "run": run["run"], "tags": list(m.tags),
+        "topic": topic(m.content), "summary": m.summary})
         for m in synthesised]
     return [Draft(E.DREAM_STARTED, run["branch"], started), *made, Draft(E.DREAM_COMPLETED, run["branch"], completed)]
 

@@ -83,8 +83,9 @@ def test_a_change_that_fails_leaves_no_event(two, monkeypatch):
     assert earth.tables.outbox.depth() == 1
 
 
-def test_summaries_can_be_switched_off_per_agent_and_old_events_pruned(two, home):
-    (home / "cmem.toml").write_text((home / "cmem.toml").read_text() + '[events]\nsummary_off = ["mars-1"]\n')
+def test_summaries_can_be_switched_on_but_off_per_agent_and_old_events_pruned(two, home):
+    (home / "cmem.toml").write_text((home / "cmem.toml").read_text()
+                                    + '[events]\nsummary = true\nsummary_off = ["mars-1"]\n')
     for agent in two.values():
         agent.close()
     with Agent.open("earth-1", home=home, embedder=two["earth-1"].embedder) as earth, \
@@ -114,7 +115,9 @@ def test_a_dream_emits_its_run_and_each_synthesis_when_it_reaches_working(two):
     assert (started["run"], started["mode"], started["selected"]) == (run["run"], "full", 8)
     synthesis = earth.get(told[1]["entity_id"])
     assert made == {"origin": "earth-1", "category": str(synthesis.category), "run": run["run"], "tags": ["dream"],
-                    "amplitude": round(synthesis.amplitude, 4), "parent_count": 3, "summary": synthesis.summary}
+                    "amplitude": round(synthesis.amplitude, 4), "parent_count": 3,
+                    "topic": made["topic"]}
+    assert made["topic"] and "summary" not in made
     assert completed["counts"] == run["counts"] and completed["status"] == "merged" and completed["seconds"] > 0
     assert (completed["stability_before"], completed["stability_after"]) == (run["stability"]["before"],
                                                                               run["stability"]["after"])

@@ -47,13 +47,29 @@ def test_an_unknown_type_and_an_oversize_envelope_are_refused():
     assert refused.value.reason == "oversize"
 
 
-def test_the_summary_can_be_switched_off():
-    draft = events.Draft("memory.stored", "m1", STORED)
-    assert events.Sender("earth-1").stamp(draft)["payload"]["summary"] == "The pump."
-    assert "summary" not in events.Sender("earth-1", summary=False).stamp(draft)["payload"]
-    assert Settings.from_mapping({"events": {"summary": False}}).event_summary is False
-    per_agent = Settings.from_mapping({"events": {"summary_off": ["mars-1"]}})
+def test_events_name_a_topic_and_carry_the_summary_only_where_a_person_opted_in():
+    draft = events.Draft("memory.stored", "m1", {**STORED, "topic": ["pump"]})
+    assert "summary" not in events.Sender("earth-1").stamp(draft)["payload"]
+    assert events.Sender("earth-1", summary=True).stamp(draft)["payload"]["summary"] == "The pump."
+    assert Settings().event_summary is False and Settings.from_mapping({"events": {"summary": True}}).event_summary
+    per_agent = Settings.from_mapping({"events": {"summary": True, "summary_off": ["mars-1"]}})
     assert not per_agent.summary_for("mars-1") and per_agent.summary_for("earth-1")
+
+
+@pytest.mark.parametrize("text, topic", [
+    ("The vault combination is 4-8-15-16.", ["vault", "combination"]),
+    ("Valve R2-1 on the coolant loop is not open.", ["valve", "coolant", "loop"]),
+    ("Rover C has a fully charged battery.", ["rover"]),
+    ("Do not open hatch 3 before 14:00.", ["open", "hatch"]),
+])
+def test_a_memory_event_names_what_its_memory_is_about_not_what_it_says(text, topic):
+    memory = Memory(id="m1", content=text, summary=text, vector=np.ones(4, np.float32), dim=4, model_version="m",
+                    content_hash="h", amplitude=0.5, phase=0.0, category="knowledge", origin_agent="earth-1",
+                    created_at="t", updated_at="t")
+    (draft,) = events.stored([memory], [])
+    envelope = events.encode({**events.Sender("earth-1").stamp(draft), "signature": "s"})
+    assert draft.payload["topic"] == topic
+    assert text.encode() not in envelope and b"4-8-15-16" not in envelope and b" not " not in envelope
     with pytest.raises(BadInput, match="events"):
         Settings.from_mapping({"events": {"content": True}})
 
@@ -109,10 +125,11 @@ def test_a_dream_run_tells_its_start_each_synthesis_and_its_end_as_metadata():
     assert [(d.event_type, d.entity_id) for d in drafts] == [
         ("dream.started", run["branch"]), ("dream.hallucination", synthesis.id), ("dream.completed", run["branch"])]
     assert drafts[1].payload == {"origin": "earth-1", "category": "knowledge", "amplitude": 0.3, "parent_count": 3,
-                                 "run": run["run"], "tags": ["dream"], "summary": synthesis.summary}
+                                 "run": run["run"], "tags": ["dream"], "topic": ["pumps", "run", "logs"],
+                                 "summary": synthesis.summary}
     assert drafts[2].payload["counts"] == run["counts"] and drafts[2].payload["stability_after"] == 0.43
-    quiet = events.Sender("earth-1", summary=False)
-    assert "summary" not in quiet.stamp(drafts[1])["payload"]
+    assert "summary" not in events.Sender("earth-1").stamp(drafts[1])["payload"]
+    assert events.Sender("earth-1", summary=True).stamp(drafts[1])["payload"]["summary"] == synthesis.summary
     for draft in drafts:
         stamped = {**events.Sender("earth-1").stamp(draft), "signature": "s"}
         assert events.check_envelope(json.loads(events.encode(stamped))) == stamped

@@ -5,11 +5,7 @@ listed with, so the entry is removed when its fix lands."""
 
 from __future__ import annotations
 
-KNOWN: dict[str, str] = {
-    "no_distinct_fact_hidden:other claim":
-        "judge: two objects read as one above the similarity threshold (digit-led identifiers, host names, "
-        "one kind named two ways: README, Judgement); below it the merge no longer absorbs (issue 24)",
-}
+KNOWN: dict[str, str] = {}
 
 
 def known(signature: str) -> str | None:

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Sequence
 
 from . import provision, reviewer_keys
 from .model import validate_agent_id
+from .model.refs import peer_working
 from .roster import service as roster_changes
 
 if TYPE_CHECKING:
@@ -14,8 +15,8 @@ if TYPE_CHECKING:
 
 
 class RosterVerbs:
-    """Mixed into Agent, whose `rosters` (roster.service.Rosters), `home` and
-    `_sharing_remote` these use."""
+    """Mixed into Agent, whose `rosters` (roster.service.Rosters), `home`, `tables`, `repo`,
+    remotes and `_sharing_remote` these use."""
 
     rosters: Rosters
     home: Home
@@ -52,3 +53,19 @@ class RosterVerbs:
         """A new roster version without this agent or reviewer."""
         return self.rosters.change(lambda r: roster_changes.without(r, name),
                                    signers=reviewer_keys.signers(self.home, by), remote=self._sharing_remote(remote))
+
+    def published_key(self, agent_id: str, *, fetch: bool = False) -> str | None:
+        """The key of an agent this one has not pulled yet: the roster's, where it follows
+        one; else the key the agent's own branch shows on a commons, as last fetched (or
+        fetched now, `fetch`); None when nowhere names it. A first sighting, as a pull's."""
+        following = roster_changes.held(self.tables)
+        if following is not None:
+            return following.agent_key(agent_id)
+        for remote in sorted(self.remotes()):
+            if fetch:
+                self.repo.fetch(remote)
+            ref = peer_working(remote, validate_agent_id(agent_id))
+            if ref in self.repo.remote_branches():
+                return self.tables.agents.public_key(agent_id, as_of=ref)
+        return None
+

@@ -68,6 +68,7 @@ class Receiver:
         self.duplicates = 0
         self.handled = 0
         self._keys: dict[str, str] | None = None
+        self._looked_up: set[str] = set()  # senders whose key was looked for on the commons
         self._focus: np.ndarray | None = None
 
     # --- checking ----------------------------------------------------------------
@@ -91,8 +92,20 @@ class Receiver:
         return envelope
 
     def _key_of(self, agent_id: str) -> str | None:
+        """The sender's key: the one held for it, else (a sender never pulled) the roster's
+        or the one its branch shows on the commons, fetched once per sender."""
         if self._keys is None or agent_id not in self._keys:  # a peer met since: read the registry again
             self._keys = self.agent.tables.agents.keys()
+        if agent_id not in self._keys and agent_id not in self._looked_up:
+            self._looked_up.add(agent_id)
+            try:
+                key = self.agent.published_key(agent_id, fetch=True)
+            except CollectiveError as e:  # the commons away: the sender stays unknown until it answers
+                self._looked_up.discard(agent_id)
+                log.warning("the key of %s could not be looked up: %s", agent_id, e)
+                key = None
+            if key is not None:
+                self._keys[agent_id] = key
         return self._keys.get(agent_id)
 
     def drop(self, subject_: str, error: Dropped) -> Outcome:

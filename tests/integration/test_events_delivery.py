@@ -10,6 +10,7 @@ import json
 import logging
 import time
 
+from collective.agent import Agent
 from collective.identity import Identity
 from collective.model import events
 from collective.sync.events.service import flush, tail
@@ -210,3 +211,36 @@ def test_a_memory_announced_before_its_push_is_pulled_when_the_push_is_announced
     assert waiting == [early.memory.id]
     assert pushed.decision.action == "now" and "1 announced" in pushed.decision.reason
     assert mars.tables.memories.get(early.memory.id) is not None
+
+
+def test_a_sender_never_pulled_is_verified_by_the_key_its_branch_shows_on_the_commons(two, nats_server, home,
+                                                                                       hash_embedder, tmp_path):
+    """A listener took only events of peers it had pulled before: one that joined later was
+    dropped as unknown_sender until someone pulled it. Now its key is read from its branch on
+    the commons, as a pull's first sighting reads it; a forger claiming its name still fails."""
+    mars = two["mars-1"]
+    venus = Agent.init("venus-1", home=home, embedder=hash_embedder)
+    try:
+        venus.add_remote("origin", f"file://{tmp_path / 'commons.db'}")
+        venus.push()  # on the commons; mars has neither pulled nor fetched it
+        options = options_for(mars, [nats_server.url])
+        good = events.Sender("venus-1").stamp(events.Draft("sync.requested", "venus-1", {"reason": "test"}))
+        forged = events.Sender("venus-1").stamp(events.Draft("sync.requested", "venus-1", {"reason": "forged"}))
+        subject = events.subject("default", "venus-1", "sync.requested")
+        forger = Identity.generate(tmp_path / "forger.pem")
+
+        async def scenario():
+            import nats
+            async with listening(mars, options) as (listener, outcomes):
+                nc = await nats.connect(nats_server.url)
+                await nc.jetstream().publish(subject, _raw(sign(forged, forger)))
+                await nc.jetstream().publish(subject, _raw(sign(good, venus.identity)))
+                await nc.close()
+                await until(lambda: len([o for o, _ in outcomes if o.status != "own"]) >= 2)
+                return listener.receiver.counts(), outcomes
+
+        counts, outcomes = asyncio.run(scenario())
+        assert counts["dropped"] == {"bad_signature": 1} and counts["handled"] == 1
+        assert [o.envelope["event_id"] for o, _ in outcomes if o.status == "handled"] == [good["event_id"]]
+    finally:
+        venus.close()

@@ -65,6 +65,12 @@ async def _within(seconds: float | None, stop, work) -> None:
     await task
 
 
+def _reached(ready, options) -> None:
+    """A run that never reached NATS, its whole time, failed (exit 1), though it kept retrying."""
+    if not ready.is_set():
+        raise click.ClickException(f"NATS: no server answered at {', '.join(options.servers)} for the whole run")
+
+
 def _run(main) -> None:
     """Run a command's coroutine; an interrupt ends it quietly; drops and failures log one line."""
     import asyncio  # not needed for --help or any other command
@@ -106,6 +112,8 @@ def tail(types, count, seconds, servers, collective, home, agent_id, as_json):
         with open_agent(home, agent_id) as agent:
             options = _setup(agent, servers, collective)
 
+            ready = asyncio.Event()
+
             async def main():
                 stop, seen = asyncio.Event(), [0]
 
@@ -114,8 +122,10 @@ def tail(types, count, seconds, servers, collective, home, agent_id, as_json):
                     seen[0] += 1
                     if count is not None and seen[0] >= count:
                         stop.set()
-                await _within(seconds, stop, tail_events(agent, options, types=types, on_event=show, stop=stop))
+                await _within(seconds, stop, tail_events(agent, options, types=types, on_event=show, stop=stop,
+                                                         ready=ready))
             _run(main())
+            _reached(ready, options)
 
 
 def _render_event(e: dict) -> str:
@@ -177,10 +187,12 @@ def listen(status_every, seconds, servers, collective, home, agent_id, as_json):
                 if outcome.status in ("handled", "dropped"):
                     emit(outcome.to_dict() | {"pull": pulled}, as_json=as_json, text=_render_decision)
 
+            listener = Listener(agent, options, settings, on_outcome=show, status_every=status_every)
+
             async def main():
-                listener = Listener(agent, options, settings, on_outcome=show, status_every=status_every)
                 await _within(seconds, listener.stop, listener.run())
             _run(main())
+            _reached(listener.ready, options)
 
 
 def _render_decision(d: dict) -> str:
@@ -191,6 +203,8 @@ def _render_decision(d: dict) -> str:
     if pull:
         line += (f" -> pulled {pull['peer']}: {pull['summary'].get('new', 0)} new" if pull["pulled"]
                  else f" -> pull failed: {pull['error']}")
+        if pull["pulled"] and not pull["brought"]:
+            line += " (the memory is not on the commons yet: it comes when the sender's push is announced)"
     return line
 
 

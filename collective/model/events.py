@@ -126,6 +126,15 @@ def subject(collective: str, agent: str, event_type: str) -> str:
     return f"cmem.{collective}.{subject_token(agent)}.{event_type}"
 
 
+def subject_parts(subject_: str) -> dict:
+    """The agent and event type a subject names ({} for one not of the form `subject` makes):
+    what a dropped message claimed to be, though its envelope was not taken."""
+    parts = subject_.split(".", 3)
+    if len(parts) != 4 or parts[0] != "cmem":
+        return {}
+    return {"agent": parts[2].replace("~", "."), "event_type": parts[3]}
+
+
 def canonical(envelope: Mapping[str, Any]) -> bytes:
     """The signed bytes: every envelope field but the signature, keys sorted, no spaces."""
     return json.dumps({k: envelope[k] for k in ENVELOPE_FIELDS}, sort_keys=True, separators=(",", ":"),

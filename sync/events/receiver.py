@@ -20,7 +20,7 @@ import numpy as np
 from collective.core import trust as trust_rules
 from collective.errors import CollectiveError
 from collective.model import iso, utcnow
-from collective.model.events import MAX_EVENT_BYTES, EventRefused, check_envelope, subject
+from collective.model.events import MAX_EVENT_BYTES, EventRefused, check_envelope, subject, subject_parts
 
 from .. import policy
 from .signing import verify
@@ -48,11 +48,14 @@ class Outcome:
     decision: policy.Decision | None = None
     reason: str | None = None
     arrived: float | None = None     # time.perf_counter() when the message reached the receiver
+    subject: str | None = None       # where a dropped message came (its envelope was not taken)
 
     def to_dict(self) -> dict:
         e = self.envelope or {}
-        return {"status": self.status, "event_id": e.get("event_id"), "event_type": e.get("event_type"),
-                "agent": e.get("agent"), "entity_id": e.get("entity_id"), "ts": e.get("ts"),
+        named = subject_parts(self.subject) if self.subject and not e else {}
+        return {"status": self.status, "event_id": e.get("event_id"),
+                "event_type": e.get("event_type", named.get("event_type")),
+                "agent": e.get("agent", named.get("agent")), "entity_id": e.get("entity_id"), "ts": e.get("ts"),
                 "payload": e.get("payload"), "decision": self.decision.action if self.decision else None,
                 "reason": self.decision.reason if self.decision else self.reason}
 
@@ -114,7 +117,7 @@ class Receiver:
         state = self.agent.tables.state
         with self.agent.repo.transaction():
             state.set(DROPPED + error.reason, str(int(state.get(DROPPED + error.reason) or 0) + 1))
-        return Outcome("dropped", reason=error.reason)
+        return Outcome("dropped", reason=error.reason, subject=subject_)
 
     # --- taking in ---------------------------------------------------------------
     def take(self, subject_: str, data: bytes) -> Outcome:
@@ -158,7 +161,8 @@ class Receiver:
     # --- acting ------------------------------------------------------------------
     def act(self, outcome: Outcome) -> dict | None:
         """Pull the sender when the decision is "now"; close the decisions it satisfied.
-        A pull that cannot run (no commons, the peer not pushed yet) leaves them open."""
+        A pull that cannot run (no commons, the peer not pushed yet) leaves them open, and
+        one that ran but did not bring the memory the event is about says so (`brought`)."""
         if outcome.decision is None or outcome.decision.action != policy.NOW:
             return None
         sender = outcome.envelope["agent"]
@@ -168,7 +172,11 @@ class Receiver:
             log.warning("pull of %s after %s failed: %s", sender, outcome.envelope["event_type"], e)
             return {"peer": sender, "pulled": False, "error": str(e)}
         close_satisfied(self.agent, sender)
-        return {"peer": sender, "pulled": True, "summary": result["peers"][0]["summary"] if result["peers"] else {}}
+        envelope = outcome.envelope
+        brought = (envelope["event_type"] not in policy.HELD_TYPES
+                   or self.agent.tables.memories.get(envelope["entity_id"]) is not None)
+        return {"peer": sender, "pulled": True, "brought": brought,
+                "summary": result["peers"][0]["summary"] if result["peers"] else {}}
 
     def counts(self) -> dict[str, Any]:
         return {"handled": self.handled, "duplicates": self.duplicates, "dropped": dict(self.drops)}

@@ -72,3 +72,13 @@ def test_bad_input_and_no_server(two, home):
     assert run(home, "events", "flush", "--nats", "http://x", "--agent", "earth-1").exit_code == 2
     text = run(home, "status", "--agent", "earth-1")
     assert "in the outbox, last publish never" in text.stdout
+
+
+def test_tail_and_listen_that_never_reach_nats_exit_1(two, home):
+    """They keep retrying while they run (NATS may come back); a whole run without a server is
+    a failure, not exit 0."""
+    for command in (("events", "tail"), ("listen",)):
+        done = run(home, *command, "--for", "1", "--agent", "mars-1", "--nats", "nats://127.0.0.1:9")
+        assert done.exit_code == 1, (command, done.output)
+        assert done.output.strip().splitlines()[-1] == \
+            "Error: NATS: no server answered at nats://127.0.0.1:9 for the whole run"

@@ -164,6 +164,9 @@ def test_bad_messages_are_dropped_counted_and_the_receiver_goes_on(two, nats_ser
     drops = [r for r in caplog.records if r.getMessage().startswith("dropped event")]
     assert sorted(r.getMessage().split(": ")[1] for r in drops) == sorted(bad)
     assert {r: mars.tables.state.get(f"events.dropped.{r}") for r in bad} == {r: "1" for r in bad}
+    # a dropped message is reported with what its subject names (its envelope was not taken)
+    named = {(o.to_dict()["agent"], o.to_dict()["event_type"]) for o, _ in outcomes if o.status == "dropped"}
+    assert named == {("earth-1", "sync.requested"), ("earth-1", "memory.teleported")}
 
 
 def test_a_redelivered_event_is_handled_once(two, nats_server):
@@ -205,10 +208,13 @@ def test_a_memory_announced_before_its_push_is_pulled_when_the_push_is_announced
                 earth.push()
                 await flush(earth, options)
                 await until(lambda: len(handled(outcomes, "sync.pushed")) > pushes and not mars.tables.decisions.open())
-                return early, waiting, handled(outcomes, "sync.pushed")[-1]
+                return early, waiting, handled(outcomes, "sync.pushed")[-1], outcomes
 
-    early, waiting, pushed = asyncio.run(scenario())
+    early, waiting, pushed, outcomes = asyncio.run(scenario())
     assert waiting == [early.memory.id]
+    # the pull "now" ran, and says it did not bring the memory (not a pull that brought nothing, silently)
+    (announced,) = [p for o, p in outcomes if o.status == "handled" and o.envelope["entity_id"] == early.memory.id]
+    assert announced["pulled"] and not announced["brought"]
     assert pushed.decision.action == "now" and "1 announced" in pushed.decision.reason
     assert mars.tables.memories.get(early.memory.id) is not None
 

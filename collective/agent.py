@@ -52,8 +52,9 @@ class Agent(RecallVerbs, RosterVerbs, DreamVerbs):
         self.repo, self.branch = opened.repo, opened.branch
         self.settings: Settings = self.home.settings
         self._judge = judge
-        tables = self.tables = Tables(self.repo, events.Sender(self.agent_id, events.validate_collective(
-            self.home.collective), self.settings.summary_for(self.agent_id)))
+        sender = events.Sender(self.agent_id, events.validate_collective(self.home.collective),
+                               self.settings.summary_for(self.agent_id)) if self.settings.events_enabled else None
+        tables = self.tables = Tables(self.repo, sender, outbox_limit=self.settings.outbox_limit)
         self.identity = keys.recover(tables, opened.identity, self.key_path, agent_id=self.agent_id)
         self.model = EmbeddingModel(tables.agents, self.agent_id, embedder)
         self.upkeep = Upkeep(self.repo, tables.state, gc_every=self.settings.gc_every)

@@ -26,6 +26,7 @@ CONFIG_FILE = "cmem.toml"
 # 0.15; questions whose answer is not stored but whose topic is score as high as answered
 # ones (0.3 to 0.7), so no floor tells them apart without hiding answers (README, Recall).
 MIN_SCORE = 0.15
+OUTBOX_LIMIT = 10_000
 
 
 @dataclass(frozen=True)
@@ -40,6 +41,8 @@ class Settings:
     half_lives: Mapping[str, float] = field(default_factory=lambda: dict(trust.DEFAULT_HALF_LIVES_DAYS))
     event_summary: bool = False  # [events] summary = true: memory events carry the first sentence too
     event_summary_off: tuple[str, ...] = ()  # [events] summary_off = ["mars-1"]: but not those agents
+    events_enabled: bool = True  # [events] enabled = false: changes write no events at all
+    outbox_limit: int = OUTBOX_LIMIT  # [events] outbox_limit: unsent events kept (NATS away); the oldest go
 
     def summary_for(self, agent_id: str) -> bool:
         """Whether this agent's memory events carry the summary."""
@@ -55,11 +58,12 @@ class Settings:
                     raise BadInput("cmem.toml", f"unknown setting {key!r}")
                 values[key] = checked_setting(f"[{section}] {key}", value, kinds[key])
         for key, value in config_table(raw, "events").items():
-            if key not in ("summary", "summary_off"):
-                raise BadInput("cmem.toml", f"[events] knows summary = true|false and summary_off = [agent ids], "
-                                            f"got {key!r}")
-            name = "event_summary" if key == "summary" else "event_summary_off"
-            values[name] = checked_setting(f"[events] {key}", value, bool if key == "summary" else (str,))
+            if key not in _EVENT_KEYS:
+                raise BadInput("cmem.toml", f"[events] knows {', '.join(_EVENT_KEYS)}, got {key!r}")
+            name, kind = _EVENT_KEYS[key]
+            values[name] = checked_setting(f"[events] {key}", value, kind)
+        if values.get("outbox_limit", OUTBOX_LIMIT) < 1:
+            raise BadInput("cmem.toml", f"[events] outbox_limit must be at least 1, got {values['outbox_limit']!r}")
         half_lives = config_table(config_table(raw, "trust"), "half_lives", "[trust] half_lives")
         for category, days in half_lives.items():
             if checked_setting(f"[trust] half_lives.{category}", days, float) <= 0:
@@ -71,7 +75,9 @@ class Settings:
         return cls(**values)
 
 
-_NOT_PLAIN = ("half_lives", "event_summary", "event_summary_off")  # set from [trust] and [events]
+_EVENT_KEYS = {"summary": ("event_summary", bool), "summary_off": ("event_summary_off", (str,)),
+               "enabled": ("events_enabled", bool), "outbox_limit": ("outbox_limit", int)}
+_NOT_PLAIN = ("half_lives", *(name for name, _ in _EVENT_KEYS.values()))  # set from [trust] and [events]
 _KIND_NAMES = {float: "a finite number", int: "a whole number", bool: "true or false", str: "text"}
 
 

@@ -13,17 +13,22 @@ if TYPE_CHECKING:
 
 STATE = "local_state"
 LAST_PUBLISH = "events.last_publish"
+OUTBOX_FULL = "events.dropped.outbox_full"  # unsent events the outbox's bound let go
 
 
 class Outbox:
     """`local_outbox`: events written beside the change they report, as the canonical
-    JSON their signature covers; sent_at set once NATS acknowledged them. Without a sender (a database opened by no agent) nothing is emitted."""
+    JSON their signature covers; sent_at set once NATS acknowledged them. Without a sender
+    (a database opened by no agent, or events switched off) nothing is emitted. At most
+    `limit` wait unsent (NATS away for long): beyond it the oldest go, counted in
+    `local_state` (events.dropped.outbox_full)."""
 
     name = "local_outbox"
 
-    def __init__(self, repo: "Repository", sender: Sender | None = None):
+    def __init__(self, repo: "Repository", sender: Sender | None = None, *, limit: int | None = None):
         self.repo = repo
         self.sender = sender
+        self.limit = limit
 
     def add(self, drafts: Iterable[Draft]) -> list[dict]:
         """Stamp and write events in the caller's transaction (refused ones raise before any write)."""
@@ -36,7 +41,19 @@ class Outbox:
                  "sent_at": None} for e in envelopes]
         if rows:
             self.repo.insert(self.name, rows)
+            self._bound()
         return envelopes
+
+    def _bound(self) -> None:
+        over = self.depth() - self.limit if self.limit is not None else 0
+        if over <= 0:
+            return
+        oldest = [r["event_id"] for r in self.repo.select(self.name, {"sent_at": None}, columns=("event_id",),
+                                                           order_by="event_id", limit=over)]
+        self.repo.delete(self.name, {"event_id": oldest})
+        dropped = self.repo.select(STATE, {"name": OUTBOX_FULL})
+        count = int(dropped[0]["value"]) if dropped else 0
+        self.repo.upsert(STATE, [{"name": OUTBOX_FULL, "value": str(count + len(oldest))}], key=["name"])
 
     def unsent(self, limit: int) -> list[dict]:
         return self.repo.select(self.name, {"sent_at": None}, columns=("event_id", "subject", "envelope"),

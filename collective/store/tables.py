@@ -270,7 +270,7 @@ class Tables:
     """Every table of one agent's database, over one repository. With a sender, the
     changes written through it emit their events to the outbox."""
 
-    def __init__(self, repo: "Repository", sender: Sender | None = None):
+    def __init__(self, repo: "Repository", sender: Sender | None = None, *, outbox_limit: int | None = None):
         self.repo = repo
         self.memories = MemoryTable(repo)
         self.agents = AgentTable(repo)
@@ -287,6 +287,6 @@ class Tables:
         self.key_rotations = KeyRotations(repo)
         self.key_changes = KeyChanges(repo)
         self.roster = RosterTable(repo)
-        self.outbox = Outbox(repo, sender)
+        self.outbox = Outbox(repo, sender, limit=outbox_limit)
         self.inbox = Inbox(repo)
         self.decisions = Decisions(repo)

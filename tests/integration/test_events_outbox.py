@@ -151,3 +151,23 @@ def test_a_dream_that_fails_leaves_no_event(two, monkeypatch, where):
     assert earth.tables.outbox.depth() == 0 and earth.repo.head(earth.branch) == head
     run = earth.dream(share=False)  # the same run, not failing, tells
     assert [(e["event_type"], e["entity_id"]) for e in drain(earth)] == _run_events(run)
+
+
+def test_events_switched_off_write_nothing_and_the_outbox_is_bounded(two, home):
+    """Without NATS the outbox grew by one event a store, for ever: now it keeps the newest
+    `outbox_limit` unsent (the oldest go, counted), and `enabled = false` writes none."""
+    for agent in two.values():
+        agent.close()
+    config = (home / "cmem.toml").read_text()
+    (home / "cmem.toml").write_text(config + "[events]\noutbox_limit = 3\n")
+    with Agent.open("earth-1", home=home, embedder=two["earth-1"].embedder) as earth:
+        drain(earth)
+        stored = [earth.store(f"Rover {n} is charged.").memory.id for n in range(5)]
+        waiting = [json.loads(r["envelope"])["entity_id"] for r in earth.tables.outbox.unsent(10)]
+        assert waiting == stored[2:]
+        assert earth.tables.state.get("events.dropped.outbox_full") == "2"
+    (home / "cmem.toml").write_text(config + "[events]\nenabled = false\n")
+    with Agent.open("earth-1", home=home, embedder=two["earth-1"].embedder) as earth:
+        before = earth.tables.outbox.count()
+        earth.store("Rover 9 is charged.")
+        assert earth.tables.outbox.count() == before

@@ -202,3 +202,11 @@ def test_the_publishers_signed_message_is_the_signed_envelope(tmp_path):
     envelope = events.Sender("earth-1").stamp(events.Draft("memory.stored", "m1", STORED))
     message = json.loads(signed_message(events.canonical(envelope).decode(), identity))
     assert message == sign(envelope, identity) and verify(message, identity.public_key)
+
+
+@pytest.mark.parametrize("events_section", [{"outbox_limit": 0}, {"outbox_limit": "many"}, {"enabled": "no"},
+                                            {"summary": 1}, {"loud": True}])
+def test_bad_events_settings_are_one_line_errors(events_section):
+    with pytest.raises(BadInput) as bad:
+        Settings.from_mapping({"events": events_section})
+    assert "\n" not in str(bad.value) and "[events]" in str(bad.value)

@@ -221,9 +221,13 @@ class Agent(RecallVerbs, RosterVerbs, DreamVerbs):
                                     export_to=Path(export_to) if export_to else None)
 
     def add_remote(self, name: str, url: str) -> dict:
-        """{"name", "url", "commons"}: whether a commons is there already (None: a server,
-        checked at the first fetch)."""
-        return {**self.remote_names.add(name, url), "commons": self.repo.commons_exists(url)}
+        return self.remote_names.add(name, url)
+
+    def remove_remote(self, name: str) -> dict:
+        return self.remote_names.remove(name)
+
+    def set_remote_url(self, name: str, url: str) -> dict:
+        return self.remote_names.set_url(name, url)
 
     def remotes(self) -> dict[str, str]:
         return self.remote_names.all()

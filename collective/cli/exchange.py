@@ -35,6 +35,39 @@ def remote_add(name, url, home, agent_id, as_json):
     emit(result, as_json=as_json, text=_render_remote)
 
 
+@remote.command("remove")
+@click.argument("name")
+@agent_options
+@json_option
+def remote_remove(name, home, agent_id, as_json):
+    """Forget a remote. What was taken through it stays (peers, cases, trust).
+
+    \b
+    JSON: {"name", "url", "removed"}
+    """
+    with cli_errors():
+        with open_agent(home, agent_id) as agent:
+            result = agent.remove_remote(name)
+    emit(result, as_json=as_json, text=lambda r: f"removed remote {r['name']} ({r['url']})")
+
+
+@remote.command("set-url")
+@click.argument("name")
+@click.argument("url")
+@agent_options
+@json_option
+def remote_set_url(name, url, home, agent_id, as_json):
+    """Point a remote at another commons (checked as `remote add` checks one).
+
+    \b
+    JSON: {"name", "url", "previous", "commons"}
+    """
+    with cli_errors():
+        with open_agent(home, agent_id) as agent:
+            result = agent.set_remote_url(name, url)
+    emit(result, as_json=as_json, text=_render_remote)
+
+
 def _render_remote(r: dict) -> str:
     state = {True: "", False: " (no commons there yet: the first push makes it)",
              None: " (a server: checked at the first pull or push)"}[r["commons"]]

@@ -20,13 +20,40 @@ class Remotes:
         self.default = default  # CMEM_REMOTE or cmem.toml's `remote`
 
     def add(self, name: str, url: str) -> dict:
+        """{"name", "url", "commons"}: whether a commons is there already (None: a server,
+        checked at the first fetch)."""
         if not isinstance(name, str) or not REMOTE_NAME.fullmatch(name):
             raise BadInput("name", f"{name!r} is not a valid remote name")
         url = self.repo.validate_remote_url(validate_text(url, "url"))
         if name in self.repo.remotes():
             raise BadInput("name", f"remote {name!r} exists already")
         self.repo.add_remote(name, url)
-        return {"name": name, "url": url}
+        return {"name": name, "url": url, "commons": self.repo.commons_exists(url)}
+
+    def remove(self, name: str) -> dict:
+        """Forget a remote; what was taken through it stays (peers' watermarks, cases)."""
+        url = self._url(name)
+        self.repo.remove_remote(name)
+        return {"name": name, "url": url, "removed": True}
+
+    def set_url(self, name: str, url: str) -> dict:
+        """{"name", "url", "previous", "commons"}: a remote pointed at another commons (the
+        new URL checked first; the old one kept when it does not pass)."""
+        previous = self._url(name)
+        url = self.repo.validate_remote_url(validate_text(url, "url"))
+        self.repo.remove_remote(name)
+        try:
+            self.repo.add_remote(name, url)
+        except BaseException:
+            self.repo.add_remote(name, previous)
+            raise
+        return {"name": name, "url": url, "previous": previous, "commons": self.repo.commons_exists(url)}
+
+    def _url(self, name: str) -> str:
+        url = self.repo.remotes().get(validate_text(name, "name"))
+        if url is None:
+            raise NotFound("remote", f"no remote named {name!r}")
+        return url
 
     def all(self) -> dict[str, str]:
         return self.repo.remotes()

@@ -181,6 +181,9 @@ class Repository(Protocol):
     def add_remote(self, name: str, url: str) -> None:
         """Add a remote after `validate_remote_url`; a name in use raises StorageError."""
 
+    def remove_remote(self, name: str) -> None:
+        """Forget a remote (its tracking refs go with it); NotFound when there is none by that name."""
+
     def fetch(self, remote: str, branch: str | None = None) -> dict[str, str]:
         """Update the tracking refs of `remote` (all its branches, or `branch`); returns
         branch -> head for that remote.

@@ -60,6 +60,10 @@ class DoltRemotes:
     def add_remote(self, name: str, url: str) -> None:
         self._vc("remote", "add", name, self.validate_remote_url(url))
 
+    def remove_remote(self, name: str) -> None:
+        self._remote_url(name)  # NotFound first
+        self._vc("remote", "remove", name)
+
     def _remote_url(self, remote: str) -> str:
         url = self.remotes().get(remote)
         if url is None:

@@ -416,6 +416,10 @@ def test_remotes_are_added_and_checked(stores, repo):
     with pytest.raises(StorageError):
         repo.add_remote("origin", stores.commons("elsewhere"))
     assert repo.remotes() == {"origin": url}
+    repo.remove_remote("origin")
+    assert repo.remotes() == {}
+    with pytest.raises(NotFound):
+        repo.remove_remote("origin")
 
 
 def test_remote_urls_are_checked_before_use(stores, repo, tmp_path):

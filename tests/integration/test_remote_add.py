@@ -34,3 +34,23 @@ def agent_home(home, hash_embedder):
     from collective.agent import Agent
     Agent.init("earth-1", home=home, embedder=hash_embedder).close()
     return home
+
+
+def test_a_remote_is_removed_and_pointed_elsewhere(agent_home, cmem, tmp_path, engine):
+    """Following the README, an HTTP commons could not be added where `origin` was a file:
+    there was no `remote remove` and no `remote set-url`."""
+    here, there = (tmp_path / n for n in (("a", "b") if engine == "dolt" else ("a.db", "b.db")))
+    assert cmem("remote", "add", "origin", f"file://{here}", "--agent", "earth-1").exit_code == 0
+    moved = cmem("remote", "set-url", "origin", f"file://{there}", "--agent", "earth-1", "--json")
+    assert moved.exit_code == 0, moved.output
+    assert json.loads(moved.stdout) == {"name": "origin", "url": f"file://{there}", "previous": f"file://{here}",
+                                        "commons": False}
+    assert cmem("push", "--agent", "earth-1").exit_code == 0 and there.exists()
+    bad = cmem("remote", "set-url", "origin", "ftp://nowhere", "--agent", "earth-1")
+    assert bad.exit_code == 2 and len(bad.stderr.splitlines()) == 1
+    assert json.loads(cmem("remote", "list", "--agent", "earth-1", "--json").stdout) == {"origin": f"file://{there}"}
+    removed = cmem("remote", "remove", "origin", "--agent", "earth-1", "--json")
+    assert removed.exit_code == 0 and json.loads(removed.stdout)["removed"] is True
+    assert cmem("remote", "list", "--agent", "earth-1", "--json").stdout.strip() == "{}"
+    missing = cmem("remote", "remove", "origin", "--agent", "earth-1")
+    assert missing.exit_code == 2 and "no remote named 'origin'" in missing.stderr

@@ -30,7 +30,15 @@ def init(home, agent_id, exist_ok, backend, dolt_url, as_json):
             result = {"agent": agent.agent_id, "home": str(agent.home.root), **agent.location.describe(),
                       "branch": agent.branch, "head": agent.repo.head(agent.branch),
                       "public_key": agent.identity.public_key}
-    emit(result, as_json=as_json, text=lambda r: f"initialised {r['agent']} ({r['engine']}) in {r['home']} on {r['branch']}")
+    emit(result, as_json=as_json, text=_render_init)
+
+
+def _render_init(r: dict) -> str:
+    agent = f" --agent {r['agent']}"
+    return "\n".join([f"initialised {r['agent']} ({r['engine']}) in {r['home']} on {r['branch']}", "next:",
+                      f'  cmem store "what it learned"{agent}',
+                      f'  cmem recall "what it asks"{agent}',
+                      f"  cmem remote add origin file:///abs/path/commons.db{agent}   # then push, pull"])
 
 
 @click.command()

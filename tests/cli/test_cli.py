@@ -6,6 +6,7 @@ import io
 import json
 import math
 import os
+import shlex
 import socket
 import subprocess
 import sys
@@ -563,3 +564,13 @@ def test_index_draws_a_bar_per_stage_on_a_terminal_unless_json(stored, monkeypat
     else:
         assert "index: 100%" in terminal.getvalue() and "analyse: 100%" in terminal.getvalue()
         assert out == "index rebuilt: 2 memories, 2 texts analysed\n"
+
+
+def test_init_prints_next_steps_that_run_as_printed(home):
+    done = cmem("init", "--agent", "venus-1", "--home", str(home))
+    lines = done.stdout.splitlines()
+    steps = [shlex.split(line.split("#")[0]) for line in lines[lines.index("next:") + 1:]]
+    assert [s[:2] for s in steps] == [["cmem", "store"], ["cmem", "recall"], ["cmem", "remote"]]
+    for step in steps[:2]:  # the remote needs a real path: its form is checked by `remote add`'s own tests
+        cmem(*step[1:], "--home", str(home))
+    assert "what it learned" in cmem("recall", "what it learned", "--agent", "venus-1", "--home", str(home)).stdout

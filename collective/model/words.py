@@ -17,6 +17,7 @@ what when where which while who whom why will with won would wouldn y you your y
 # "not" and "no" are stop words for finding a memory, never for judging one (the judge reads them).
 
 TOPIC_WORDS = 3
+LONGEST_WORD = 32  # a run of letters longer than this is no word of a topic (nor fits an event field)
 # where a statement's subject ends and what it says of it begins
 VERBS_OF_BEING = frozenset("is are was were be been being am has have had do does did will would can could "
                            "should may might must shall".split())
@@ -32,7 +33,7 @@ def topic(text: str) -> list[str]:
     for word in _LETTERS.findall(text.lower()):
         if found and word in VERBS_OF_BEING:
             break
-        if len(word) >= 3 and word not in STOPWORDS and word not in found:
+        if 3 <= len(word) <= LONGEST_WORD and word not in STOPWORDS and word not in found:
             found.append(word)
             if len(found) == TOPIC_WORDS:
                 break

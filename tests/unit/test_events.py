@@ -61,9 +61,10 @@ def test_events_name_a_topic_and_carry_the_summary_only_where_a_person_opted_in(
     ("Valve R2-1 on the coolant loop is not open.", ["valve", "coolant", "loop"]),
     ("Rover C has a fully charged battery.", ["rover"]),
     ("Do not open hatch 3 before 14:00.", ["open", "hatch"]),
+    ("é" * 16384 + " pump", ["pump"]),  # a run of letters longer than any word is none
 ])
 def test_a_memory_event_names_what_its_memory_is_about_not_what_it_says(text, topic):
-    memory = Memory(id="m1", content=text, summary=text, vector=np.ones(4, np.float32), dim=4, model_version="m",
+    memory = Memory(id="m1", content=text, summary=text[:100], vector=np.ones(4, np.float32), dim=4, model_version="m",
                     content_hash="h", amplitude=0.5, phase=0.0, category="knowledge", origin_agent="earth-1",
                     created_at="t", updated_at="t")
     (draft,) = events.stored([memory], [])

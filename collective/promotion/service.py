@@ -256,13 +256,19 @@ class Promotions:
             raise BranchContested(QUARANTINE_BRANCH, remote, SHARE_ATTEMPTS) from None
 
     def _unshared(self, ref: str, remote: str) -> tuple[list[Promotion], list[Endorsement]]:
-        """Our proposals and endorsements that `ref` lacks or holds only as forgeries."""
-        theirs = self._check_rows(list(self.tables.promotions.by_id(as_of=ref).values()),
-                                  self.tables.endorsements.all(as_of=ref), remote)
-        promotions = rules.join({r.memory_id: r for r in theirs.promotions},
-                                list(self.tables.promotions.by_id().values()))
+        """Our proposals and endorsements that `ref` lacks or holds only as forgeries. A row
+        `ref` holds exactly as we do is shared, even where our check sets it aside (a signer
+        our roster does not name): writing it again would change nothing, and a commit of
+        nothing fails."""
+        raw_promotions = self.tables.promotions.by_id(as_of=ref)
+        raw_endorsements = self.tables.endorsements.all(as_of=ref)
+        theirs = self._check_rows(list(raw_promotions.values()), raw_endorsements, remote)
+        promotions = [p for p in rules.join({r.memory_id: r for r in theirs.promotions},
+                                            list(self.tables.promotions.by_id().values()))
+                      if raw_promotions.get(p.memory_id) != p]
         held = {e.key for e in theirs.endorsements}
-        return promotions, [e for e in self.tables.endorsements.all() if e.key not in held]
+        as_held = {e.key: e for e in raw_endorsements}
+        return promotions, [e for e in self.tables.endorsements.all() if e.key not in held and as_held.get(e.key) != e]
 
     def _share_once(self, remote: str) -> dict:
         ref = tracking(remote, QUARANTINE_BRANCH)

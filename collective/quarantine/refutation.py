@@ -126,13 +126,19 @@ class Refutations:
         self.tables = tables
         self.same = same
 
-    def rule(self) -> Rule:
-        """The rule with the verdicts that took effect here and stand on their cases."""
+    def decided(self) -> Standing:
+        """What the verdicts that took effect here and stand on their cases decided."""
         applied = self.tables.applied_verdicts.by_case()
         if not applied:
-            return Rule(NO_STANDING, [], self.same)
-        decided = standing([c for c in self.tables.cases.all(status=CaseStatus.RESOLVED) if c.id in applied
-                            and applied[c.id]["verdict_signature"] in (None, c.verdict_signature)])
+            return NO_STANDING
+        return standing([c for c in self.tables.cases.all(status=CaseStatus.RESOLVED) if c.id in applied
+                         and applied[c.id]["verdict_signature"] in (None, c.verdict_signature)])
+
+    def rule(self, decided: Standing | None = None) -> Rule:
+        """The rule with those verdicts and the named losers held here."""
+        decided = self.decided() if decided is None else decided
+        if not decided.losers:
+            return Rule(decided, [], self.same)
         held = self.tables.memories.by_id(sorted(decided.losers))
         return Rule(decided, [held[i] for i in sorted(held)], self.same)
 
@@ -165,10 +171,12 @@ class Refutations:
     def after_losers(self, ids: Iterable[str], *, now: str, also: Iterable[str] = ()) -> int:
         """Settle every held memory near those of `ids` that are named losers (a verdict
         took effect or was withdrawn here, or they arrived), and the memories `also` names."""
-        rule = self.rule()
-        wanted = set(ids)
+        decided, wanted, also = self.decided(), set(ids), set(also)
+        if not also and not wanted & decided.losers.keys():  # a pull that brought no named loser: no rows read
+            return 0
+        rule = self.rule(decided)
         losers = [m for m in rule.losers if m.id in wanted]
-        near = set(also) | {m.id for m in losers}
+        near = also | {m.id for m in losers}
         if losers:
             near |= self._scan(np.stack([self.same.vector(m) for m in losers]))
         return self.settle(self.tables.memories.by_id(sorted(near)).values(), now=now, rule=rule)

@@ -11,11 +11,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
-from . import history, keys, provision, reviewer_keys, status
+from . import history, keys, provision, status
 from .config import Home, Settings
 from .embed import Embedder
 from .embedding import EmbeddingModel
-from .errors import AgentExists, BadInput
+from .errors import AgentExists
 from .exchange import Exchange
 from .exchange.remotes import Remotes
 from .index.keeper import IndexKeeper
@@ -28,6 +28,7 @@ from .quarantine.service import Quarantine
 from .recall import AccessCounter, Recall, Recalled, RecallHit
 from .agent_recall import RecallVerbs
 from .agent_dream import DreamVerbs
+from .agent_review import ReviewVerbs
 from .agent_roster import RosterVerbs
 from .roster.service import Rosters
 from .runtime.progress import Progress
@@ -37,14 +38,13 @@ from .upkeep import Upkeep
 from .writer import MemoryInput, StoreResult, Writer
 
 if TYPE_CHECKING:
-    from .identity import Identity
     from .judge import Judge
     from .merge import Comparator
 
 __all__ = ["Agent", "MemoryInput", "Recalled", "RecallHit", "StoreResult"]
 
 
-class Agent(RecallVerbs, RosterVerbs, DreamVerbs):
+class Agent(RecallVerbs, ReviewVerbs, RosterVerbs, DreamVerbs):
     """One agent's memory database, branch, key and index."""
 
     def __init__(self, opened: provision.Opened, *, embedder: Embedder | None = None, judge: Judge | None = None):
@@ -253,48 +253,6 @@ class Agent(RecallVerbs, RosterVerbs, DreamVerbs):
     def trust_ledger(self, agent_id: str) -> dict:
         return self.peers_view.ledger(agent_id)
 
-    def cases(self, status: str | None = None) -> list[dict]:
-        return self.quarantine.list(status)
-
-    def case(self, case_id: str) -> dict:
-        return self.quarantine.show(case_id)
-
-    def disputes(self, status: str | None = None) -> list[dict]:
-        """Disagreements grouped by claim: escalated first, oldest first; status "open"
-        (pending or escalated), "pending", "escalated", "resolved" or None (all)."""
-        return self.disputes_view.list(status)
-
-    def dispute(self, dispute_id: str) -> dict:
-        return self.disputes_view.show(dispute_id)
-
-    def resolve_dispute(self, dispute_id: str, *, keep: str, text: str | None = None, note: str | None = None,
-                        by: str | None = None, remote: str | None = None) -> dict:
-        """A person's verdict on a whole dispute (every case of it), signed with their reviewer
-        key, then shared (with the corrected memory, for merged). `dispute_id` may name one of
-        its cases; keep a and b are then that case's. NotShared when recorded here but not pushed."""
-        dispute = self.disputes_view.check(dispute_id, keep, text)  # bad input is said before anything else
-        reviewer, name = self.reviewer_key(by)
-        remote_name = self.remote_names.choose(remote) if self.remote_names.all() else None
-        merged = None if keep != "merged" else self.writer.compose(
-            text, parents=[dispute["a"]["memory"], dispute["b"]["memory"]], importance=0.9)
-        resolved = self.disputes_view.resolve(dispute_id, keep=keep, note=note, by=name, reviewer=reviewer,
-                                              text=text, merged=merged)
-        if merged is not None and remote_name is not None:
-            return self.exchange.share_verdict(resolved, remote_name)
-        return self.quarantine.share_after("verdict", resolved, remote_name)
-
-    def reviewer_key(self, by: str | None = None) -> tuple[Identity, str]:
-        """The reviewer key that signs a person's decisions (`by`, else the default one) and its
-        name; BadInput when there is none."""
-        name = by or reviewer_keys.default_name(self.home)
-        if name is None:
-            raise BadInput("by", "no reviewer key to sign with: run `cmem reviewer init --name NAME`, "
-                                 "or name one with --by")
-        return reviewer_keys.load(self.home, name), name
-
-    def reviewers(self) -> list[dict]:
-        return self.quarantine.reviewers()
-
     # --- promotions to main (consensus) -------------------------------------------
     def promotions(self, status: str | None = "pending") -> list[dict]:
         """Proposals for main as this agent sees them ("pending", "promoted", "rejected", None: all)."""
@@ -325,13 +283,6 @@ class Agent(RecallVerbs, RosterVerbs, DreamVerbs):
 
     def _sharing_remote(self, remote: str | None) -> str | None:
         return self.remote_names.choose(remote) if self.remote_names.all() else None
-
-    def add_reviewer(self, name: str, public_key: str) -> dict:
-        """Honour this reviewer's verdicts; those kept until now take effect."""
-        return self.quarantine.add_reviewer(reviewer_keys.validate_name(name), public_key)
-
-    def remove_reviewer(self, name: str) -> dict:
-        return self.quarantine.remove_reviewer(name)
 
     def rotate_key(self) -> dict:
         """A new key for this agent, signed by the old one and published on its branch."""

@@ -35,7 +35,7 @@ def quarantine_list(status, home, agent_id, as_json):
     \b
     JSON: [{"dispute", "status", "cases", "case_count", "agents", "opened_at",
             "similarity", "phase_diff", "reason", "a": SIDE, "b": SIDE, "resolution",
-            "applied", "awaiting"}]; SIDE = {"memory", "content", "summary", "origin_agent", "trust",
+            "reopened", "applied", "awaiting"}]; SIDE = {"memory", "content", "summary", "origin_agent", "trust",
             "amplitude", "disputed", "refuted_by", "valid_until", "copies", "parents"}
     """
     with cli_errors():
@@ -58,6 +58,9 @@ def _render_dispute(d: dict) -> str:
         lines.append(f"resolved: keep {r['keep']} by {r['by']} at {r['at']}: {r['note']}"
                      + (f" -> {r['memory']}: {r['text']!r}" if r.get("memory") else "")
                      + (f" ({d['awaiting']})" if d["awaiting"] else ""))
+    if d["reopened"]:
+        r = d["reopened"]
+        lines.append(f"reopened by {r['by']} at {r['at']}: {r['note']}")
     return "\n".join(lines)
 
 
@@ -86,10 +89,11 @@ def quarantine_show(dispute_id, home, agent_id, as_json):
 @click.option("--note", required=True, help="Why: kept with the verdict.")
 @click.option("--by", help="Reviewer whose key signs the verdict (`cmem reviewer init`; "
                            "default: the key named $USER, else the only one).")
+@click.option("--supersede", is_flag=True, help="Replace the verdict standing on a resolved dispute.")
 @click.argument("remote_name", metavar="[REMOTE]", required=False)
 @agent_options
 @json_option
-def quarantine_resolve(dispute_id, keep, text, note, by, remote_name, home, agent_id, as_json):
+def quarantine_resolve(dispute_id, keep, text, note, by, supersede, remote_name, home, agent_id, as_json):
     """Decide a dispute, signed with the reviewer's key, then push it.
 
     \b
@@ -100,6 +104,9 @@ def quarantine_resolve(dispute_id, keep, text, note, by, remote_name, home, agen
       both sides are refuted by it.
     It takes effect on each agent whose operator authorised that reviewer, on its own
     copies, once. DISPUTE_ID may name one of its cases (then a and b are that case's).
+    Which verdict stands on a case does not depend on its time: a verdict that saw
+    another (--supersede, or `quarantine reopen`) stands over it; of two made apart,
+    every agent keeps the same one.
     Exit 3: recorded locally, not shared (run `cmem push`); 2: bad input, nothing written.
 
     \b
@@ -107,9 +114,35 @@ def quarantine_resolve(dispute_id, keep, text, note, by, remote_name, home, agen
     """
     with cli_errors():
         with open_agent(home, agent_id) as agent:
-            result = agent.resolve_dispute(dispute_id, keep=keep, text=text, note=note, by=by, remote=remote_name)
+            result = agent.resolve_dispute(dispute_id, keep=keep, text=text, note=note, by=by, remote=remote_name,
+                                           supersede=supersede)
     emit(result, as_json=as_json, text=lambda r: f"resolved {r['dispute']}: keep {r['resolution']['keep']} "
          f"({len(r['resolved_cases'])} case(s))" + (f" ({r['awaiting']})" if r["awaiting"] else "")
+         + (" (pushed)" if r["quarantine"].get("pushed") else ""))
+
+
+
+@quarantine_group.command("reopen")
+@click.argument("dispute_id")
+@click.option("--note", required=True, help="Why: kept with the reopening.")
+@click.option("--by", help="Reviewer whose key signs it (as for resolve).")
+@click.argument("remote_name", metavar="[REMOTE]", required=False)
+@agent_options
+@json_option
+def quarantine_reopen(dispute_id, note, by, remote_name, home, agent_id, as_json):
+    """Undo the verdict on a resolved dispute, signed with the reviewer's key, then push it.
+
+    Every agent that honours the reviewer withdraws the verdict (refutations lifted,
+    flags set again; trust it moved stays moved) and lists the dispute as escalated.
+    Exit 3: recorded locally, not shared (run `cmem push`); 2: bad input, nothing written.
+
+    \b
+    JSON: the dispute after it plus "commit", "reopened_cases" and "quarantine".
+    """
+    with cli_errors():
+        with open_agent(home, agent_id) as agent:
+            result = agent.reopen_dispute(dispute_id, note=note, by=by, remote=remote_name)
+    emit(result, as_json=as_json, text=lambda r: f"reopened {r['dispute']} ({len(r['reopened_cases'])} case(s))"
          + (" (pushed)" if r["quarantine"].get("pushed") else ""))
 
 

@@ -167,8 +167,16 @@ class _Planner:
         if settled.get(candidate.id) and not candidate.disputed:
             L = self.local(candidate)
             L.disputed, L.updated_at = True, self.stamp
-        remote.disputed = remote.disputed or settled.get(remote.id, False)
+        # the verdict's flag, not the peer's: its copy may carry the flag of a verdict that
+        # stood there before, and this one was applied here before the copy came; kept
+        # while another dispute open here names it
+        remote.disputed = settled.get(remote.id, False) or (remote.disputed and self.open_case_on(remote.id))
         return True
+
+    def open_case_on(self, memory_id: str) -> bool:
+        """Whether an open case held here, or planned in this pull, names the memory."""
+        return any(memory_id in case.pair and not case.resolved
+                   for case in (*self.result.cases.values(), *self.ctx.known_cases.values()))
 
     def dispute(self, candidate: Memory, remote: Memory, v: PairVerdict) -> None:
         """Destructive: keep both, weaken both, link them, open or count a case."""

@@ -17,7 +17,8 @@ class Relation(StrEnum):
 
 
 class CaseStatus(StrEnum):
-    """A quarantine case moves only forward: pending -> escalated -> resolved."""
+    """A quarantine case moves forward, pending -> escalated -> resolved, until a reviewer
+    reopens it (escalated again: it waits for a person)."""
 
     PENDING = "pending"
     ESCALATED = "escalated"
@@ -29,12 +30,14 @@ class CaseStatus(StrEnum):
 
 
 class Keep(StrEnum):
-    """A person's verdict on a case."""
+    """A person's verdict on a case. REOPEN undoes the verdict before it and decides
+    nothing: the case waits for a reviewer again."""
 
     A = "a"
     B = "b"
     BOTH = "both"
     MERGED = "merged"
+    REOPEN = "reopen"
 
 
 # shown beside a verdict or decision signed by no reviewer this agent honours: it has not taken effect here

@@ -129,7 +129,7 @@ def check(promotions: Sequence[Promotion], endorsements: Sequence[Endorsement],
 
 def join(ours: Mapping[str, Promotion], theirs: Sequence[Promotion]) -> list[Promotion]:
     """The proposals of `theirs` that change ours: new ones, and decisions we lack (the
-    first decision made stands, as a case's first verdict does)."""
+    first decision made stands)."""
     changed = []
     for row in theirs:
         held = ours.get(row.memory_id)

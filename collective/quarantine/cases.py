@@ -10,6 +10,7 @@ sync, one case.
 from __future__ import annotations
 
 import hashlib
+import json
 from dataclasses import dataclass
 from typing import Iterable, Mapping, assert_never
 
@@ -18,7 +19,7 @@ from ..model.case import Case
 from ..model.enums import CaseStatus, Keep
 
 STATUSES = tuple(CaseStatus)
-KEEP_CHOICES = tuple(Keep)
+KEEP_CHOICES = tuple(k for k in Keep if k != Keep.REOPEN)  # what a verdict decides; reopen is its own verb
 
 
 def case_id(memory_a: str, memory_b: str) -> str:
@@ -41,7 +42,8 @@ def _opening(case: Case) -> tuple:
 
 def merge_cases(ours: Case | None, theirs: Case | None) -> Case:
     """Two copies of one case, as two agents saw it: counts take the larger value,
-    the further status wins, the earliest opening is kept, the first verdict stands.
+    the further status wins, the earliest opening is kept, the verdict first in
+    `verdict_order` stands (and sets the status when it reopened the case).
 
     A join (commutative, associative, idempotent), so copies meeting in any order
     on any agent converge to the same row.
@@ -54,17 +56,35 @@ def merge_cases(ours: Case | None, theirs: Case | None) -> Case:
     # grouping.py); between two makers of the same link, a fixed choice: a join too
     links = [c for c in (ours, theirs) if c.dispute]
     link = min(links, key=lambda c: (c.dispute, c.dispute_by or "", c.dispute_signature or "")) if links else None
-    verdicts = [c for c in (ours, theirs) if c.resolved]
-    # the signature last: two verdicts alike but for their signature still pick one, whatever the order
-    first = min(verdicts, key=lambda c: (c.resolved_at, c.resolution or "", c.verdict_signature or "")) \
-        if verdicts else None
+    verdicts = [c for c in (ours, theirs) if c.resolution]
+    first = min(verdicts, key=verdict_order) if verdicts else None
+    status = max(ours.status, theirs.status, key=lambda s: s.rank)
+    if first is not None:
+        status = CaseStatus.ESCALATED if first.decision()["keep"] == Keep.REOPEN else CaseStatus.RESOLVED
     return opening.replace(
         dispute_count=counted.dispute_count, counted_by=counted.counted_by, count_signature=counted.count_signature,
         dispute=link.dispute if link else None, dispute_by=link.dispute_by if link else None,
         dispute_signature=link.dispute_signature if link else None,
-        status=max(ours.status, theirs.status, key=lambda s: s.rank),
-        resolution=first.resolution if first else None, resolved_at=first.resolved_at if first else None,
+        status=status, resolution=first.resolution if first else None, resolved_at=first.resolved_at if first else None,
         verdict_signature=first.verdict_signature if first else None)
+
+
+def revision(decision: Mapping) -> int:
+    """A verdict document's revision: 0 for a first verdict; a reviewer who supersedes or
+    reopens the verdict standing signs the next one (documents before revisions have none)."""
+    return decision.get("revision", 0)
+
+
+def verdict_order(case: Case) -> tuple:
+    """Which of two verdicts on a case stands (the smaller): the higher revision, so a
+    reviewer's supersede or reopen wins over what it saw; between verdicts of one revision,
+    made without seeing each other, a digest of their reviewer and act, the same on every
+    case one act decided (a dispute keeps one verdict), never a time: a writer cannot
+    backdate its way ahead. The signature last, so two documents alike but for it still
+    pick one whatever the order."""
+    decision = case.decision()
+    act = hashlib.sha256(f"{decision.get('reviewer_key')}|{decision.get('at')}".encode()).hexdigest()
+    return (-revision(decision), act, case.resolution or "", case.verdict_signature or "")
 
 
 def _count(case: Case) -> tuple:
@@ -103,10 +123,10 @@ def validate_keep(keep: str) -> str:
 
 
 def resolution(case: Case, *, document: str, signature: str, at: str) -> Case:
-    """The case after a person decided: the signed verdict document and its signature."""
-    if case.resolved:
-        raise BadInput("case", f"{case.id} is already resolved")
-    return case.replace(status=CaseStatus.RESOLVED, resolution=document, verdict_signature=signature, resolved_at=at)
+    """The case after a person decided (or reopened it): the signed verdict document and its
+    signature. Whether it may replace the verdict the case holds is the caller's to check."""
+    status = CaseStatus.ESCALATED if json.loads(document)["keep"] == Keep.REOPEN else CaseStatus.RESOLVED
+    return case.replace(status=status, resolution=document, verdict_signature=signature, resolved_at=at)
 
 
 def effects(case: Case) -> Effects:
@@ -123,6 +143,8 @@ def effects(case: Case) -> Effects:
             return Effects({a: False, b: False}, [], True, (), (a, b))
         case Keep.MERGED:
             return Effects({a: False, b: False}, [], False, (a, b), ())
+        case Keep.REOPEN:
+            return Effects({}, [], False, (), ())
         case unknown:
             assert_never(unknown)
 

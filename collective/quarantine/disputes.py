@@ -18,7 +18,7 @@ from ..model import Case, Memory, events, iso, utcnow, validate_text
 from ..model.enums import AWAITING_REVIEWER, CaseStatus, Keep
 from ..model.refs import QUARANTINE_BRANCH
 from ..roster import service as roster
-from .cases import resolution, validate_keep
+from .cases import resolution, revision, validate_keep
 from . import grouping, signing, verdicts
 from .service import Quarantine
 
@@ -100,6 +100,7 @@ class Disputes:
                 "similarity": root.similarity, "phase_diff": root.phase_diff, "reason": reason,
                 "a": a, "b": b,
                 "resolution": _resolution(resolved, flipped) if resolved else None,
+                "reopened": _reopened(ordered),
                 "applied": applied_here,
                 "awaiting": AWAITING_REVIEWER if status == CaseStatus.RESOLVED and not applied_here else None}
 
@@ -122,7 +123,7 @@ class Disputes:
                 "parents": list(m.parents) if m else []}
 
     # --- a person's verdict ----------------------------------------------------
-    def check(self, dispute_id: str, keep: str, text: str | None) -> dict:
+    def check(self, dispute_id: str, keep: str, text: str | None, *, supersede: bool = False) -> dict:
         """The dispute a verdict is about, once the verdict is known to be valid (else BadInput)."""
         validate_keep(keep)
         if keep == Keep.MERGED:
@@ -131,44 +132,79 @@ class Disputes:
         elif text is not None:
             raise BadInput("text", "only a merged verdict takes a corrected statement")
         dispute = self.show(dispute_id)
-        if dispute["status"] == CaseStatus.RESOLVED:
-            raise BadInput("dispute", f"{dispute['dispute']} is already resolved")
+        if dispute["status"] == CaseStatus.RESOLVED and not supersede:
+            raise BadInput("dispute", f"{dispute['dispute']} is already resolved (a reviewer may supersede "
+                                      "its verdict: --supersede, or reopen it)")
+        if supersede and dispute["status"] != CaseStatus.RESOLVED:
+            raise BadInput("supersede", f"{dispute['dispute']} is {dispute['status']}: there is no verdict to "
+                                        "supersede")
         return dispute
 
     def resolve(self, dispute_id: str, *, keep: str, note: str | None, by: str, reviewer: Identity,
-                text: str | None = None, merged: Memory | None = None) -> dict:
-        """Record the verdict on every open case of the dispute, signed with the reviewer's
-        key; it takes effect here when this agent honours that reviewer. One commit (with
-        the corrected memory, for merged)."""
-        dispute = self.check(dispute_id, keep, text)
+                text: str | None = None, merged: Memory | None = None, supersede: bool = False) -> dict:
+        """Record the verdict on every open case of the dispute (on every case, superseding
+        the verdict that stands), signed with the reviewer's key; it takes effect here when
+        this agent honours that reviewer. One commit (with the corrected memory, for merged)."""
+        dispute = self.check(dispute_id, keep, text, supersede=supersede)
         roster.require_reviewer(self.tables, reviewer.public_key, by)
         did, cases = self._group(dispute["dispute"])
         root = next((c for c in cases if c.id == did), cases[0])  # named for a case held elsewhere
         flipped, _, _ = grouping.orient([root, *[c for c in cases if c is not root]], self._copies(cases))
         keep = grouping.side_keep(keep, flipped.get(dispute_id, False))  # named by a case: its a and b
-        now = iso(utcnow())
         decided = {"dispute": did, "dispute_keep": keep, "text": text, "memory": merged.id if merged else None}
+        deciding = [c for c in cases if supersede or not c.resolved]
+        rows = self._signed(deciding, cases, lambda c: grouping.side_keep(keep, flipped[c.id]), note=note, by=by,
+                            reviewer=reviewer, decided=decided)
+        verb = "supersede the verdict on" if supersede else "resolve"
+        head = self._record(rows, f"quarantine: {verb} dispute {did} keep {keep} ({len(rows)} case(s))",
+                            merged=merged)
+        return {**self.show(did), "commit": head, "resolved_cases": [r.id for r in rows]}
+
+    def reopen(self, dispute_id: str, *, note: str | None, by: str, reviewer: Identity) -> dict:
+        """Undo the verdict that stands on a resolved dispute: each case holding it gets a signed
+        reopening, which stands over the verdict it saw (cases.verdict_order), so every agent
+        withdraws that verdict and lists the dispute as open (escalated) again."""
+        dispute = self.show(dispute_id)
+        if dispute["status"] != CaseStatus.RESOLVED:
+            raise BadInput("dispute", f"{dispute['dispute']} is {dispute['status']}: only a resolved dispute "
+                                      "can be reopened")
+        roster.require_reviewer(self.tables, reviewer.public_key, by)
+        did, cases = self._group(dispute["dispute"])
+        rows = self._signed([c for c in cases if c.resolved], cases, lambda c: Keep.REOPEN, note=note, by=by,
+                            reviewer=reviewer, decided={"dispute": did, "dispute_keep": Keep.REOPEN})
+        head = self._record(rows, f"quarantine: reopen dispute {did} ({len(rows)} case(s))")
+        return {**self.show(did), "commit": head, "reopened_cases": [r.id for r in rows]}
+
+    def _signed(self, deciding: list[Case], cases: list[Case], keep_of: Callable[[Case], str], *,
+                note: str | None, by: str, reviewer: Identity, decided: dict) -> list[Case]:
+        """The cases with a verdict document each, signed; its revision is the next after any
+        verdict the dispute's cases hold, so it stands over every verdict this reviewer saw."""
+        now = iso(utcnow())
+        held = [revision(c.decision()) for c in cases if c.resolution]
+        after = max(held) + 1 if held else 0
         rows = []
-        for case in cases:
-            if case.resolved:
-                continue
-            document = signing.verdict_document(case, keep=grouping.side_keep(keep, flipped[case.id]), note=note,
-                                                by=by, reviewer_key=reviewer.public_key, agent=self.agent_id, at=now,
-                                                dispute=decided)
+        for case in deciding:
+            document = signing.verdict_document(case, keep=keep_of(case), note=note, by=by,
+                                                reviewer_key=reviewer.public_key, agent=self.agent_id, at=now,
+                                                dispute=decided, revision=after)
             rows.append(resolution(case, document=document, signature=reviewer.sign(document.encode("utf-8")),
-                                         at=now))
+                                   at=now))
+        return rows
+
+    def _record(self, rows: list[Case], message: str, *, merged: Memory | None = None) -> str:
+        """Write the signed cases (and the corrected memory) and apply what stands: one commit."""
         with self.repo.transaction():
             if merged is not None:
                 self.tables.memories.insert([merged])
                 self.tables.outbox.add(events.stored([merged], []))
             self.tables.cases.write(rows)
-            applied = self.quarantine.apply_authorised(rows)
+            self.quarantine.apply_authorised(rows)
             for row in rows:
-                self.tables.outbox.add(events.resolved(row))
-            head = self.repo.commit(f"quarantine: resolve dispute {did} keep {keep} ({len(rows)} case(s))",
-                                    author=self.agent_id)
+                if row.resolved:
+                    self.tables.outbox.add(events.resolved(row))
+            head = self.repo.commit(message, author=self.agent_id)
         self.quarantine.upkeep.after_commit()
-        return {**self.show(did), "commit": head, "resolved_cases": [r.id for r in rows]}
+        return head
 
 
 def _resolution(case: Case, flipped: dict[str, bool]) -> dict:
@@ -176,3 +212,11 @@ def _resolution(case: Case, flipped: dict[str, bool]) -> dict:
     keep = decision.get("dispute_keep") or grouping.side_keep(decision["keep"], flipped.get(case.id, False))
     return {"keep": keep, "note": decision.get("note", ""), "by": decision.get("by"), "at": decision.get("at"),
             "text": decision.get("text"), "memory": decision.get("memory")}
+
+
+def _reopened(cases: list[Case]) -> dict | None:
+    """Who reopened the dispute, when and why, while a reopening stands on it."""
+    reopening = next((c.decision() for c in cases if c.resolution and c.decision()["keep"] == Keep.REOPEN), None)
+    if reopening is None:
+        return None
+    return {"by": reopening.get("by"), "at": reopening.get("at"), "note": reopening.get("note", "")}

@@ -7,7 +7,9 @@ A case row carries four signed parts, each vouched for by whoever made it:
 - the link to the dispute it joined, by the agent that linked it;
 - the verdict, by the reviewer whose public key it names. The verdict document
   (the `resolution` column, signed byte for byte) names the case and the pair it
-  decides, so a verdict copied onto another case is a replay, not a verdict.
+  decides, so a verdict copied onto another case is a replay, not a verdict, and
+  its revision (cases.verdict_order: which verdict stands); a reopening is a verdict
+  document too (keep "reopen").
 
 A pull keeps a part only when its signature verifies; whether a verdict is
 applied is a separate question (is its reviewer authorised here?).
@@ -22,7 +24,7 @@ from typing import Callable, Mapping, Sequence
 from ..identity import Identity, canonical, verify
 from ..model.case import Case
 from ..model.enums import CaseStatus, Keep
-from .cases import escalate
+from .cases import escalate, resolution
 
 OPENING_FIELDS = ("opened_by", "opening_signature")
 COUNT_FIELDS = ("counted_by", "count_signature")
@@ -79,10 +81,11 @@ def sign_case(case: Case, identity: Identity, agent_id: str) -> Case:
 
 
 def verdict_document(case: Case, *, keep: str, note: str | None, by: str, reviewer_key: str,
-                     agent: str, at: str, dispute: Mapping | None = None) -> str:
+                     agent: str, at: str, dispute: Mapping | None = None, revision: int = 0) -> str:
     """The resolution column: the verdict and the case it decides, as the reviewer signs it;
-    `dispute` adds the dispute it decides as a whole (its id, its keep, a merged text and memory)."""
-    return canonical({**(dispute or {}), "kind": "case.verdict", "case_id": case.id, "memory_id_a": case.memory_id_a,
+    `dispute` adds the dispute it decides as a whole (its id, its keep, a merged text and memory);
+    `revision` is named from the first supersede or reopen on (a first verdict reads as before)."""
+    return canonical({**(dispute or {}), **({"revision": revision} if revision else {}), "kind": "case.verdict", "case_id": case.id, "memory_id_a": case.memory_id_a,
                       "memory_id_b": case.memory_id_b, "agent_a": case.agent_a, "agent_b": case.agent_b,
                       "keep": keep, "note": note or "", "by": by, "reviewer_key": reviewer_key,
                       "recorded_by": agent, "at": at}).decode("utf-8")
@@ -108,7 +111,8 @@ def _verdict_problem(case: Case) -> str | None:
             or (decided.get("agent_a"), decided.get("agent_b")) != (case.agent_a, case.agent_b) \
             or decided.get("case_id") != case.id or decided.get("at") != case.resolved_at:
         return REPLAYED_VERDICT  # a genuine verdict, but on another case
-    if decided.get("keep") not in tuple(Keep):
+    revision = decided.get("revision", 0)
+    if decided.get("keep") not in tuple(Keep) or type(revision) is not int or revision < 0:
         return MALFORMED_VERDICT
     return None
 
@@ -152,11 +156,13 @@ def check_cases(rows: Sequence[Case], key_of: Callable[[str], Sequence[str]], *,
                                 and _signed_by(key_of(row.dispute_by), link_claim(row), row.dispute_signature)):
             checked.refuse(UNSIGNED_LINK, row.id)
             row = unlinked(row)
-        if row.resolved:
+        if row.resolved or row.resolution:
             problem = _verdict_problem(row)
             if problem is not None:
                 checked.refuse(problem, row.id)
                 row = unresolved(row, threshold)
+            else:  # the status its verdict gives, whatever the writer put beside it
+                row = resolution(row, document=row.resolution, signature=row.verdict_signature, at=row.resolved_at)
         checked.kept.append(row)
     return checked
 
@@ -174,7 +180,7 @@ def authorised_only(case: Case, reviewer_keys: set[str], agents: set[str], thres
     if case.dispute and case.dispute_by not in agents:
         checked.refuse(UNAUTHORISED_LINK, case.id)
         case = unlinked(case)
-    if not case.resolved or verdict_key(case) in reviewer_keys:
+    if not case.resolution or verdict_key(case) in reviewer_keys:
         return case
     checked.refuse(UNAUTHORISED_VERDICT, case.id)
     return unresolved(case, threshold)

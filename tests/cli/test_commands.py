@@ -16,7 +16,7 @@ from collective.cli import cli
 TREE = {
     "init": None, "store": None, "recall": None, "list": None, "show": None, "forget": None, "log": None, "index": None,
     "status": None, "remote": {"add", "list", "remove", "set-url"}, "push": None, "pull": None, "serve-commons": None, "credential": None,
-    "agents": {"accept-key", "reject-key"}, "trust": None, "quarantine": {"list", "show", "resolve"},
+    "agents": {"accept-key", "reject-key"}, "trust": None, "quarantine": {"list", "show", "resolve", "reopen"},
     "promote": None, "endorse": None, "promotions": {"list", "approve", "reject"},
     "reviewer": {"init"}, "reviewers": {"add", "list", "remove"}, "key": {"rotate"},
     "collective": {"init", "add-agent", "add-reviewer", "remove", "show"}, "judge": None, "mcp": None,

@@ -74,9 +74,10 @@ def shared_case(agent: Agent, case_id: str) -> dict:
     return agent.tables.cases.by_id(as_of=tracking("origin", QUARANTINE_BRANCH))[case_id].to_row()
 
 
-def verdict(case: dict, reviewer: Identity, *, keep: str, by: str, at: str = "2026-12-01T00:00:00.000000Z") -> dict:
+def verdict(case: dict, reviewer: Identity, *, keep: str, by: str, at: str = "2026-12-01T00:00:00.000000Z",
+            revision: int = 0) -> dict:
     document = signing.verdict_document(Case.from_row(case), keep=keep, note="", by=by, reviewer_key=reviewer.public_key,
-                                        agent="mars-1", at=at)
+                                        agent="mars-1", at=at, revision=revision)
     return {"status": "resolved", "resolution": document, "resolved_at": at,
             "verdict_signature": reviewer.sign(document.encode())}
 
@@ -239,9 +240,9 @@ def test_an_agent_from_before_signed_cases_still_shares_them(trio, cmem):
 
 def test_a_verdict_applied_here_is_withdrawn_when_another_stands_on_its_case(trio, opened, ana, cmem):
     """Found by the simulator (real-embedder seed 607): what a holder applies is the verdict
-    its case holds, or none. An earlier verdict by a reviewer not honoured here displaces the
-    applied one in the join; its refutation was kept here and not on holders that met the
-    earlier one first. (Which verdict stands, when a writer picks its time: issue 25.)"""
+    its case holds, or none. A verdict of a later revision by a reviewer not honoured here
+    displaces the applied one in the join; its refutation was kept here and not on holders
+    that met the other one first."""
     e2, m1 = trio["earth-2"], trio["mars-1"]
     case = shared_case(m1, opened["case"])
     honoured = verdict(case, ana[0], keep=keep_side(case, opened["not_pump"]), by="ana")
@@ -250,7 +251,7 @@ def test_a_verdict_applied_here_is_withdrawn_when_another_stands_on_its_case(tri
     assert e2.get(opened["pump"].id).refuted_by == opened["case"]
     mallory = reviewer_keys.init(e2.home, "mallory")
     earlier = verdict(case, reviewer_keys.load(e2.home, "mallory"), keep=keep_side(case, opened["pump"]),
-                      by="mallory", at="2026-11-01T00:00:00.000000Z")
+                      by="mallory", at="2026-11-01T00:00:00.000000Z", revision=1)
     push_onto_commons(m1, [{**case, **earlier}])
     assert cmem("pull", "--agent", "earth-2", "--json").exit_code == 0
     assert e2.get(opened["pump"].id).refuted_by is None and e2.get(opened["not_pump"].id).refuted_by is None

@@ -8,6 +8,8 @@ import json
 
 import pytest
 
+from collective.errors import BadInput
+
 from tests.integration.test_exchange import ASK_PUMP, NOT_PUMP, PUMP, PUMP_TOO, ana, sync_round  # noqa: F401
 
 pytestmark = pytest.mark.usefixtures("engine")
@@ -244,10 +246,9 @@ def test_bad_verdicts_are_one_line_exit_2_and_write_nothing(trio, ana, cmem):
     assert [d["dispute"] for d in json.loads(listed.stdout)] == [resolved["dispute"]]
 
 
-def test_two_verdicts_on_one_dispute_the_first_stands_everywhere(trio, ana):
+def _verdicts_apart(trio, ana):
     """ana decides the dispute on earth-1 for earth, then on mars-1 (before it took the first
-    verdict) for mars. The first verdict stands: mars-1 withdraws its own, and every agent
-    ends with the same memories refuted (simulator, convergence:ids, seed 2)."""
+    verdict) for mars."""
     e1, m1 = trio["earth-1"], trio["mars-1"]
     pump, not_pump = e1.store(PUMP).memory, m1.store(NOT_PUMP).memory
     for agent in (e1, m1, e1, m1):
@@ -256,18 +257,62 @@ def test_two_verdicts_on_one_dispute_the_first_stands_everywhere(trio, ana):
         agent.push()
     (on_earth,) = e1.disputes("open")
     (on_mars,) = m1.disputes("open")
-    first = e1.resolve_dispute(on_earth["dispute"], keep=side_of(on_earth, pump.id), note="checked", by="ana")
-    m1.resolve_dispute(on_mars["dispute"], keep=side_of(on_mars, not_pump.id), note="checked", by="ana")
+    for_earth = e1.resolve_dispute(on_earth["dispute"], keep=side_of(on_earth, pump.id), note="checked", by="ana")
+    for_mars = m1.resolve_dispute(on_mars["dispute"], keep=side_of(on_mars, not_pump.id), note="checked", by="ana")
     assert m1.get(pump.id).refuted_by and not m1.get(not_pump.id).refuted_by  # its own verdict, applied
     sync_round(trio)
     sync_round(trio)
+    return pump, not_pump, for_earth, for_mars
+
+
+def _stands_everywhere(trio, winner, loser, verdict: dict) -> None:
     for name, agent in trio.items():
-        assert agent.get(not_pump.id).refuted_by == first["dispute"], name
-        assert agent.get(not_pump.id).valid_until == first["resolution"]["at"], name
-        assert agent.get(pump.id).refuted_by is None and not agent.get(pump.id).disputed, name
-        assert {h.memory.id for h in agent.recall(ASK_PUMP, k=5)} & {pump.id, not_pump.id} == {pump.id}, name
+        assert agent.get(loser.id).refuted_by == verdict["dispute"], name
+        assert agent.get(loser.id).valid_until == verdict["resolution"]["at"], name
+        assert agent.get(winner.id).refuted_by is None and not agent.get(winner.id).disputed, name
+        assert {h.memory.id for h in agent.recall(ASK_PUMP, k=5)} & {winner.id, loser.id} == {winner.id}, name
         (seen,) = agent.disputes()
-        assert seen["status"] == "resolved" and seen["resolution"]["at"] == first["resolution"]["at"], name
+        assert seen["status"] == "resolved" and seen["resolution"]["at"] == verdict["resolution"]["at"], name
+
+
+def test_two_verdicts_made_apart_one_stands_everywhere_and_a_supersede_replaces_it(trio, ana):
+    """Two verdicts made apart: every agent keeps the same one, chosen by no time (a writer
+    cannot backdate its way ahead), and withdraws the other (simulator, convergence:ids,
+    seed 2). A reviewer who saw it supersedes it; every agent then applies the new one."""
+    pump, not_pump, for_earth, for_mars = _verdicts_apart(trio, ana)
+    (seen,) = trio["earth-1"].disputes()
+    standing, other = (for_earth, for_mars) if seen["resolution"]["at"] == for_earth["resolution"]["at"] \
+        else (for_mars, for_earth)
+    winner, loser = (pump, not_pump) if standing is for_earth else (not_pump, pump)
+    _stands_everywhere(trio, winner, loser, standing)
+    m1 = trio["mars-1"]
+    with pytest.raises(BadInput, match="already resolved"):
+        m1.resolve_dispute(seen["dispute"], keep=side_of(seen, loser.id), note="checked again", by="ana")
+    superseded = m1.resolve_dispute(seen["dispute"], keep=side_of(seen, loser.id), note="checked again", by="ana",
+                                    supersede=True)
+    sync_round(trio)
+    _stands_everywhere(trio, loser, winner, superseded)
+
+
+def test_a_reopened_dispute_is_open_everywhere_and_its_verdict_withdrawn(trio, ana, cmem):
+    pump, not_pump, _, _ = _verdicts_apart(trio, ana)
+    (seen,) = trio["earth-1"].disputes()
+    reopened = cmem("quarantine", "reopen", seen["dispute"], "--note", "the inspection was of module B",
+                    "--by", "ana", "--agent", "earth-2", "--json")
+    assert reopened.exit_code == 0, reopened.output
+    assert json.loads(reopened.stdout)["reopened"]["by"] == "ana"
+    sync_round(trio)
+    for name, agent in trio.items():
+        (dispute,) = agent.disputes()
+        assert dispute["status"] == "escalated" and dispute["resolution"] is None, name
+        assert dispute["reopened"]["note"] == "the inspection was of module B", name
+        assert not agent.get(pump.id).refuted_by and not agent.get(not_pump.id).refuted_by, name
+        assert agent.get(pump.id).disputed and agent.get(not_pump.id).disputed, name
+    again = cmem("quarantine", "reopen", seen["dispute"], "--note", "twice", "--by", "ana", "--agent", "earth-2")
+    assert again.exit_code == 2 and "only a resolved dispute" in again.output
+    decided = trio["mars-1"].resolve_dispute(seen["dispute"], keep=side_of(seen, pump.id), note="module C", by="ana")
+    sync_round(trio)
+    _stands_everywhere(trio, pump, not_pump, decided)
 
 
 def test_a_refuted_claim_stored_again_is_refuted_on_its_origin_as_on_every_agent(trio, ana):

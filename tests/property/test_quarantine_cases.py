@@ -10,6 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from collective.model import Case
+from collective.model.enums import CaseStatus, Keep
 from collective.quarantine import cases as quarantine
 from collective.quarantine import grouping
 
@@ -20,21 +21,34 @@ stamps = st.sampled_from(["2026-03-01T10:00:00.000000Z", "2026-03-01T11:00:00.00
 
 
 @st.composite
-def case_copies(draw):
-    status = draw(st.sampled_from(quarantine.STATUSES))
-    resolved = status == "resolved"
+def verdicts(draw):
+    """A verdict document as a reviewer signs it (the parts the join reads), or None."""
+    if not draw(st.booleans()):
+        return None
+    keep = draw(st.sampled_from(tuple(Keep)))
+    return {"keep": keep, "by": "ana", "reviewer_key": draw(st.sampled_from(["key-ana", "key-bo"])),
+            "at": draw(stamps), **({"revision": r} if (r := draw(st.integers(0, 2))) else {})}
+
+
+@st.composite
+def case_copies(draw, verdict=verdicts()):
+    decided = draw(verdict)
+    if decided is None:
+        status = draw(st.sampled_from([CaseStatus.PENDING, CaseStatus.ESCALATED]))
+    else:  # the status a verdict gives (signing.check_cases sets it so on every row it keeps)
+        status = CaseStatus.ESCALATED if decided["keep"] == Keep.REOPEN else CaseStatus.RESOLVED
     return Case.from_row({
         "id": quarantine.case_id(*PAIR), "memory_id_a": PAIR[0], "memory_id_b": PAIR[1],
         "agent_a": "earth-1", "agent_b": "mars-1",
         # each side measures the pair with its own (possibly blended) vectors
         "similarity": draw(st.sampled_from([0.91, 0.93, 0.97])), "phase_diff": draw(st.sampled_from([math.pi, 3.0])),
         "dispute_count": draw(st.integers(1, 6)), "status": status,
-        "resolution": json.dumps({"keep": draw(st.sampled_from(quarantine.KEEP_CHOICES)), "by": "ana"}) if resolved else None,
-        "created_at": draw(stamps), "resolved_at": draw(stamps) if resolved else None,
+        "resolution": json.dumps(decided) if decided else None,
+        "created_at": draw(stamps), "resolved_at": decided["at"] if decided else None,
         # the signatures travel with the parts they cover (opening, count, verdict)
         "opened_by": draw(signers), "opening_signature": draw(signatures),
         "counted_by": draw(signers), "count_signature": draw(signatures),
-        "verdict_signature": draw(signatures) if resolved else None,
+        "verdict_signature": draw(signatures) if decided else None,
         # the dispute it joined, as the agent that linked it saw it (never a larger id)
         "dispute": draw(st.sampled_from([None, "0" * 32, "00ff" + "0" * 28])),
     })
@@ -59,15 +73,33 @@ def test_merge_cases_is_idempotent_and_keeps_the_furthest_state(a, b):
     assert m(ab, b) == ab and m(ab, a) == ab  # absorbing: hearing an old copy again changes nothing
     assert ab.dispute_count == max(a.dispute_count, b.dispute_count)
     assert ab.created_at == min(a.created_at, b.created_at)
-    rank = quarantine.STATUSES.index
-    assert rank(ab.status) == max(rank(a.status), rank(b.status))
     counted = [c for c in (a, b) if c.dispute_count == ab.dispute_count]
     assert (ab.counted_by, ab.count_signature) in {(c.counted_by, c.count_signature) for c in counted}
-    if ab.status == "resolved":
-        verdicts = [c for c in (a, b) if c.status == "resolved"]
-        assert ab.resolved_at == min(c.resolved_at for c in verdicts)  # the first verdict stands
-        assert (ab.resolution, ab.verdict_signature) in {(c.resolution, c.verdict_signature) for c in verdicts}
+    decided = [c for c in (a, b) if c.resolution]
+    if decided:  # the verdict of the highest revision stands, and its kind sets the status
+        assert (ab.resolution, ab.verdict_signature) in {(c.resolution, c.verdict_signature) for c in decided}
+        assert quarantine.revision(ab.decision()) == max(quarantine.revision(c.decision()) for c in decided)
+        assert ab.status == ("escalated" if ab.decision()["keep"] == Keep.REOPEN else "resolved")
+    else:
+        rank = quarantine.STATUSES.index
+        assert rank(ab.status) == max(rank(a.status), rank(b.status))
     assert m(None, a) == a == m(a, None)
+
+
+decisions = verdicts().filter(lambda v: v is not None)
+
+
+@given(case_copies(decisions), case_copies(decisions), stamps)
+def test_a_verdict_that_saw_another_stands_over_it_whatever_their_times(a, b, backdated):
+    """A writer that backdates a verdict (to 1970, say) does not move it ahead of one of a
+    later revision: the order of verdicts reads no time."""
+    older, newer = sorted((a, b), key=lambda c: quarantine.revision(c.decision()))
+    if quarantine.revision(older.decision()) == quarantine.revision(newer.decision()):
+        newer = newer.replace(resolution=json.dumps({**newer.decision(), "revision": quarantine.revision(
+            newer.decision()) + 1}))
+    older = older.replace(resolution=json.dumps({**older.decision(), "at": backdated}), resolved_at=backdated)
+    assert quarantine.merge_cases(older, newer).resolution == newer.resolution
+    assert quarantine.merge_cases(newer, older).resolution == newer.resolution
 
 
 @given(st.lists(case_copies(), min_size=1, max_size=5), st.randoms(use_true_random=False))

@@ -367,6 +367,23 @@ class CollectiveMachine(RuleBasedStateMachine):
             if loser in self.texts:
                 self.refuted[loser] = self.texts[loser]
 
+    @rule(who=st.integers(0, MAX_AGENTS), pick=st.integers(0, 50), keep=st.sampled_from(["a", "b", "reopen"]))
+    def review_again(self, who, pick, keep):
+        """The authorised reviewer looks again at a dispute resolved as one agent sees it: it
+        supersedes the verdict, or reopens the dispute."""
+        name, agent = self.agent(who)
+        resolved = self.do("disputes", lambda: agent.disputes("resolved")) or []
+        if not resolved:
+            return
+        dispute = resolved[pick % len(resolved)]
+        if keep == "reopen":
+            done = self.do("reopen", lambda: agent.reopen_dispute(dispute["dispute"], note="again", by=REVIEWER))
+        else:
+            done = self.do("supersede", lambda: agent.resolve_dispute(dispute["dispute"], keep=keep, note="again",
+                                                                      by=REVIEWER, supersede=True))
+        if done is not None:  # which side loses is the last look's: neither is held to an earlier one
+            self.upheld |= {dispute["a"]["memory"], dispute["b"]["memory"]}
+
     @rule(who=st.integers(0, MAX_AGENTS), memory=memories, endorse=st.booleans())
     def consensus(self, who, memory, endorse):
         """Its origin proposes a memory for main, or another agent endorses it."""

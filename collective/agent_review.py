@@ -1,0 +1,89 @@
+"""The Agent's verbs on the quarantine as a person reviews it: disputes, verdicts,
+reopenings and the reviewers honoured here (a part of the facade, kept apart for its size)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from . import reviewer_keys
+from .errors import BadInput
+from .model.enums import Keep
+
+if TYPE_CHECKING:
+    from .config import Home
+    from .exchange import Exchange
+    from .identity import Identity
+    from .quarantine.disputes import Disputes
+    from .quarantine.service import Quarantine
+    from .writer import Writer
+
+
+class ReviewVerbs:
+    """Mixed into Agent, whose quarantine, disputes view, writer, exchange, home and
+    `_sharing_remote` these use."""
+
+    home: Home
+    quarantine: Quarantine
+    disputes_view: Disputes
+    writer: Writer
+    exchange: Exchange
+
+    def cases(self, status: str | None = None) -> list[dict]:
+        return self.quarantine.list(status)
+
+    def case(self, case_id: str) -> dict:
+        return self.quarantine.show(case_id)
+
+    def disputes(self, status: str | None = None) -> list[dict]:
+        """Disagreements grouped by claim: escalated first, oldest first; status "open"
+        (pending or escalated), "pending", "escalated", "resolved" or None (all)."""
+        return self.disputes_view.list(status)
+
+    def dispute(self, dispute_id: str) -> dict:
+        return self.disputes_view.show(dispute_id)
+
+    def resolve_dispute(self, dispute_id: str, *, keep: str, text: str | None = None, note: str | None = None,
+                        by: str | None = None, remote: str | None = None, supersede: bool = False) -> dict:
+        """A person's verdict on a whole dispute (every case of it), signed with their reviewer
+        key, then shared (with the corrected memory, for merged). `dispute_id` may name one of
+        its cases; keep a and b are then that case's. `supersede` replaces the verdict standing
+        on a resolved dispute. NotShared when recorded here but not pushed."""
+        dispute = self.disputes_view.check(dispute_id, keep, text, supersede=supersede)  # bad input first
+        reviewer, name = self.reviewer_key(by)
+        remote_name = self._sharing_remote(remote)
+        merged = None if keep != Keep.MERGED else self.writer.compose(
+            text, parents=[dispute["a"]["memory"], dispute["b"]["memory"]], importance=0.9)
+        resolved = self.disputes_view.resolve(dispute_id, keep=keep, note=note, by=name, reviewer=reviewer,
+                                              text=text, merged=merged, supersede=supersede)
+        if merged is not None and remote_name is not None:
+            return self.exchange.share_verdict(resolved, remote_name)
+        return self.quarantine.share_after("verdict", resolved, remote_name)
+
+    def reopen_dispute(self, dispute_id: str, *, note: str | None = None, by: str | None = None,
+                       remote: str | None = None) -> dict:
+        """Undo the verdict standing on a resolved dispute, signed with the reviewer's key, then
+        shared: every agent that honours the reviewer withdraws the verdict and lists the
+        dispute as open again. NotShared when recorded here but not pushed."""
+        self.disputes_view.show(dispute_id)  # an unknown dispute is said before a missing key
+        reviewer, name = self.reviewer_key(by)
+        reopened = self.disputes_view.reopen(dispute_id, note=note, by=name, reviewer=reviewer)
+        return self.quarantine.share_after("reopening", reopened, self._sharing_remote(remote))
+
+    def reviewer_key(self, by: str | None = None) -> tuple[Identity, str]:
+        """The reviewer key that signs a person's decisions (`by`, else the default one) and its
+        name; BadInput when there is none."""
+        name = by or reviewer_keys.default_name(self.home)
+        if name is None:
+            raise BadInput("by", "no reviewer key to sign with: run `cmem reviewer init --name NAME`, "
+                                 "or name one with --by")
+        return reviewer_keys.load(self.home, name), name
+
+    def reviewers(self) -> list[dict]:
+        return self.quarantine.reviewers()
+
+    def add_reviewer(self, name: str, public_key: str) -> dict:
+        """Honour this reviewer's verdicts; those kept until now take effect."""
+        return self.quarantine.add_reviewer(reviewer_keys.validate_name(name), public_key)
+
+    def remove_reviewer(self, name: str) -> dict:
+        return self.quarantine.remove_reviewer(name)

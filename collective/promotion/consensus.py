@@ -1,5 +1,6 @@
 """The consensus branch `main`: a promotion is one commit there, pushed as a
-compare-and-swap on the commons' main, and every agent's main follows the commons'.
+compare-and-swap on the commons' main, and every agent's main follows the commons'
+once every commit on the way checks (`follow`).
 
 Nothing but `land` commits on main, and nothing but `land` and `follow` move it.
 """
@@ -42,6 +43,7 @@ MAIN_FORKED = "main_forked"            # it no longer descends from ours
 UNSIGNED_MEMORY = "unsigned_memory"    # a memory on it its origin did not sign
 UNPROMOTED_MEMORY = "unpromoted_memory"  # a memory on it with no signed proposal for it
 NOT_DUE = "not_due"                    # a proposal on it neither approved by a reviewer here nor endorsed enough
+MAIN_REWRITTEN = "main_rewritten"      # a commit on it changed or removed a memory main held (landing only adds)
 
 
 @dataclass(frozen=True)
@@ -75,21 +77,69 @@ def follow(repo: Repository, tables: Tables, remote: str, *, key_of: Callable[[s
         with contextlib.suppress(CollectiveError):  # any agent holding the consensus puts it back
             repo.push(remote, MAIN_BRANCH, expect=theirs)
         return False, {MAIN_ROLLED_BACK: [theirs]}
-    refused = unverified(tables, ref, key_of=key_of, authority=authority,
-                         held={r["id"] for r in tables.memories.rows(as_of=MAIN_BRANCH, columns=("id",))})
+    refused: dict[str, list[str]] = {}
+    for parent, commit in new_commits(repo, ours if ours_hold else None, theirs):
+        for reason, ids in verified_commit(repo, tables, parent, commit, key_of=key_of, authority=authority).items():
+            refused.setdefault(reason, []).extend(i for i in ids if i not in refused.get(reason, ()))
     if refused:
         return False, refused
     repo.create_branch_at(MAIN_BRANCH, ref)
     return True, {}
 
 
+def new_commits(repo: Repository, ours: str | None, theirs: str) -> list[tuple[str | None, str]]:
+    """(parent, commit) for each commit `theirs` holds after `ours` (all of them without it),
+    oldest first: main grows one landing commit at a time, so its log is one line."""
+    found = []
+    for commit in repo.log(theirs):
+        if commit.hash == ours:
+            break
+        found.append(commit.hash)
+    found.reverse()
+    return list(zip([ours, *found[:-1]], found))
+
+
+def verified_commit(repo: Repository, tables: Tables, parent: str | None, commit: str, *,
+                    key_of: Callable[[str], Sequence[str]], authority: Authority | None) -> dict[str, list[str]]:
+    """What one commit of a main does wrong, by reason: a memory it adds not promoted as the
+    rules say (`unverified`), or one main held that it changes or removes. A commit that adds
+    a forged row and one that takes it out again are each refused: main is followed only
+    when every commit on the way holds."""
+    try:
+        changes = list(repo.diff(parent, commit, "memories")) if parent else None
+    except StorageError:  # no memories table on a side (a commons' first, empty main)
+        changes = None
+    if changes is None:  # every row the commit holds is checked
+        try:
+            return unverified(tables, commit, key_of=key_of, authority=authority)
+        except StorageError:
+            return {}
+    added, rewritten = set(), []
+    for change in changes:
+        if change.kind == "added":
+            added.add(change.new["id"])
+        elif change.kind == "removed" or _changed(change.old, change.new):
+            rewritten.append((change.old or change.new)["id"])
+    refused = unverified(tables, commit, key_of=key_of, authority=authority, only=added) if added else {}
+    if rewritten:
+        refused[MAIN_REWRITTEN] = sorted(rewritten)
+    return refused
+
+
+def _changed(old: dict, new: dict) -> bool:
+    """Whether a row's values changed, read in the columns both sides have (a migration that
+    adds a column changes no memory)."""
+    return any(old[column] != new[column] for column in old.keys() & new.keys())
+
+
 def unverified(tables: Tables, ref: str, *, key_of: Callable[[str], Sequence[str]], authority: Authority | None,
-               held: set[str]) -> dict[str, list[str]]:
-    """The memories `ref` (a main) holds beyond `held` that were not promoted as the rules
-    say, by reason: each must be signed by its origin and carry a signed proposal, due by an
-    authorised reviewer's approval or enough endorsements by allowed endorsers."""
+               only: set[str] | None = None) -> dict[str, list[str]]:
+    """The memories `ref` (a main) holds (or, given `only`, those of them) that were not
+    promoted as the rules say, by reason: each must be signed by its origin and carry a
+    signed proposal, due by an authorised reviewer's approval or enough endorsements by
+    allowed endorsers."""
     refused: dict[str, list[str]] = {}
-    rows = [r for r in tables.memories.rows(as_of=ref) if r["id"] not in held]
+    rows = tables.memories.rows(as_of=ref) if only is None else tables.memories.rows_by_id(sorted(only), as_of=ref)
     promotions = tables.promotions.by_id(as_of=ref)
     for row in rows:
         memory_id = row["id"]

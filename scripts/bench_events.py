@@ -75,12 +75,12 @@ async def commit_to_receipt(earth: Agent, mars: Agent, options: NatsOptions, n: 
     def outcome(o, _):
         if o.envelope:
             received.setdefault(o.envelope["entity_id"], (o.arrived, time.perf_counter()))
-    listener = Listener(mars, options, on_outcome=outcome, status_every=3600)
+    listener = Listener(mars.sync_port(), options, on_outcome=outcome, status_every=3600)
     task = asyncio.ensure_future(listener.run())
     await listener.ready.wait()
     nc = await connect(options, name="bench-publisher")
     with ThreadPoolExecutor(1) as db:
-        publisher = Publisher(earth.tables, earth.identity, nc.jetstream(), db=db)
+        publisher = Publisher(earth.tables.outbox, earth.identity, nc.jetstream(), db=db)
         await publisher.drain()
         running = asyncio.ensure_future(publisher.run(poll=1.0))
         arrival, handled = [], []
@@ -129,7 +129,7 @@ async def drain_rate(agent: Agent, options: NatsOptions, m: int) -> tuple[float,
     rows = agent.tables.outbox.unsent(m)
     signed = [(r["subject"], encode(sign(json.loads(r["envelope"]), agent.identity)), r["event_id"]) for r in rows]
     nc = await connect(options, name="bench-drain")
-    publisher = Publisher(agent.tables, agent.identity, nc.jetstream())
+    publisher = Publisher(agent.tables.outbox, agent.identity, nc.jetstream())
     started = time.perf_counter()
     published = await publisher.drain()
     seconds = time.perf_counter() - started

@@ -92,15 +92,16 @@ def show_events(root: Path, earth: Agent, mars: Agent) -> None:
     stored_id: list[str] = []
 
     async def scenario() -> None:
-        listener = Listener(mars, options, focus, on_outcome=lambda o, pulled: heard.append((o, pulled)))
+        listener = Listener(mars.sync_port(), options, focus,
+                            on_outcome=lambda o, pulled: heard.append((o, pulled)))
         task = asyncio.ensure_future(listener.run())
         await listener.ready.wait()
-        await flush(earth, options)  # what earth-1 did so far, as events
+        await flush(earth.sync_port(), options)  # what earth-1 did so far, as events
         stored = earth.store("The coolant pump in module C has a cracked impeller. Replace it before restart.",
                              importance=0.95, tags=["pump"])
         stored_id.append(stored.memory.id)
         earth.push()
-        await flush(earth, options)
+        await flush(earth.sync_port(), options)
         while not any(o.envelope and o.envelope["entity_id"] == stored.memory.id for o, _ in heard):
             await asyncio.sleep(0.05)
         await asyncio.sleep(0.3)  # the sync.pushed behind it

@@ -36,12 +36,14 @@ from collective.embed import HashEmbedder
 from collective.model import events
 from collective.model.events import encode
 from collective.sync.events.connection import NatsOptions, connect, durable_subscription, ensure_stream
-from collective.sync.events.local_server import NatsServer
 from collective.sync.events.publisher import Publisher
 from collective.sync.events.service import Listener
 from collective.sync.events.signing import sign
 
 from benchkit import parse_args
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from nats_servers import NatsServer  # noqa: E402  (tests/: a local nats-server)
 
 TARGET_P99_MS = 20.0
 TARGET_DRAIN = 5000.0

@@ -7,6 +7,7 @@ commons database in sync windows. Run with `make demo`.
 from __future__ import annotations
 
 import argparse
+import sys
 import tempfile
 import textwrap
 from pathlib import Path
@@ -15,6 +16,8 @@ import collective  # noqa: F401  (first: sqlite3 speaks Dolt)
 from collective import reviewer_keys
 from collective.agent import Agent
 from collective.config import Home
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))  # nats_servers: a local nats-server
 
 MEMORIES = {
     "earth-1": [
@@ -77,9 +80,9 @@ def show_events(root: Path, earth: Agent, mars: Agent) -> None:
     import asyncio
 
     from collective.sync.events.connection import NatsOptions
-    from collective.sync.events.local_server import NatsNotInstalled, NatsServer
     from collective.sync.events.service import Listener, flush
     from collective.sync.policy import PolicySettings
+    from nats_servers import NatsNotInstalled, NatsServer
 
     try:
         server = NatsServer(root / "nats").start()

@@ -3,7 +3,8 @@
 A facade: each method hands the call to a service (writer, recall, peers,
 quarantine, exchange, promotions, the index keeper; a dream through its port),
 each built from the parts it needs; a few check input or join two services'
-results (a pull and the dream artifacts it brings).
+results (a pull and the dream artifacts it brings). The sync package, on top, calls
+back through the port Agent.sync_port makes.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from .agent_recall import RecallVerbs
 from .agent_dream import DreamVerbs
 from .agent_review import ReviewVerbs
 from .agent_roster import RosterVerbs
+from .agent_sync import SyncVerbs
 from .roster.service import Rosters
 from .runtime.progress import Progress
 from .store.port import Commit
@@ -44,7 +46,7 @@ if TYPE_CHECKING:
 __all__ = ["Agent", "MemoryInput", "Recalled", "RecallHit", "StoreResult"]
 
 
-class Agent(RecallVerbs, ReviewVerbs, RosterVerbs, DreamVerbs):
+class Agent(RecallVerbs, ReviewVerbs, RosterVerbs, DreamVerbs, SyncVerbs):
     """One agent's memory database, branch, key and index."""
 
     def __init__(self, opened: provision.Opened, *, embedder: Embedder | None = None, judge: Judge | None = None):

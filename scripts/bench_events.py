@@ -36,12 +36,14 @@ from collective.embed import HashEmbedder
 from collective.model import events
 from collective.model.events import encode
 from collective.sync.events.connection import NatsOptions, connect, durable_subscription, ensure_stream
-from collective.sync.events.local_server import NatsServer
 from collective.sync.events.publisher import Publisher
 from collective.sync.events.service import Listener
 from collective.sync.events.signing import sign
 
 from benchkit import parse_args
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from nats_servers import NatsServer  # noqa: E402  (tests/: a local nats-server)
 
 TARGET_P99_MS = 20.0
 TARGET_DRAIN = 5000.0
@@ -75,12 +77,12 @@ async def commit_to_receipt(earth: Agent, mars: Agent, options: NatsOptions, n: 
     def outcome(o, _):
         if o.envelope:
             received.setdefault(o.envelope["entity_id"], (o.arrived, time.perf_counter()))
-    listener = Listener(mars, options, on_outcome=outcome, status_every=3600)
+    listener = Listener(mars.sync_port(), options, on_outcome=outcome, status_every=3600)
     task = asyncio.ensure_future(listener.run())
     await listener.ready.wait()
     nc = await connect(options, name="bench-publisher")
     with ThreadPoolExecutor(1) as db:
-        publisher = Publisher(earth.tables, earth.identity, nc.jetstream(), db=db)
+        publisher = Publisher(earth.tables.outbox, earth.identity, nc.jetstream(), db=db)
         await publisher.drain()
         running = asyncio.ensure_future(publisher.run(poll=1.0))
         arrival, handled = [], []
@@ -129,7 +131,7 @@ async def drain_rate(agent: Agent, options: NatsOptions, m: int) -> tuple[float,
     rows = agent.tables.outbox.unsent(m)
     signed = [(r["subject"], encode(sign(json.loads(r["envelope"]), agent.identity)), r["event_id"]) for r in rows]
     nc = await connect(options, name="bench-drain")
-    publisher = Publisher(agent.tables, agent.identity, nc.jetstream())
+    publisher = Publisher(agent.tables.outbox, agent.identity, nc.jetstream())
     started = time.perf_counter()
     published = await publisher.drain()
     seconds = time.perf_counter() - started

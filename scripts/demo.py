@@ -7,6 +7,7 @@ commons database in sync windows. Run with `make demo`.
 from __future__ import annotations
 
 import argparse
+import sys
 import tempfile
 import textwrap
 from pathlib import Path
@@ -15,6 +16,8 @@ import collective  # noqa: F401  (first: sqlite3 speaks Dolt)
 from collective import reviewer_keys
 from collective.agent import Agent
 from collective.config import Home
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))  # nats_servers: a local nats-server
 
 MEMORIES = {
     "earth-1": [
@@ -77,9 +80,9 @@ def show_events(root: Path, earth: Agent, mars: Agent) -> None:
     import asyncio
 
     from collective.sync.events.connection import NatsOptions
-    from collective.sync.events.local_server import NatsNotInstalled, NatsServer
     from collective.sync.events.service import Listener, flush
     from collective.sync.policy import PolicySettings
+    from nats_servers import NatsNotInstalled, NatsServer
 
     try:
         server = NatsServer(root / "nats").start()
@@ -92,15 +95,16 @@ def show_events(root: Path, earth: Agent, mars: Agent) -> None:
     stored_id: list[str] = []
 
     async def scenario() -> None:
-        listener = Listener(mars, options, focus, on_outcome=lambda o, pulled: heard.append((o, pulled)))
+        listener = Listener(mars.sync_port(), options, focus,
+                            on_outcome=lambda o, pulled: heard.append((o, pulled)))
         task = asyncio.ensure_future(listener.run())
         await listener.ready.wait()
-        await flush(earth, options)  # what earth-1 did so far, as events
+        await flush(earth.sync_port(), options)  # what earth-1 did so far, as events
         stored = earth.store("The coolant pump in module C has a cracked impeller. Replace it before restart.",
                              importance=0.95, tags=["pump"])
         stored_id.append(stored.memory.id)
         earth.push()
-        await flush(earth, options)
+        await flush(earth.sync_port(), options)
         while not any(o.envelope and o.envelope["entity_id"] == stored.memory.id for o, _ in heard):
             await asyncio.sleep(0.05)
         await asyncio.sleep(0.3)  # the sync.pushed behind it

@@ -56,7 +56,7 @@ class Demo:
             agent.add_remote("origin", sites[site].commons)
             agent.push()
             self.agents[name] = agent
-            self.schedulers[name] = Scheduler(agent, SyncSettings.build(interval=5), self.clock,
+            self.schedulers[name] = Scheduler(agent.sync_port(), SyncSettings.build(interval=5), self.clock,
                                               on_work=lambda w, r, n=name: self.work(n, w, r))
         made = reviewer_keys.init(Home.at(root / "earth"), "ana")
         for agent in self.agents.values():

@@ -26,7 +26,6 @@ from collective.errors import CollectiveError, one_line
 from collective.model import iso
 from collective.model.refs import QUARANTINE_BRANCH, tracking
 from collective.quarantine.cases import changed_cases, joined
-from collective.store.dream_tables import DreamTables
 
 from . import policy
 from .clock import Clock
@@ -34,7 +33,7 @@ from .events.receiver import close_satisfied
 from .schedule import SyncSettings
 
 if TYPE_CHECKING:
-    from collective.agent import Agent
+    from collective.agent_sync import SyncPort
 
 log = logging.getLogger("cmem.sync")
 
@@ -61,14 +60,14 @@ class Work:
 
 
 class Scheduler:
-    """One agent's sync work on a clock."""
+    """One agent's sync work on a clock, through the agent's port (Agent.sync_port)."""
 
-    def __init__(self, agent: Agent, settings: SyncSettings, clock: Clock, *, remote: str | None = None,
+    def __init__(self, port: SyncPort, settings: SyncSettings, clock: Clock, *, remote: str | None = None,
                  on_work: Callable[[Work, dict], None] | None = None):
-        self.agent = agent
+        self.port = port
         self.settings = settings
         self.clock = clock
-        self.remote = agent.remote_names.choose(remote)
+        self.remote = port.choose_remote(remote)
         self.on_work = on_work
 
     # --- the queue ------------------------------------------------------------------
@@ -84,17 +83,17 @@ class Scheduler:
         return sorted(work, key=lambda w: w.rank)
 
     def _state(self, key: str) -> str | None:
-        return self.agent.tables.state.get(key)
+        return self.port.state.get(key)
 
     def _remember(self, **values: str) -> None:
-        with self.agent.repo.transaction():
+        with self.port.repo.transaction():
             for key, value in values.items():
-                self.agent.tables.state.set(key, value)
+                self.port.state.set(key, value)
 
     def _cases(self) -> Work | None:
         ref = tracking(self.remote, QUARANTINE_BRANCH)
-        ours = self.agent.tables.cases.all()
-        theirs = self.agent.tables.cases.by_id(as_of=ref) if ref in self.agent.repo.remote_branches() else {}
+        ours = self.port.cases.all()
+        theirs = self.port.cases.by_id(as_of=ref) if ref in self.port.repo.remote_branches() else {}
         missing = changed_cases(joined(list(theirs.values()), ours), theirs)
         if not missing:
             return None
@@ -102,21 +101,21 @@ class Scheduler:
                     {"cases": sorted(c.id for c in missing)})
 
     def _burst(self) -> Work | None:
-        runs = DreamTables(self.agent.repo).runs.of_agent(self.agent.agent_id, status=list(DREAM_DONE))
+        runs = self.port.dream_runs.of_agent(self.port.agent_id, status=list(DREAM_DONE))
         if not runs or runs[-1]["id"] == self._state(BURST_RUN):
             return None
         return Work(BURST, f"dream {runs[-1]['id']} finished: burst push", {"run": runs[-1]["id"]})
 
     def _priority(self) -> Work | None:
-        agent, floor = self.agent, self.settings.priority_amplitude
-        head, pushed = agent.repo.head(agent.branch), self._state(PUSHED_HEAD)
+        port, floor = self.port, self.settings.priority_amplitude
+        head, pushed = port.repo.head(port.branch), self._state(PUSHED_HEAD)
         if head == pushed:
             return None
         if pushed:
-            rows = [c.new for c in agent.repo.diff(pushed, head, "memories") if c.new is not None]
+            rows = [c.new for c in port.repo.diff(pushed, head, "memories") if c.new is not None]
         else:
-            rows = agent.tables.memories.rows(columns=("id", "origin_agent", "amplitude", "retracted"))
-        flagged = sorted(r["id"] for r in rows if r["origin_agent"] == agent.agent_id
+            rows = port.memories.rows(columns=("id", "origin_agent", "amplitude", "retracted"))
+        flagged = sorted(r["id"] for r in rows if r["origin_agent"] == port.agent_id
                          and float(r["amplitude"]) > floor and not r["retracted"])
         if not flagged:
             return None
@@ -124,7 +123,7 @@ class Scheduler:
                     {"flagged": flagged})
 
     def _queued(self) -> Work | None:
-        open_ = self.agent.tables.decisions.open(decision=policy.QUEUE)
+        open_ = self.port.decisions.open(decision=policy.QUEUE)
         if not open_:
             return None
         senders = sorted({d["sender"] for d in open_})
@@ -187,23 +186,23 @@ class Scheduler:
         return {"push": self._push()}
 
     def _push(self) -> dict:
-        result = self.agent.push(self.remote)
+        result = self.port.push(self.remote)
         self._remember(**{PUSHED_HEAD: result["head"]})
         return {"head": result["head"], "cases": result.get("quarantine", {})}
 
     def _pull(self, peers: list[str] | None) -> dict:
         """Pull these peers (those on the commons), or all; peers' dream artifacts come too.
         The decisions the pull satisfied are closed."""
-        agent = self.agent
-        heads = agent.repo.fetch(self.remote)
+        port = self.port
+        heads = port.repo.fetch(self.remote)
         if peers is not None:
             on_commons = [p for p in peers if f"{p}/working" in heads]
             if not on_commons:
                 return {"peers": [], "waiting": peers}
-        result = agent.pull(self.remote, peers=on_commons if peers is not None else ())
+        result = port.pull(self.remote, peers=on_commons if peers is not None else ())
         pulled = [p["peer"] for p in result["peers"]]
         for peer in pulled:
-            close_satisfied(agent, peer)
+            close_satisfied(port, peer)
         return {"peers": pulled, "new": sum(p["summary"].get("new", 0) for p in result["peers"]),
                 "cases": result.get("quarantine", {}), "dreams": len(result["dreams"]["runs"])}
 

@@ -112,7 +112,8 @@ async def listening(agent: Agent, options: NatsOptions, settings: PolicySettings
                     **kwargs) -> AsyncIterator[tuple[Listener, list]]:
     """A listener running beside the scenario; yields it and the outcomes it reports."""
     outcomes: list = []
-    listener = Listener(agent, options, settings, on_outcome=lambda o, p: outcomes.append((o, p)), **kwargs)
+    listener = Listener(agent.sync_port(), options, settings, on_outcome=lambda o, p: outcomes.append((o, p)),
+                        **kwargs)
     task = asyncio.ensure_future(listener.run())
     ready = asyncio.ensure_future(listener.ready.wait())
     await asyncio.wait([task, ready], return_when=asyncio.FIRST_COMPLETED)

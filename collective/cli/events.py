@@ -122,8 +122,8 @@ def tail(types, count, seconds, servers, collective, home, agent_id, as_json):
                     seen[0] += 1
                     if count is not None and seen[0] >= count:
                         stop.set()
-                await _within(seconds, stop, tail_events(agent, options, types=types, on_event=show, stop=stop,
-                                                         ready=ready))
+                await _within(seconds, stop, tail_events(agent.sync_port(), options, types=types, on_event=show,
+                                                         stop=stop, ready=ready))
             _run(main())
             _reached(ready, options)
 
@@ -153,7 +153,7 @@ def flush(servers, collective, home, agent_id, as_json):
 
     with cli_errors(), nats_errors():
         with open_agent(home, agent_id) as agent:
-            result = asyncio.run(flush_outbox(agent, _setup(agent, servers, collective)))
+            result = asyncio.run(flush_outbox(agent.sync_port(), _setup(agent, servers, collective)))
     emit(result, as_json=as_json, text=lambda r: f"published {r['published']}; {r['outbox']} left in the outbox")
 
 
@@ -176,18 +176,16 @@ def listen(status_every, seconds, servers, collective, home, agent_id, as_json):
     from collective.sync.events.service import Listener
     from collective.sync.policy import PolicySettings
 
-    from ..config import config_table
-
     with cli_errors(), nats_errors():
         with open_agent(home, agent_id) as agent:
-            options = _setup(agent, servers, collective)
-            settings = PolicySettings.from_mapping(config_table(agent.home.config, "listen"))
+            options, port = _setup(agent, servers, collective), agent.sync_port()
+            settings = PolicySettings.from_mapping(port.config("listen"))
 
             def show(outcome, pulled) -> None:
                 if outcome.status in ("handled", "dropped"):
                     emit(outcome.to_dict() | {"pull": pulled}, as_json=as_json, text=_render_decision)
 
-            listener = Listener(agent, options, settings, on_outcome=show, status_every=status_every)
+            listener = Listener(port, options, settings, on_outcome=show, status_every=status_every)
 
             async def main():
                 await _within(seconds, listener.stop, listener.run())

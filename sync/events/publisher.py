@@ -13,7 +13,7 @@ from concurrent.futures import Executor
 
 from collective.identity import Identity
 from collective.model import iso, utcnow
-from collective.store.tables import Tables
+from collective.store.event_tables import Outbox
 
 from .connection import Backoff
 from .signing import signed_message
@@ -28,9 +28,9 @@ class Publisher:
     """One agent's outbox, published through one JetStream context. Database work runs on
     `db` (one thread: the agent's connection is used by one thread at a time)."""
 
-    def __init__(self, tables: Tables, identity: Identity, js, *, db: Executor | None = None,
+    def __init__(self, outbox: Outbox, identity: Identity, js, *, db: Executor | None = None,
                  batch: int = BATCH, ack_timeout: float = ACK_TIMEOUT_S):
-        self.tables = tables
+        self.outbox = outbox
         self.identity = identity
         self.js = js
         self.db = db
@@ -54,7 +54,7 @@ class Publisher:
         (what was acknowledged before it is marked sent)."""
         total = 0
         while True:
-            rows = await self._in_db(self.tables.outbox.unsent, self.batch)
+            rows = await self._in_db(self.outbox.unsent, self.batch)
             if not rows:
                 return total
             await self._publish(rows)
@@ -65,8 +65,8 @@ class Publisher:
                 return total
 
     def _mark_sent(self, event_ids: list[str]) -> None:
-        with self.tables.repo.transaction():
-            self.tables.outbox.mark_sent(event_ids, at=iso(utcnow()))
+        with self.outbox.repo.transaction():
+            self.outbox.mark_sent(event_ids, at=iso(utcnow()))
 
     async def _publish(self, rows: list[dict]) -> None:
         acks = []

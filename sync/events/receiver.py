@@ -26,7 +26,7 @@ from .. import policy
 from .signing import verify
 
 if TYPE_CHECKING:
-    from collective.agent import Agent
+    from collective.agent_sync import SyncPort
 
 log = logging.getLogger("cmem.events")
 
@@ -61,10 +61,10 @@ class Outcome:
 
 
 class Receiver:
-    """One agent taking in its peers' events."""
+    """One agent taking in its peers' events, through its port (Agent.sync_port)."""
 
-    def __init__(self, agent: Agent, *, collective: str, settings: policy.PolicySettings | None = None):
-        self.agent = agent
+    def __init__(self, port: SyncPort, *, collective: str, settings: policy.PolicySettings | None = None):
+        self.port = port
         self.collective = collective
         self.settings = settings or policy.PolicySettings()
         self.drops: Counter[str] = Counter()
@@ -98,11 +98,11 @@ class Receiver:
         """The sender's key: the one held for it, else (a sender never pulled) the roster's
         or the one its branch shows on the commons, fetched once per sender."""
         if self._keys is None or agent_id not in self._keys:  # a peer met since: read the registry again
-            self._keys = self.agent.tables.agents.keys()
+            self._keys = self.port.agents.keys()
         if agent_id not in self._keys and agent_id not in self._looked_up:
             self._looked_up.add(agent_id)
             try:
-                key = self.agent.published_key(agent_id, fetch=True)
+                key = self.port.published_key(agent_id)
             except CollectiveError as e:  # the commons away: the sender stays unknown until it answers
                 self._looked_up.discard(agent_id)
                 log.warning("the key of %s could not be looked up: %s", agent_id, e)
@@ -114,8 +114,8 @@ class Receiver:
     def drop(self, subject_: str, error: Dropped) -> Outcome:
         self.drops[error.reason] += 1
         log.warning("dropped event on %s: %s", subject_, error)
-        state = self.agent.tables.state
-        with self.agent.repo.transaction():
+        state = self.port.state
+        with self.port.repo.transaction():
             state.set(DROPPED + error.reason, str(int(state.get(DROPPED + error.reason) or 0) + 1))
         return Outcome("dropped", reason=error.reason, subject=subject_)
 
@@ -126,15 +126,15 @@ class Receiver:
             envelope = self.check(subject_, data)
         except Dropped as error:
             return self.drop(subject_, error)
-        if envelope["agent"] == self.agent.agent_id:
+        if envelope["agent"] == self.port.agent_id:
             return Outcome("own", envelope)
-        tables, now = self.agent.tables, iso(utcnow())
-        with self.agent.repo.transaction():
-            if not tables.inbox.add(envelope["event_id"], subject_, data.decode("utf-8"), at=now):
+        port, now = self.port, iso(utcnow())
+        with port.repo.transaction():
+            if not port.inbox.add(envelope["event_id"], subject_, data.decode("utf-8"), at=now):
                 self.duplicates += 1
                 return Outcome("duplicate", envelope)
             decision = self._decide(envelope)
-            tables.decisions.write({"event_id": envelope["event_id"], "sender": envelope["agent"],
+            port.decisions.write({"event_id": envelope["event_id"], "sender": envelope["agent"],
                                     "event_type": envelope["event_type"], "entity_id": envelope["entity_id"],
                                     "decision": decision.action, "reason": decision.reason,
                                     "decided_at": now, "done_at": None if decision.action != policy.SKIP else now})
@@ -143,8 +143,8 @@ class Receiver:
 
     def _decide(self, envelope: dict) -> policy.Decision:
         sender = envelope["agent"]
-        score = self.agent.trust_scores().get(sender, trust_rules.START)
-        waiting = len(self.agent.tables.decisions.open(decision=policy.NOW, sender=sender))
+        score = self.port.trust_scores().get(sender, trust_rules.START)
+        waiting = len(self.port.decisions.open(decision=policy.NOW, sender=sender))
         return policy.decide(envelope["event_type"], envelope["payload"], trust=score, settings=self.settings,
                              focus=self._focus_match, waiting=waiting)
 
@@ -153,8 +153,8 @@ class Receiver:
         if not phrases:
             return None
         if self._focus is None:
-            self._focus = _unit(np.asarray(self.agent.embedder.embed(list(phrases)), dtype=np.float32))
-        scores = self._focus @ _unit(np.asarray(self.agent.embedder.embed([summary]), dtype=np.float32))[0]
+            self._focus = _unit(np.asarray(self.port.embed(list(phrases)), dtype=np.float32))
+        scores = self._focus @ _unit(np.asarray(self.port.embed([summary]), dtype=np.float32))[0]
         best = int(np.argmax(scores))
         return phrases[best], float(scores[best])
 
@@ -167,14 +167,14 @@ class Receiver:
             return None
         sender = outcome.envelope["agent"]
         try:
-            result = self.agent.pull(peers=[sender])
+            result = self.port.pull(peers=[sender])
         except CollectiveError as e:
             log.warning("pull of %s after %s failed: %s", sender, outcome.envelope["event_type"], e)
             return {"peer": sender, "pulled": False, "error": str(e)}
-        close_satisfied(self.agent, sender)
+        close_satisfied(self.port, sender)
         envelope = outcome.envelope
         brought = (envelope["event_type"] not in policy.HELD_TYPES
-                   or self.agent.tables.memories.get(envelope["entity_id"]) is not None)
+                   or self.port.memories.get(envelope["entity_id"]) is not None)
         return {"peer": sender, "pulled": True, "brought": brought,
                 "summary": result["peers"][0]["summary"] if result["peers"] else {}}
 
@@ -182,14 +182,14 @@ class Receiver:
         return {"handled": self.handled, "duplicates": self.duplicates, "dropped": dict(self.drops)}
 
 
-def close_satisfied(agent: Agent, sender: str) -> None:
+def close_satisfied(port: SyncPort, sender: str) -> None:
     """After a pull of `sender`: its open decisions whose memory is now held, and the
     non-memory ones a pull covers, are done."""
-    decisions = agent.tables.decisions
+    decisions = port.decisions
     pending = decisions.open(sender=sender)
-    held = agent.tables.memories.by_id([d["entity_id"] for d in pending if d["event_type"] in policy.HELD_TYPES])
+    held = port.memories.by_id([d["entity_id"] for d in pending if d["event_type"] in policy.HELD_TYPES])
     done = [d["event_id"] for d in pending if d["entity_id"] in held or d["event_type"] not in policy.HELD_TYPES]
-    with agent.repo.transaction():
+    with port.repo.transaction():
         decisions.done(done)
 
 

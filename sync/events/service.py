@@ -22,7 +22,7 @@ from .publisher import Backoff, Publisher
 from .receiver import Dropped, Outcome, Receiver
 
 if TYPE_CHECKING:
-    from collective.agent import Agent
+    from collective.agent_sync import SyncPort
 
 log = logging.getLogger("cmem.events")
 
@@ -31,14 +31,15 @@ KEEP_SENT = timedelta(days=1)  # published events stay this long in the outbox, 
 
 
 class Listener:
-    """An agent listening to its collective: its durable consumer, its publisher, its receiver."""
+    """An agent listening to its collective (through its port, Agent.sync_port): its durable
+    consumer, its publisher, its receiver."""
 
-    def __init__(self, agent: Agent, options: NatsOptions, settings: policy.PolicySettings | None = None, *,
+    def __init__(self, port: SyncPort, options: NatsOptions, settings: policy.PolicySettings | None = None, *,
                  on_outcome: Callable[[Outcome, dict | None], None] | None = None, status_every: float = 60.0,
                  poll: float = 0.2):
-        self.agent = agent
+        self.port = port
         self.options = options
-        self.receiver = Receiver(agent, collective=options.collective, settings=settings)
+        self.receiver = Receiver(port, collective=options.collective, settings=settings)
         self.on_outcome = on_outcome
         self.status_every = status_every
         self.poll = poll
@@ -51,12 +52,12 @@ class Listener:
         return await asyncio.get_running_loop().run_in_executor(self.db, fn, *args)
 
     async def run(self) -> None:
-        nc = await connect(self.options, name=f"cmem-listen-{self.agent.agent_id}")
+        nc = await connect(self.options, name=f"cmem-listen-{self.port.agent_id}")
         try:
             js = nc.jetstream()
             await ensure_stream(js, self.options)
-            subscription = await durable_subscription(js, self.options, self.agent.agent_id)
-            self.publisher = Publisher(self.agent.tables, self.agent.identity, js, db=self.db)
+            subscription = await durable_subscription(js, self.options, self.port.agent_id)
+            self.publisher = Publisher(self.port.outbox, self.port.identity(), js, db=self.db)
             self.ready.set()
             await asyncio.gather(self._receive(subscription), self.publisher.run(poll=self.poll, stop=self.stop),
                                  self._report_status())
@@ -97,35 +98,35 @@ class Listener:
 
     def _write_status(self) -> None:
         """The periodic agent.status; and the outbox and inbox forget what no one needs again."""
-        agent = self.agent
+        port = self.port
         now = utcnow()
-        with agent.repo.transaction():
-            agent.tables.outbox.prune(sent_before=iso(now - KEEP_SENT))
-            agent.tables.inbox.prune(received_before=iso(now - timedelta(days=self.options.max_age_days + 1)))
-            agent.tables.outbox.add(events.status(
-                agent.agent_id, memories=agent.tables.memories.count(), outbox=agent.tables.outbox.depth(),
-                head=agent.repo.head(agent.branch), model_version=agent.embedder_version))
+        with port.repo.transaction():
+            port.outbox.prune(sent_before=iso(now - KEEP_SENT))
+            port.inbox.prune(received_before=iso(now - timedelta(days=self.options.max_age_days + 1)))
+            port.outbox.add(events.status(
+                port.agent_id, memories=port.memories.count(), outbox=port.outbox.depth(),
+                head=port.repo.head(port.branch), model_version=port.model_version()))
 
 
-async def flush(agent: Agent, options: NatsOptions, *, attempts: int = 3) -> dict:
-    """Drain the outbox once (retrying a failing NATS a few times); how many went out."""
-    nc = await connect(options, name=f"cmem-flush-{agent.agent_id}", reconnect=False)
+async def flush(port: SyncPort, options: NatsOptions, *, attempts: int = 3) -> dict:
+    """Drain the agent's outbox once (retrying a failing NATS a few times); how many went out."""
+    nc = await connect(options, name=f"cmem-flush-{port.agent_id}", reconnect=False)
     try:
         js = nc.jetstream()
         await ensure_stream(js, options)
-        publisher = Publisher(agent.tables, agent.identity, js)
+        publisher = Publisher(port.outbox, port.identity(), js)
         published = await publisher.drain_with_retry(attempts=attempts)
     finally:
         await nc.close()
-    return {"published": published, "outbox": agent.tables.outbox.depth()}
+    return {"published": published, "outbox": port.outbox.depth()}
 
 
-async def tail(agent: Agent, options: NatsOptions, *, types: Sequence[str] = (),
+async def tail(port: SyncPort, options: NatsOptions, *, types: Sequence[str] = (),
                on_event: Callable[[dict], None], stop: asyncio.Event, ready: asyncio.Event | None = None) -> None:
     """Every event on the collective (or of these types) as it arrives, checked like a
     receiver checks it; a bad one is printed as dropped, with its reason."""
-    receiver = Receiver(agent, collective=options.collective)
-    nc = await connect(options, name=f"cmem-tail-{agent.agent_id}")
+    receiver = Receiver(port, collective=options.collective)
+    nc = await connect(options, name=f"cmem-tail-{port.agent_id}")
 
     async def handle(message) -> None:
         try:

@@ -36,12 +36,12 @@ def test_a_store_reaches_a_peers_tail_within_a_second(two, nats_server):
                 seen.append((time.perf_counter(), event))
                 if event["event_type"] == "memory.stored":
                     stop.set()
-            watching = asyncio.ensure_future(tail(mars, options, types=["memory.stored"], on_event=arrived,
+            watching = asyncio.ensure_future(tail(mars.sync_port(), options, types=["memory.stored"], on_event=arrived,
                                                   stop=stop, ready=ready))
             await ready.wait()
             stored = earth.store(PUMP, importance=0.9, tags=["pump"])
             committed = time.perf_counter()
-            await flush(earth, options)
+            await flush(earth.sync_port(), options)
             await asyncio.wait_for(watching, 5)
             return stored, committed, seen
 
@@ -62,7 +62,7 @@ def test_listen_pulls_what_is_relevant_and_not_what_is_not(two, nats_server):
                 relevant = earth.store(PUMP, importance=0.9)
                 idle = earth.store(DUST, importance=0.1)
                 earth.push()
-                await flush(earth, options)
+                await flush(earth.sync_port(), options)
                 await until(lambda: len(handled(outcomes, "memory.stored")) == 2)
                 return relevant, idle, outcomes
 
@@ -88,7 +88,7 @@ def test_focus_pulls_a_weak_memory_on_the_agents_topic(two, nats_server):
             async with listening(mars, options, focused) as (_, outcomes):
                 weak = earth.store(PUMP, importance=0.2, tags=["pump"])
                 earth.push()
-                await flush(earth, options)
+                await flush(earth.sync_port(), options)
                 await until(lambda: handled(outcomes, "memory.stored"))
                 return weak, handled(outcomes, "memory.stored")[0]
 
@@ -112,7 +112,7 @@ def test_a_dream_is_told_as_metadata_and_its_synthesis_waits_for_the_window(two,
         async with spying([nats_server.url], list(two.values())):
             async with listening(mars, options, PolicySettings(focus_tags=("dream",))) as (_, outcomes):
                 run = earth.dream(synthesiser=synthesiser)
-                await flush(earth, options)
+                await flush(earth.sync_port(), options)
                 await until(lambda: handled(outcomes, "dream.completed"))
                 return run, outcomes
 
@@ -200,13 +200,13 @@ def test_a_memory_announced_before_its_push_is_pulled_when_the_push_is_announced
         async with spying([nats_server.url], list(two.values())):
             async with listening(mars, options) as (_, outcomes):
                 early = earth.store(PUMP, importance=0.9)
-                await flush(earth, options)  # announced, not on the commons yet
+                await flush(earth.sync_port(), options)  # announced, not on the commons yet
                 await until(lambda: handled(outcomes, "memory.stored"))
                 waiting = [d["entity_id"] for d in mars.tables.decisions.open(decision="now")]
                 # the agents' first push (when they met) was announced too: wait for this one's
                 pushes = len(handled(outcomes, "sync.pushed"))
                 earth.push()
-                await flush(earth, options)
+                await flush(earth.sync_port(), options)
                 await until(lambda: len(handled(outcomes, "sync.pushed")) > pushes and not mars.tables.decisions.open())
                 return early, waiting, handled(outcomes, "sync.pushed")[-1], outcomes
 

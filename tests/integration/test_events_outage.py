@@ -18,7 +18,8 @@ async def _publishing(agent, options):
     nc = await connect(options, name="test-publisher")
     js = nc.jetstream()
     await ensure_stream(js, options)
-    publisher = Publisher(agent.tables, agent.identity, js, ack_timeout=1.0)
+    port = agent.sync_port()
+    publisher = Publisher(port.outbox, port.identity(), js, ack_timeout=1.0)
     publisher.backoff.cap = 0.5
     stop = asyncio.Event()
     task = asyncio.ensure_future(publisher.run(poll=0.05, stop=stop))
@@ -69,7 +70,7 @@ def test_a_receiver_away_for_50_events_replays_them(two, nats_server):
                 pass  # the durable consumer exists; mars goes away
             ids = {earth.store(f"Survey point {i} is marked. The flag is orange.", importance=0.1).memory.id
                    for i in range(50)}
-            await flush(earth, options)
+            await flush(earth.sync_port(), options)
             async with listening(mars, options) as (_, outcomes):
                 await until(lambda: len(handled(outcomes, "memory.stored", "earth-1")) >= 50)
             return ids, outcomes

@@ -38,7 +38,7 @@ def site(tmp_path, hash_embedder, engine):
 
 
 def scheduler(agent, clock, **kwargs) -> Scheduler:
-    return Scheduler(agent, SyncSettings.build(windows=WINDOWS, interval=15), clock, **kwargs)
+    return Scheduler(agent.sync_port(), SyncSettings.build(windows=WINDOWS, interval=15), clock, **kwargs)
 
 
 def commons_head(agent, branch: str) -> str | None:
@@ -122,7 +122,7 @@ def test_pulls_queued_by_the_listener_run_in_the_next_window(site):
                                    "entity_id": "m-1", "decision": policy.QUEUE, "reason": "next sync window",
                                    "decided_at": iso(START), "done_at": None})
     clock = VirtualClock(START)
-    s = Scheduler(e2, SyncSettings.build(windows=WINDOWS, interval=600), clock)
+    s = Scheduler(e2.sync_port(), SyncSettings.build(windows=WINDOWS, interval=600), clock)
     s._remember(**{"sync.last_normal": START.isoformat()})  # the normal sync is not due: only the queue runs
     assert [w.kind for w in s.queue()] == ["queued"]
     assert s.step() == []  # the window is closed

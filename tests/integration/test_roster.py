@@ -121,6 +121,36 @@ def test_a_verdict_by_no_roster_reviewer_closes_nothing(rostered, tmp_path, comm
         assert agent.disputes("open") == []
 
 
+def test_a_backdated_verdict_displaces_no_real_one(rostered, tmp_path, hash_embedder):
+    """ana decides on mars-1 and shares it; a writer then puts on the commons a verdict of its
+    own key named ana, dated 1970, before earth-1 and earth-2 pulled the real one: they set
+    it aside, and once mars-1 shares again every agent applies ana's real verdict."""
+    from tests.integration.test_signed_cases import push_onto_commons, shared_case, verdict
+
+    dispute = open_dispute(rostered)
+    m1 = rostered["mars-1"]
+    real = m1.resolve_dispute(dispute, keep="a", note="inspected", by="ana")
+    rogue_home = tmp_path / "rogue"
+    rogue = Agent.init("rogue-1", home=rogue_home, embedder=hash_embedder)
+    try:
+        rogue.add_remote("origin", m1.remotes()["origin"])
+        reviewer_keys.init(Home.at(rogue_home), "ana")
+        case = shared_case(rogue, real["resolved_cases"][0])
+        backdated = verdict(case, reviewer_keys.load(Home.at(rogue_home), "ana"), keep="b", by="ana",
+                            at="1970-01-01T00:00:00.000000Z")
+        push_onto_commons(rogue, [{**case, **backdated}])
+    finally:
+        rogue.close()
+    refused = rostered["earth-1"].pull()["refused"]
+    assert refused["collective/quarantine"]["unauthorised_verdict"] == [case["id"]]
+    for agent in (m1, *rostered.values()):
+        agent.pull()
+    for name, agent in rostered.items():
+        (seen,) = [d for d in agent.disputes() if d["dispute"] == dispute]
+        assert seen["status"] == "resolved" and seen["resolution"]["at"] == real["resolution"]["at"], name
+        assert seen["applied"] and seen["resolution"]["keep"] == "a", name
+
+
 def test_a_reviewer_not_on_the_roster_cannot_resolve_here(rostered, home):
     dispute = open_dispute(rostered)
     reviewer_keys.init(Home.at(home), "mallory")

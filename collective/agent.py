@@ -20,6 +20,7 @@ from .errors import AgentExists
 from .exchange import Exchange
 from .exchange.remotes import Remotes
 from .index.keeper import IndexKeeper
+from .model.reports import PullReport, PushReport
 from .model import DEFAULT_AMPLITUDE, Memory, events, utcnow, validate_ref
 from .peers import Peers
 from .promotion import Promotions
@@ -234,11 +235,11 @@ class Agent(RecallVerbs, ReviewVerbs, RosterVerbs, DreamVerbs, SyncVerbs):
     def remotes(self) -> dict[str, str]:
         return self.remote_names.all()
 
-    def push(self, remote: str | None = None) -> dict:
+    def push(self, remote: str | None = None) -> PushReport:
         return self.exchange.push(remote)
 
     def pull(self, remote: str | None = None, *, peers: Sequence[str] = (), dry_run: bool = False,
-             progress: Progress | None = None) -> dict:
+             progress: Progress | None = None) -> PullReport:
         """Fetch the commons, take its roster and cases, merge every peer that moved, follow
         main, share the cases; then import the peers' dream artifacts (`dreams`), by trust."""
         result = self.exchange.pull(remote, peers=peers, dry_run=dry_run, progress=progress)

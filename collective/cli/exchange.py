@@ -7,6 +7,7 @@ import sys
 import click
 
 from ..errors import HistoryRewritten
+from ..model.reports import PullReport, PushReport, documented
 from .common import agent_options, cli_errors, emit, json_option, open_agent, progress_bars
 
 
@@ -93,14 +94,12 @@ def remote_list(home, agent_id, as_json):
 @click.argument("remote_name", metavar="[REMOTE]", required=False)
 @agent_options
 @json_option
+@documented(PushReport)
 def push(remote_name, home, agent_id, as_json):
     """Push <agent>/working, and collective/quarantine when it has news.
 
     A non-fast-forward push fetches, merges and retries a few times. Exit 3: the
     branch was pushed but the cases were not shared (run it again).
-
-    \b
-    JSON: {"remote", "branch", "head", "quarantine": {"pushed", "cases", ...}}
     """
     with cli_errors():
         with open_agent(home, agent_id) as agent:
@@ -151,6 +150,7 @@ def _render_pull(r: dict) -> str:
 @click.option("--allow-refused", is_flag=True, help="Exit 0 even when rows or keys were refused.")
 @agent_options
 @json_option
+@documented(PullReport)
 def pull(remote_name, peers, dry_run, allow_refused, home, agent_id, as_json):
     """Fetch the commons and merge what each peer learned since the last pull.
 
@@ -162,17 +162,6 @@ def pull(remote_name, peers, dry_run, allow_refused, home, agent_id, as_json):
     say (not followed), and a roster that went back or forked are refused and
     named; the pull then exits 1 after taking the rest, unless --allow-refused.
     Exit 3: merged here, not shared.
-
-    \b
-    JSON: {"remote", "dry_run", "peers": [{"peer", "head", "status", "commit",
-           "summary", "refused", "pairs", "seconds", "key",
-           "history" ({"taken", "offered"} when refused as rewritten)}], "cases_taken",
-           "refused": {"PEER", "collective/quarantine", "main" or "collective/roster":
-                       {reason: ...}}, "quarantine",
-           "cases_grouped" (how many cases joined a dispute),
-           "promotions": {"consensus_moved", "taken", "refused", "main_refused", "promoted", "pushed"},
-           "roster": {"collective", "version", "taken", "refused"} (null on --dry-run),
-           "dreams": {"remote", "runs": [{"peer", "run", "imported", ...}]} (null on --dry-run)}
     """
     with cli_errors():
         with open_agent(home, agent_id) as agent, progress_bars(as_json=as_json) as progress:

@@ -17,6 +17,7 @@ from ..errors import BadInput, CollectiveError, HistoryRewritten, NotFound, NotS
 from ..identity import Identity
 from ..index.keeper import IndexKeeper
 from ..model import events, validate_agent_id
+from ..model.reports import PullReport, PushReport
 from ..model.refs import MAIN_BRANCH, QUARANTINE_BRANCH, ROSTER_BRANCH, agent_of_working, working_branch
 from ..peers import Peers
 from ..promotion import Promotions
@@ -57,7 +58,7 @@ class Exchange:
         self.branch = branch
         self.settings = settings
 
-    def push(self, remote: str | None = None) -> dict:
+    def push(self, remote: str | None = None) -> PushReport:
         """Push the working branch, then share the quarantine cases."""
         remote = self.remotes.choose(remote)
         push_branch(self.repo, self.tables, remote, self.branch, author=self.agent_id,
@@ -95,7 +96,7 @@ class Exchange:
                 raise NotFound("peer", f"no branch {working_branch(peer)} on remote {remote!r}") from None
 
     def pull(self, remote: str | None = None, *, peers: Sequence[str] = (), dry_run: bool = False,
-             comparator: merge.Comparator | None = None, progress: Progress | None = None) -> dict:
+             comparator: merge.Comparator | None = None, progress: Progress | None = None) -> PullReport:
         """Fetch the commons, take its cases, merge every peer that moved, share the cases.
 
         `refused` names, per peer and for the shared cases, what was not taken and why."""
@@ -137,9 +138,10 @@ class Exchange:
                 refused.setdefault(QUARANTINE_BRANCH, {}).update(promoted["refused"])
             if promoted and promoted["main_refused"]:  # the commons' main, not followed
                 refused[MAIN_BRANCH] = promoted["main_refused"]
-            result = {"remote": remote, "dry_run": bool(dry_run), "peers": [r.to_dict() for r in reports],
-                      "cases_taken": taken, "refused": refused, "promotions": promoted, "roster": roster}
+            result: PullReport = {"remote": remote, "dry_run": bool(dry_run), "peers": [r.to_dict() for r in reports],
+                                  "cases_taken": taken, "refused": refused, "promotions": promoted, "roster": roster,
+                                  "cases_grouped": None, "quarantine": None, "dreams": None}
             if dry_run:
-                return {**result, "quarantine": None}
+                return result
             result["cases_grouped"] = self.quarantine.regroup()
             return self.quarantine.share_after("pull", result, remote)

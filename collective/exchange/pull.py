@@ -25,6 +25,7 @@ from ..judge import cache as kept_analyses
 from ..model import Memory, events, iso, utcnow
 from ..model.enums import CaseStatus, PeerStatus
 from ..model.refs import agent_of_working, peer_working, working_branch
+from ..model.reports import PeerPullReport
 from ..peers import Peers
 from ..quarantine.refutation import Refutations
 from ..quarantine.signing import sign_case
@@ -58,7 +59,7 @@ class PeerReport:
         return cls(refusal.peer, refusal.offered, PeerStatus.REFUSED, refused={"history_rewritten": 1},
                    history={"taken": refusal.taken, "offered": refusal.offered})
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> PeerPullReport:
         return {"peer": self.peer, "head": self.head, "status": self.status, "commit": self.commit,
                 "summary": self.summary, "refused": self.refused, "pairs": self.pairs, "key": self.key,
                 "history": self.history, "seconds": {k: round(v, 4) for k, v in self.seconds.items()}}

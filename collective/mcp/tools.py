@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from mcp.types import CallToolResult, TextContent
 
 from ..errors import CollectiveError, one_line
+from ..model.reports import PullReport, PushReport, documented
 
 if TYPE_CHECKING:
     from ..agent import Agent
@@ -139,24 +140,18 @@ class MemoryTools:
         """
         return self._call(lambda agent: agent.status())
 
+    @documented(PushReport, lead="Returns", for_click=False)
     def push(self, remote: str | None = None) -> Result:
         """Push the agent's working branch to the commons (the default remote unless
-        named), and the shared quarantine when it has news.
-
-        Returns {"remote", "branch", "head", "quarantine": {"pushed", "cases", ...}}.
+        named), and the shared quarantine when it has news, as `cmem push --json`.
         """
         return self._call(lambda agent: agent.push(remote))
 
+    @documented(PullReport, lead="Returns", for_click=False)
     def pull(self, remote: str | None = None, peers: list[str] | None = None, dry_run: bool = False) -> Result:
         """Fetch the commons and merge what each peer learned since the last pull
-        (only the named peers if given). dry_run: plan only, write nothing.
-
-        Returns {"remote", "dry_run", "peers": [{"peer", "head", "status", "commit",
-        "summary": {"new", "constructive", "partial", "destructive", "independent", ...},
-        "refused", "pairs", "seconds", "key", "history"}], "cases_taken", "refused" (by
-        source: a peer, "collective/quarantine", "main" or "collective/roster"),
-        "promotions", "roster", "cases_grouped", "quarantine", "dreams" (the peers' dream
-        artifacts imported, by trust; null on dry_run)}: as `cmem pull --json`.
+        (only the named peers if given), as `cmem pull --json`. dry_run: plan only,
+        write nothing.
         """
         return self._call(lambda agent: agent.pull(remote, peers=peers or [], dry_run=dry_run))
 

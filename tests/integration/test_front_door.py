@@ -4,11 +4,13 @@ MCP server (its tools) does the same work and returns the same shape from each."
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
 from collective.agent import Agent
 from collective.mcp.tools import MemoryTools, plain
+from collective.model.reports import PullReport, PushReport, mismatches, shape_text
 
 from tests.integration.dream_helpers import store_topics
 
@@ -57,6 +59,8 @@ def test_a_pull_does_the_same_work_and_returns_the_same_shape_from_every_door(co
     results = through_each_door(collective, cmem, "pull")
     shapes = {door: shape(r) for door, r in results.items()}
     assert shapes["python"] == shapes["cli"] == shapes["mcp"], shapes
+    for door, result in results.items():  # the shape every door documents (model/reports.py)
+        assert mismatches(result, PullReport) == [], door
     work = {door: ([(p["peer"], p["summary"]["new"]) for p in r["peers"]],
                    [(run["peer"], run["imported"], run.get("syntheses")) for run in r["dreams"]["runs"]])
             for door, r in results.items()}
@@ -72,3 +76,28 @@ def test_other_verbs_return_the_same_shape_from_every_door(collective, cmem, ver
     results = through_each_door(collective, cmem, verb)
     shapes = {door: shape(r, depth=1) for door, r in results.items()}
     assert shapes["python"] == shapes["cli"] == shapes["mcp"], shapes
+    if verb == "push":
+        for door, result in results.items():
+            assert mismatches(result, PushReport) == [], door
+
+
+def test_a_dry_run_pull_has_the_documented_shape_too(collective, cmem):
+    """Every key on every path: a dry run names what it did not do (null), as the docs say."""
+    python = plain(collective["python-1"].pull(dry_run=True))
+    done = cmem("pull", "--dry-run", "--agent", "cli-1", "--json")
+    mcp = MemoryTools(collective["mcp-1"]).pull(dry_run=True)
+    for door, result in {"python": python, "cli": json.loads(done.stdout), "mcp": mcp}.items():
+        assert mismatches(result, PullReport) == [], door
+        assert result["dry_run"] and result["quarantine"] is None and result["dreams"] is None, door
+
+
+def test_each_door_documents_the_shape_it_returns(cmem):
+    """The CLI's help, the README's reference (written from it) and the MCP tools' descriptions
+    show the shape the verbs return, written from one place."""
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    for verb, report in (("pull", PullReport), ("push", PushReport)):
+        written = " ".join(shape_text(report).split())
+        helped = cmem(verb, "--help").output
+        assert written in " ".join(helped.split()), verb
+        assert written in " ".join(readme.split()), verb
+        assert written in " ".join(getattr(MemoryTools, verb).__doc__.split()), verb

@@ -1,0 +1,121 @@
+"""What the front door's verbs return, as typed shapes (TypedDicts: a JSON object is the
+point). The Agent returns them, `cmem ... --json` prints them and the MCP tools return
+them; the shapes their help documents are written from these (`documented`), and
+`mismatches` says where a value strays from its shape, so a test fails when they disagree.
+
+A field's note (`Annotated[type, "note"]`) is printed beside its name in the docs."""
+
+from __future__ import annotations
+
+import textwrap
+from typing import Annotated, Any, Callable, TypedDict, get_args, get_origin, get_type_hints, is_typeddict
+
+from .enums import PeerStatus
+
+DRY = "null on a dry run"
+
+
+class PeerPullReport(TypedDict):
+    """One peer's part of a pull."""
+
+    peer: str
+    head: str
+    status: Annotated[str, ", ".join(PeerStatus)]
+    commit: str | None
+    summary: Annotated[dict, "what its memories became: new, constructive, partial, destructive, ..."]
+    refused: Annotated[dict, "reason -> count"]
+    pairs: list
+    key: dict | None
+    history: Annotated[dict | None, "taken and offered, when refused as rewritten"]
+    seconds: dict
+
+
+class PullReport(TypedDict):
+    """A pull: every peer that moved merged, the shared branches taken and checked."""
+
+    remote: str
+    dry_run: bool
+    peers: list[PeerPullReport]
+    cases_taken: Annotated[dict | None, DRY]
+    refused: Annotated[dict, 'by source (a peer, "collective/quarantine", "main", "collective/roster"), then reason']
+    promotions: Annotated[dict | None, "consensus_moved, taken, refused, main_refused, promoted, pushed; " + DRY]
+    roster: Annotated[dict | None, "collective, version, taken, refused; " + DRY]
+    cases_grouped: Annotated[int | None, "cases that joined a dispute; " + DRY]
+    quarantine: Annotated[dict | None, "the cases shared: pushed, cases, ...; " + DRY]
+    dreams: Annotated[dict | None, "the peers' dream artifacts imported, by trust: remote, runs; " + DRY]
+
+
+class PushReport(TypedDict):
+    """A push of the working branch, and of the shared quarantine when it has news."""
+
+    remote: str
+    branch: str
+    head: str
+    quarantine: Annotated[dict, "the cases shared: pushed, cases, ..."]
+    promotions: Annotated[dict, "the consensus exchanged: consensus_moved, taken, refused, main_refused, promoted, "
+                                "pushed"]
+
+
+def _unwrapped(kind: Any) -> tuple[Any, str]:
+    """The type under Annotated and Optional, with its note ("" when none)."""
+    note = ""
+    if get_origin(kind) is Annotated:
+        kind, note = get_args(kind)[0], get_args(kind)[1]
+    inner = [a for a in get_args(kind) if a is not type(None)]
+    if inner and type(None) in get_args(kind) and len(inner) == 1:
+        kind = inner[0]
+    return kind, note
+
+
+def _fields(shape: type) -> dict[str, Any]:
+    return get_type_hints(shape, include_extras=True)
+
+
+def shape_text(shape: type) -> str:
+    """The shape as the docs write it: {"a", "b": {...}, "c": [{...}] (note)}."""
+    parts = []
+    for name, kind in _fields(shape).items():
+        kind, note = _unwrapped(kind)
+        text = f'"{name}"'
+        if is_typeddict(kind):
+            text += ": " + shape_text(kind)
+        elif get_origin(kind) is list and get_args(kind) and is_typeddict(get_args(kind)[0]):
+            text += ": [" + shape_text(get_args(kind)[0]) + "]"
+        parts.append(text + (f" ({note})" if note else ""))
+    return "{" + ", ".join(parts) + "}"
+
+
+def documented(shape: type, *, lead: str = "JSON:", for_click: bool = True) -> Callable:
+    """A decorator: the function's docstring ends with the shape it returns, written from
+    `shape` (for click, after a \\b line: printed as written, not rewrapped)."""
+    def decorate(func: Callable) -> Callable:
+        doc = func.__doc__ or ""
+        body = [line for line in doc.splitlines()[1:] if line.strip()]
+        indent = " " * min((len(line) - len(line.lstrip()) for line in body), default=4)
+        lines = textwrap.wrap(f"{lead} {shape_text(shape)}", width=88, subsequent_indent="  ",
+                              break_on_hyphens=False)
+        keep = f"{indent}\b\n" if for_click else ""  # \b: click keeps the paragraph as written
+        func.__doc__ = doc.rstrip() + f"\n\n{keep}" + "\n".join(indent + line for line in lines) + f"\n{indent}"
+        return func
+    return decorate
+
+
+def mismatches(value: Any, shape: type, where: str = "") -> list[str]:
+    """Where `value` strays from `shape`: keys missing or extra, in it and in the objects it
+    holds that have shapes of their own ([] when it keeps to it)."""
+    if not isinstance(value, dict):
+        return [f"{where or 'the value'} is {type(value).__name__}, not an object"]
+    fields = _fields(shape)
+    found = [f"{where}.{k} missing" for k in fields if k not in value]
+    found += [f"{where}.{k} not in {shape.__name__}" for k in value if k not in fields]
+    for name, kind in fields.items():
+        kind, _ = _unwrapped(kind)
+        held = value.get(name)
+        if held is None:
+            continue
+        if is_typeddict(kind):
+            found += mismatches(held, kind, f"{where}.{name}")
+        elif get_origin(kind) is list and get_args(kind) and is_typeddict(get_args(kind)[0]):
+            for i, item in enumerate(held):
+                found += mismatches(item, get_args(kind)[0], f"{where}.{name}[{i}]")
+    return found

@@ -259,9 +259,10 @@ def verdicts_travel(agents: Mapping, refuted: Mapping[str, str]) -> list[Violati
     return found
 
 
-def verified_joins(agents: Mapping) -> list[Violation]:
-    """On every agent that follows a roster, each resolved case carries a verdict by a roster
-    reviewer: a verdict a member outside the roster signed closed nothing there."""
+def verified_joins(agents: Mapping, forged: set[str] = frozenset()) -> list[Violation]:
+    """On every agent that follows a roster, each case's verdict (or reopening) is by a
+    roster reviewer: one a member outside the roster signed closed nothing there; and no
+    main holds a memory a member forged onto the commons' main."""
     from collective.quarantine.signing import verdict_key
     from collective.roster import service as roster
 
@@ -271,9 +272,13 @@ def verified_joins(agents: Mapping) -> list[Violation]:
         if following is None:
             continue
         reviewers = following.reviewer_keys()
-        for case in agent.tables.cases.all(status="resolved"):
-            if verdict_key(case) not in reviewers:
-                found.append(Violation(VERIFIED_JOINS, f"{name}: case {case.id} resolved by a key the roster of "
+        for case in agent.tables.cases.all():
+            if case.resolution and verdict_key(case) not in reviewers:
+                found.append(Violation(VERIFIED_JOINS, f"{name}: case {case.id} decided by a key the roster of "
                                                        f"{following.collective} names as no reviewer",
                                        f"{VERIFIED_JOINS}:unauthorised verdict"))
+        taken = sorted(forged & {r["id"] for r in agent.tables.memories.rows(as_of="main", columns=("id",))})
+        if taken:
+            found.append(Violation(VERIFIED_JOINS, f"{name}: main holds forged memories {taken}",
+                                   f"{VERIFIED_JOINS}:forged main"))
     return found

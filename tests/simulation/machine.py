@@ -32,10 +32,10 @@ from collective.model import utcnow
 
 from . import faults
 from . import invariants as inv
+from .rogue import REVIEWER, RogueMember
 from .texts import TextGenerator
 
 MAX_AGENTS = 20
-REVIEWER = "ana"
 # what a child process runs on an agent (no embedding: the children load no embedder)
 CHILD_COMMANDS = (("pull",), ("push",), ("key", "rotate"), ("quarantine", "list"), ("status",))
 FAULTS = ("kill_9", "two_at_once", "commons_away", "commons_restored")
@@ -84,7 +84,7 @@ class Tally:
                 "simulated_minutes": round(self.simulated.total_seconds() / 60, 1)}
 
 
-class CollectiveMachine(RuleBasedStateMachine):
+class CollectiveMachine(RogueMember, RuleBasedStateMachine):
     """Subclass with `configure` to choose the number of agents, the embedder and what is known."""
 
     min_agents, max_agents = 3, 5
@@ -118,6 +118,7 @@ class CollectiveMachine(RuleBasedStateMachine):
         self.last_round = self.steps = 0
         self.rostered = False
         self.rogue: Agent | None = None          # a member outside the roster, made when it first acts
+        self.forged: set[str] = set()            # ids the rogue put on the commons' main
 
     @classmethod
     def configure(cls, *, agents: tuple[int, int], embedder: Callable, is_known=None, tally: Tally | None = None,
@@ -325,28 +326,6 @@ class CollectiveMachine(RuleBasedStateMachine):
             if listed.get(name) not in (None, provision.agent_public_key(Home.at(self.home), name)):
                 self.do("roster_add_agent", lambda: owner.roster_add_agent(name))
 
-    # --- a member outside the roster ------------------------------------------------------
-    @precondition(lambda self: self.rostered and not self.commons.away)
-    @rule(pick=st.integers(0, 50), keep=st.sampled_from(["a", "b"]))
-    def rogue_verdict(self, pick, keep):
-        """A member that never took the roster signs a verdict on an open case with a key of its
-        own named ana, and shares it: no honest agent may apply it or close the case for it."""
-        if self.rogue is None:
-            rogue_home = self.root / "rogue"
-            self.rogue = Agent.init("rogue-1", home=rogue_home, embedder=self.embedder())
-            self.rogue.add_remote("origin", self.commons.url)
-            reviewer_keys.init(Home.at(rogue_home), REVIEWER)
-        self.tally.commands["rogue_verdict"] += 1
-        try:
-            self.rogue.repo.fetch("origin")
-            self.rogue.quarantine.take_from("origin")
-            open_ = self.rogue.disputes("open")
-            if open_:
-                dispute = open_[pick % len(open_)]["dispute"]
-                self.rogue.resolve_dispute(dispute, keep=keep, note="squatted", by=REVIEWER)
-        except CollectiveError as error:  # the commons away, a race lost: the rogue's trouble
-            self.tally.errors[f"rogue_verdict:{type(error).__name__}"] += 1
-
     # --- people's decisions ------------------------------------------------------------
     @rule(who=st.integers(0, MAX_AGENTS), pick=st.integers(0, 50), keep=st.sampled_from(["a", "b", "both"]))
     def resolve(self, who, pick, keep):
@@ -471,7 +450,7 @@ class CollectiveMachine(RuleBasedStateMachine):
             return
         self.record(inv.bounds(self.agents, amplitude_cap=self.settings.amplitude_cap))
         self.record(inv.monotonic(self.agents, self.seen_versions))
-        self.record(inv.verified_joins(self.agents))
+        self.record(inv.verified_joins(self.agents, self.forged))
         self.record(inv.no_distinct_hidden(self.agents, self.claim_of, threshold=self.settings.similarity_threshold,
                                            embed=self.embed))
         new = self.violations[self.raised:]

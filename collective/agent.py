@@ -20,7 +20,7 @@ from .errors import AgentExists
 from .exchange import Exchange
 from .exchange.remotes import Remotes
 from .index.keeper import IndexKeeper
-from .model.reports import PullReport, PushReport
+from .reports import PullReport, PushReport, StatusReport
 from .model import DEFAULT_AMPLITUDE, Memory, events, utcnow, validate_ref
 from .peers import Peers
 from .promotion import Promotions
@@ -188,8 +188,8 @@ class Agent(RecallVerbs, ReviewVerbs, RosterVerbs, DreamVerbs, SyncVerbs):
         """The agent's commits, newest first."""
         return status.log(self.repo, self.branch, n)
 
-    def status(self) -> dict:
-        """Agent, engine, branch, head, counts, index state and remotes."""
+    def status(self) -> StatusReport:
+        """Agent, engine, branch, head, counts, stability, index state, remotes and events."""
         return status.describe(self.repo, self.tables, self.keeper, self.location, self.home, agent_id=self.agent_id,
                                branch=self.branch, settings=self.settings)
 

@@ -9,6 +9,7 @@ from .core import scoring
 from .index.keeper import IndexKeeper
 from .model import utcnow, validate_count
 from .model.enums import CaseStatus, KeyDecision
+from .reports import StatusReport
 from .store.port import Commit, Repository
 from .store.tables import Tables
 
@@ -20,7 +21,7 @@ def log(repo: Repository, branch: str, n: int | None) -> list[Commit]:
 
 
 def describe(repo: Repository, tables: Tables, keeper: IndexKeeper, location, home, *, agent_id: str,
-             branch: str, settings=None) -> dict:
+             branch: str, settings) -> StatusReport:
     head = repo.head(branch)
     memories = tables.memories
     counts = {
@@ -35,11 +36,10 @@ def describe(repo: Repository, tables: Tables, keeper: IndexKeeper, location, ho
         "awaiting_reviewer": tables.cases.count(status=[CaseStatus.RESOLVED]) - len(tables.applied_verdicts.case_ids()),
         "key_changes": sum(c["status"] != KeyDecision.ACCEPTED for c in tables.key_changes.all().values()),
     }
-    figures = {} if settings is None else {
-        "stability": stability(tables, tables.agents.trust_scores(), utcnow(), settings)["stability"]}
     return {"agent": agent_id, "home": str(home.root), **location.describe(), "branch": branch, "head": head,
-            "schema_version": repo.schema_version(), "counts": counts, **figures, "index": keeper.state(head),
-            "remotes": repo.remotes(), "events": tables.outbox.describe()}
+            "schema_version": repo.schema_version(), "counts": counts,
+            "stability": stability(tables, tables.agents.trust_scores(), utcnow(), settings)["stability"],
+            "index": keeper.state(head), "remotes": repo.remotes(), "events": tables.outbox.describe()}
 
 
 def stability(tables: Tables, trust_scores: Mapping[str, float], now: datetime, settings) -> dict:

@@ -7,7 +7,7 @@ import sys
 import click
 
 from ..errors import HistoryRewritten
-from ..model.reports import PullReport, PushReport, documented
+from ..reports import PullReport, PushReport, documented
 from .common import agent_options, cli_errors, emit, json_option, open_agent, progress_bars
 
 

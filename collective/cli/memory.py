@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from ..errors import BadInput
+from ..reports import StatusReport, documented
 from .common import (agent_options, cli_errors, emit, filter_options, init_agent, json_option, open_agent,
                      progress_bars)
 
@@ -248,14 +249,9 @@ def _render_status(s: dict) -> str:
 @click.command()
 @agent_options
 @json_option
+@documented(StatusReport)
 def status(home, agent_id, as_json):
-    """Agent, engine, branch, head, counts, field stability and index state.
-
-    \b
-    JSON: {"agent", "home", "engine", "database", "branch", "head",
-           "schema_version", "counts": {...}, "stability", "index": {...}, "remotes": {...},
-           "events": {"outbox", "last_publish"}}
-    """
+    """Agent, engine, branch, head, counts, field stability and index state."""
     with cli_errors():
         with open_agent(home, agent_id) as agent:
             result = agent.status()

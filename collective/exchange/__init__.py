@@ -17,7 +17,7 @@ from ..errors import BadInput, CollectiveError, HistoryRewritten, NotFound, NotS
 from ..identity import Identity
 from ..index.keeper import IndexKeeper
 from ..model import events, validate_agent_id
-from ..model.reports import PullReport, PushReport
+from ..reports import PullReport, PushReport
 from ..model.refs import MAIN_BRANCH, QUARANTINE_BRANCH, ROSTER_BRANCH, agent_of_working, working_branch
 from ..peers import Peers
 from ..promotion import Promotions

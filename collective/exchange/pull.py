@@ -25,7 +25,7 @@ from ..judge import cache as kept_analyses
 from ..model import Memory, events, iso, utcnow
 from ..model.enums import CaseStatus, PeerStatus
 from ..model.refs import agent_of_working, peer_working, working_branch
-from ..model.reports import PeerPullReport
+from ..reports import PeerPullReport
 from ..peers import Peers
 from ..quarantine.refutation import Refutations
 from ..quarantine.signing import sign_case

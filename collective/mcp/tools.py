@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from mcp.types import CallToolResult, TextContent
 
 from ..errors import CollectiveError, one_line
-from ..model.reports import PullReport, PushReport, documented
+from ..reports import PullReport, PushReport, StatusReport, documented
 
 if TYPE_CHECKING:
     from ..agent import Agent
@@ -131,13 +131,9 @@ class MemoryTools:
         """
         return self._call(lambda agent: {"commits": [c.to_dict() for c in agent.log(n)]})
 
+    @documented(StatusReport, lead="Returns", for_click=False)
     def status(self) -> Result:
-        """The agent at a glance.
-
-        Returns {"agent", "home", "engine", "database", "branch", "head", "schema_version",
-        "counts": {"memories", "own", "retracted", "disputed", "absorbed", "peers",
-        "open_cases"}, "index": {...}, "remotes": {"NAME": "URL"}}.
-        """
+        """The agent at a glance, as `cmem status --json`."""
         return self._call(lambda agent: agent.status())
 
     @documented(PushReport, lead="Returns", for_click=False)

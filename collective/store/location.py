@@ -130,7 +130,7 @@ class DoltliteLocation(Location):
         (self.folder / f".{self._staging.name}-lock").unlink(missing_ok=True)
 
     def describe(self) -> dict:
-        return {"engine": self.engine, "database": str(self.folder / DB_FILE)}
+        return {"engine": self.engine, "database": str(self.folder / DB_FILE), "server": None}
 
     @property
     def keeps_credentials(self) -> bool:

@@ -10,11 +10,12 @@ import pytest
 
 from collective.agent import Agent
 from collective.mcp.tools import MemoryTools, plain
-from collective.model.reports import PullReport, PushReport, mismatches, shape_text
+from collective.reports import PullReport, PushReport, StatusReport, mismatches, shape_text
 
 from tests.integration.dream_helpers import store_topics
 
 RECEIVERS = ("python-1", "cli-1", "mcp-1")
+REPORTS = {"pull": PullReport, "push": PushReport, "status": StatusReport}
 
 
 @pytest.fixture
@@ -59,7 +60,7 @@ def test_a_pull_does_the_same_work_and_returns_the_same_shape_from_every_door(co
     results = through_each_door(collective, cmem, "pull")
     shapes = {door: shape(r) for door, r in results.items()}
     assert shapes["python"] == shapes["cli"] == shapes["mcp"], shapes
-    for door, result in results.items():  # the shape every door documents (model/reports.py)
+    for door, result in results.items():  # the shape every door documents (collective/reports.py)
         assert mismatches(result, PullReport) == [], door
     work = {door: ([(p["peer"], p["summary"]["new"]) for p in r["peers"]],
                    [(run["peer"], run["imported"], run.get("syntheses")) for run in r["dreams"]["runs"]])
@@ -76,9 +77,8 @@ def test_other_verbs_return_the_same_shape_from_every_door(collective, cmem, ver
     results = through_each_door(collective, cmem, verb)
     shapes = {door: shape(r, depth=1) for door, r in results.items()}
     assert shapes["python"] == shapes["cli"] == shapes["mcp"], shapes
-    if verb == "push":
-        for door, result in results.items():
-            assert mismatches(result, PushReport) == [], door
+    for door, result in results.items():
+        assert mismatches(result, REPORTS[verb]) == [], door
 
 
 def test_a_dry_run_pull_has_the_documented_shape_too(collective, cmem):
@@ -95,7 +95,7 @@ def test_each_door_documents_the_shape_it_returns(cmem):
     """The CLI's help, the README's reference (written from it) and the MCP tools' descriptions
     show the shape the verbs return, written from one place."""
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
-    for verb, report in (("pull", PullReport), ("push", PushReport)):
+    for verb, report in REPORTS.items():
         written = " ".join(shape_text(report).split())
         helped = cmem(verb, "--help").output
         assert written in " ".join(helped.split()), verb

@@ -1,6 +1,6 @@
 """What the front door's verbs return, as typed shapes (TypedDicts: a JSON object is the
 point). The Agent returns them, `cmem ... --json` prints them and the MCP tools return
-them; the shapes their help documents are written from these (`documented`), and
+them (and `cmem --help` reads them, so this imports nothing heavy); the shapes their help documents are written from these (`documented`), and
 `mismatches` says where a value strays from its shape, so a test fails when they disagree.
 
 A field's note (`Annotated[type, "note"]`) is printed beside its name in the docs."""
@@ -10,9 +10,8 @@ from __future__ import annotations
 import textwrap
 from typing import Annotated, Any, Callable, TypedDict, get_args, get_origin, get_type_hints, is_typeddict
 
-from .enums import PeerStatus
-
 DRY = "null on a dry run"
+PEER_STATUSES = "merged, unchanged, refused, planned"  # model.enums.PeerStatus (imported by no help text: numpy)
 
 
 class PeerPullReport(TypedDict):
@@ -20,7 +19,7 @@ class PeerPullReport(TypedDict):
 
     peer: str
     head: str
-    status: Annotated[str, ", ".join(PeerStatus)]
+    status: Annotated[str, PEER_STATUSES]
     commit: str | None
     summary: Annotated[dict, "what its memories became: new, constructive, partial, destructive, ..."]
     refused: Annotated[dict, "reason -> count"]
@@ -54,6 +53,36 @@ class PushReport(TypedDict):
     quarantine: Annotated[dict, "the cases shared: pushed, cases, ..."]
     promotions: Annotated[dict, "the consensus exchanged: consensus_moved, taken, refused, main_refused, promoted, "
                                 "pushed"]
+
+
+class StatusCounts(TypedDict):
+    memories: int
+    own: int
+    retracted: int
+    disputed: int
+    absorbed: int
+    peers: int
+    open_cases: int
+    awaiting_reviewer: Annotated[int, "verdicts kept, signed by no reviewer honoured here"]
+    key_changes: Annotated[int, "peer key changes refused, not accepted since"]
+
+
+class StatusReport(TypedDict):
+    """The agent at a glance."""
+
+    agent: str
+    home: str
+    engine: str
+    database: str
+    server: Annotated[str | None, "the Dolt sql-server; null on doltlite"]
+    branch: str
+    head: str
+    schema_version: int
+    counts: StatusCounts
+    stability: float
+    index: Annotated[dict, "built, head, count, current"]
+    remotes: Annotated[dict, "name -> URL"]
+    events: Annotated[dict, "outbox, last_publish"]
 
 
 def _unwrapped(kind: Any) -> tuple[Any, str]:

@@ -176,12 +176,10 @@ def listen(status_every, seconds, servers, collective, home, agent_id, as_json):
     from collective.sync.events.service import Listener
     from collective.sync.policy import PolicySettings
 
-    from ..config import config_table
-
     with cli_errors(), nats_errors():
         with open_agent(home, agent_id) as agent:
             options = _setup(agent, servers, collective)
-            settings = PolicySettings.from_mapping(config_table(agent.home.config, "listen"))
+            settings = agent.home.section(PolicySettings)
 
             def show(outcome, pulled) -> None:
                 if outcome.status in ("handled", "dropped"):

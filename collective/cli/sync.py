@@ -28,17 +28,15 @@ def window_options(func):
                              "(instead of [sync] windows).")(func)
 
 
-def _settings(home_config: dict, **given):
+def _settings(home, **given):
     from collective.sync.schedule import SyncSettings
-
-    from ..config import config_table
-    return SyncSettings.from_mapping(config_table(home_config, "sync")).merged(**given)
+    return home.section(SyncSettings).merged(**given)
 
 
 def _scheduler(agent, remote, windows, daily, interval, **kwargs):
     from collective.sync.clock import RealClock
     from collective.sync.windows import Scheduler
-    settings = _settings(agent.home.config, windows=windows, daily=daily, interval=interval)
+    settings = _settings(agent.home, windows=windows, daily=daily, interval=interval)
     return Scheduler(agent, settings, kwargs.pop("clock", None) or RealClock(), remote=remote, **kwargs)
 
 
@@ -161,7 +159,6 @@ def _run_listening(agent, scheduler, stop, servers, collective, as_json) -> None
     from collective.sync.events.service import Listener
     from collective.sync.policy import PolicySettings
 
-    from ..config import config_table
     from .events import _render_decision, _setup
 
     queued = threading.Event()  # a decision to queue wakes the scheduler: the window may be open
@@ -174,7 +171,7 @@ def _run_listening(agent, scheduler, stop, servers, collective, as_json) -> None
 
     async def main():
         listener = Listener(agent, _setup(agent, servers, collective),
-                            PolicySettings.from_mapping(config_table(agent.home.config, "listen")), on_outcome=show)
+                            agent.home.section(PolicySettings), on_outcome=show)
 
         async def windows():
             loop = asyncio.get_running_loop()
@@ -236,7 +233,7 @@ def relay(site_a, site_b, folder, delay, capacity, poll, until_idle, windows, da
     from collective.sync.relay import Relay
 
     with cli_errors():
-        settings = _settings(Home.at(home).config, windows=windows, daily=daily, delay=delay, capacity=capacity)
+        settings = _settings(Home.at(home), windows=windows, daily=daily, delay=delay, capacity=capacity)
         link = Link(_site(site_a, "site_a"), _site(site_b, "site_b"), settings.schedule, settings.delay,
                     settings.capacity, settings.priority_amplitude)
         with _stopping(seconds) as stop, Relay(link, folder, RealClock(stop),

@@ -63,7 +63,7 @@ def names(home: Home) -> list[str]:
 
 
 def default_name(home: Home) -> str | None:
-    """The reviewer when --by names none: `reviewer` in cmem.toml or $USER, when it has
+    """The reviewer when --by names none: $USER, else `reviewer` in cmem.toml, when it has
     a key here; else the only key there is."""
     held = names(home)
     user = home.setting("reviewer")

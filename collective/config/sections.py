@@ -28,7 +28,7 @@ class TopLevel:
 
     agent: str | None = setting(None, "the agent a command acts as (the first `cmem init` writes it)", kind=str)
     remote: str | None = setting(None, "the remote push and pull use when none is named", kind=str)
-    collective: str = setting("default", "the collective: events go to subjects cmem.<collective>.>")
+    collective: str = setting("default", "the collective: its events go to subjects `cmem.<collective>.>`")
     nats_url: str | None = setting(None, "NATS servers, comma-separated; over [nats] servers", kind=str)
     reviewer: str | None = setting(None, "the reviewer whose key signs a decision when --by names none", kind=str)
 
@@ -46,7 +46,7 @@ class Settings:
     escalation_threshold: int = setting(3, "disputes of one pair before its case is escalated", table="merge")
     fade_threshold: float = setting(0.05, "strength under which a memory is faded: left out of recall, kept",
                                     table="recall")
-    min_score: float = setting(MIN_SCORE, "least relevance (0 to 1) a recalled memory has", table="recall",
+    min_score: float = setting(MIN_SCORE, "least relevance a recalled memory has", table="recall",
                                at_least=0, at_most=1)
     gc_every: int = setting(500, "dolt_gc after this many commits (counted across processes)", table="storage")
     half_lives: Mapping[str, float] = setting(dict(trust.DEFAULT_HALF_LIVES_DAYS), "days in which a memory's "

@@ -78,7 +78,7 @@ class Agent(RecallVerbs, ReviewVerbs, RosterVerbs, DreamVerbs, SyncVerbs):
                                      amplitude_cap=self.settings.amplitude_cap, penalty=self.settings.dispute_penalty)
         self.disputes_view = Disputes(self.repo, tables, self.peers_view, self.quarantine, agent_id=self.agent_id,
                                       reason=lambda a, b, similarity: self.judge.judge(a, b, similarity).reason)
-        self.remote_names = Remotes(self.repo, default=self.home.setting("CMEM_REMOTE", "remote"))
+        self.remote_names = Remotes(self.repo, default=self.home.setting("remote"))
         self.promotion = Promotions(self.repo, tables, self.peers_view, self.upkeep, identity=lambda: self.identity,
                                     agent_id=self.agent_id, branch=self.branch)
         self.rosters = Rosters(self.repo, tables, agent_id=self.agent_id)

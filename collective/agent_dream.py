@@ -21,7 +21,7 @@ class DreamVerbs:
         from .dream.settings import DreamSettings
         return DreamPort(
             agent_id=self.agent_id, branch=self.branch, repo=self.repo, tables=self.tables, settings=self.settings,
-            dream=DreamSettings.from_mapping(self.home.config), dim=self.dim, model_version=self.embedder_version,
+            dream=self.home.section(DreamSettings), dim=self.dim, model_version=self.embedder_version,
             index=self.index, comparator=self.comparator, trust_scores=self.trust_scores,
             sign=lambda data: self.identity.sign(data), flush_access=self.flush_access,
             refutations=self.refutations, remote=self._sharing_remote)

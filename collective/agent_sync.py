@@ -9,7 +9,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
-from .config import config_table
 from .store.dream_tables import DreamRunTable
 
 if TYPE_CHECKING:
@@ -42,7 +41,7 @@ class SyncPort:
     choose_remote: Callable[[str | None], str]       # the remote named, else the default or the only one
     pull: Callable[..., dict]                        # Agent.pull: merge the peers, import their dreams
     push: Callable[[str | None], dict]               # Agent.push
-    config: Callable[[str], Mapping[str, Any]]       # a table of cmem.toml ([sync], [listen]), read when asked
+    section: Callable[[type], Any]                   # a settings section of cmem.toml (SyncSettings, PolicySettings)
 
 
 class SyncVerbs:
@@ -58,4 +57,4 @@ class SyncVerbs:
             model_version=lambda: self.embedder_version, embed=lambda texts: self.embedder.embed(texts),
             trust_scores=self.trust_scores, published_key=lambda agent_id: self.published_key(agent_id, fetch=True),
             choose_remote=self.remote_names.choose, pull=self.pull, push=self.push,
-            config=lambda table: config_table(self.home.config, table))
+            section=self.home.section)

@@ -63,10 +63,10 @@ def names(home: Home) -> list[str]:
 
 
 def default_name(home: Home) -> str | None:
-    """The reviewer when --by names none: `reviewer` in cmem.toml or $USER, when it has
+    """The reviewer when --by names none: $USER, else `reviewer` in cmem.toml, when it has
     a key here; else the only key there is."""
     held = names(home)
-    user = home.setting("USER", "reviewer")
+    user = home.setting("reviewer")
     if user in held:
         return user
     return held[0] if len(held) == 1 else None

@@ -45,11 +45,17 @@ def reference() -> str:
 
 def render(text: str) -> str:
     """`text` with the block between the markers replaced by the reference."""
-    head, begin, rest = text.partition(BEGIN)
-    _, end, tail = rest.partition(END)
-    if not begin or not end:
-        raise ValueError(f"README.md lacks the markers {BEGIN} ... {END}")
-    return f"{head}{BEGIN}\n{reference()}{END}{tail}"
+    return replace_between(text, BEGIN, END, reference())
+
+
+def replace_between(text: str, begin: str, end: str, body: str) -> str:
+    """`text` with what lies between the marker lines `begin` and `end` replaced by `body`
+    (scripts/config_reference.py writes its block the same way)."""
+    head, found_begin, rest = text.partition(begin)
+    _, found_end, tail = rest.partition(end)
+    if not found_begin or not found_end:
+        raise ValueError(f"README.md lacks the markers {begin} ... {end}")
+    return f"{head}{begin}\n{body}{end}{tail}"
 
 
 def missing_help(root: click.Command = cli) -> list[str]:

@@ -27,10 +27,10 @@ hallucination_share 0.5.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
-from typing import Any, Callable, Mapping, assert_never
+from dataclasses import dataclass
+from typing import Any, Callable, ClassVar, Mapping, assert_never
 
-from collective.errors import BadInput
+from collective.config import setting
 from collective.model.enums import EventType as E
 from collective.model.events import EVENT_TYPES
 
@@ -48,34 +48,24 @@ class Decision:
     reason: str
 
 
+_SCORE = {"at_least": 0, "at_most": 10}
+
+
 @dataclass(frozen=True)
 class PolicySettings:
-    min_trust: float = 0.3
-    pull_now: float = 0.4
-    queue: float = 0.15
-    focus_similarity: float = 0.5
-    focus_tags: tuple[str, ...] = ()
-    focus: tuple[str, ...] = ()
-    hallucination_share: float = 0.5
+    """[listen] in cmem.toml (Home.section(PolicySettings)); each number from 0 to 10."""
 
-    @classmethod
-    def from_mapping(cls, raw: Mapping[str, Any]) -> "PolicySettings":
-        values: dict[str, Any] = {}
-        for f in fields(cls):
-            if f.name not in raw:
-                continue
-            value = raw[f.name]
-            if f.name in ("focus_tags", "focus"):
-                if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
-                    raise BadInput("cmem.toml", f"[listen] {f.name} must be a list of strings")
-                value = tuple(value)
-            elif not isinstance(value, (int, float)) or isinstance(value, bool) or not 0 <= value <= 10:
-                raise BadInput("cmem.toml", f"[listen] {f.name} must be a number between 0 and 10")
-            values[f.name] = value
-        unknown = sorted(set(raw) - {f.name for f in fields(cls)})
-        if unknown:
-            raise BadInput("cmem.toml", f"[listen] has unknown setting(s) {', '.join(unknown)}")
-        return cls(**values)
+    TABLE: ClassVar[str] = "listen"
+
+    min_trust: float = setting(0.3, "a sender trusted less than this: skip", **_SCORE)
+    pull_now: float = setting(0.4, "amplitude x trust at or above this: pull now", **_SCORE)
+    queue: float = setting(0.15, "amplitude x trust at or above this: queue for the next sync window", **_SCORE)
+    focus_similarity: float = setting(0.5, "a topic (or summary) this close (cosine) to a focus phrase is in focus",
+                                      **_SCORE)
+    focus_tags: tuple[str, ...] = setting((), "a memory with one of these tags: pull now", kind=(str,))
+    focus: tuple[str, ...] = setting((), "phrases: a memory whose topic is close to one: pull now", kind=(str,))
+    hallucination_share: float = setting(0.5, "a peer's synthesis: its amplitude counts this much (queued at "
+                                         "most)", **_SCORE)
 
 
 def decide(event_type: str, payload: Mapping[str, Any], *, trust: float, settings: PolicySettings,

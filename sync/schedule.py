@@ -8,10 +8,11 @@ exit 2 at the CLI), whether they come from the command line or from cmem.toml.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import datetime, time, timedelta, timezone
-from typing import Any, Mapping, Sequence
+from typing import Any, ClassVar, Sequence
 
+from collective.config import setting
 from collective.errors import BadInput
 
 DAY = timedelta(days=1)
@@ -119,53 +120,45 @@ def non_negative(value: Any, field_: str, unit: str) -> float:
 
 @dataclass(frozen=True)
 class SyncSettings:
-    """[sync] in cmem.toml (defaults shown):
+    """[sync] in cmem.toml (Home.section(SyncSettings)); command-line options go over it (merged)."""
 
-    interval = 15             # minutes between normal pushes and pulls inside a window
-    windows = []              # UTC intervals "START/END", or
-    daily = []                # a daily pattern "HH:MM-HH:MM" (UTC); neither: always open
-    delay = 0                 # seconds a copy between sites takes (the relay's link delay)
-    capacity = 0              # branch copies per window on the link (0: no limit)
-    priority_amplitude = 0.9  # memories above this amplitude go first in the next window
-    """
+    TABLE: ClassVar[str] = "sync"
 
-    interval: float = 15.0
-    schedule: Schedule = field(default_factory=Schedule)
-    delay: float = 0.0
-    capacity: int = 0
-    priority_amplitude: float = 0.9
+    interval: float = setting(15.0, "minutes between normal pushes and pulls inside a window", above=0, at_most=MOST,
+                              unit="minutes")
+    windows: tuple[str, ...] = setting((), "UTC intervals START/END in which sync may cross", kind=(str,))
+    daily: tuple[str, ...] = setting((), "or a daily pattern HH:MM-HH:MM (UTC); neither: always open", kind=(str,))
+    delay: float = setting(0.0, "seconds a copy between sites takes (cmem sync relay)", at_least=0, at_most=MOST,
+                           unit="seconds")
+    capacity: int = setting(0, "branch copies per window and direction on the link (0: no limit)", at_least=0)
+    priority_amplitude: float = setting(0.9, "memories above this amplitude go first in the next window",
+                                        at_least=0, at_most=MOST)
+    schedule: Schedule = field(init=False, repr=False, compare=False)  # windows or daily, parsed
 
-    @classmethod
-    def from_mapping(cls, raw: Mapping[str, Any]) -> "SyncSettings":
-        known = {"interval", "windows", "daily", "delay", "capacity", "priority_amplitude"}
-        unknown = sorted(set(raw) - known)
-        if unknown:
-            raise BadInput("cmem.toml", f"[sync] has unknown setting(s) {', '.join(unknown)}")
-        for key in ("windows", "daily"):
-            if not isinstance(raw.get(key, []), list):
-                raise BadInput("cmem.toml", f"[sync] {key} must be a list of strings")
-        return cls.build(interval=raw.get("interval", 15), windows=raw.get("windows", []),
-                         daily=raw.get("daily", []), delay=raw.get("delay", 0), capacity=raw.get("capacity", 0),
-                         priority_amplitude=raw.get("priority_amplitude", 0.9))
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "schedule", Schedule.parse(self.windows, self.daily))
 
     @classmethod
-    def build(cls, *, interval: Any = 15, windows: Sequence[str] = (), daily: Sequence[str] = (), delay: Any = 0,
-              capacity: Any = 0, priority_amplitude: Any = 0.9) -> "SyncSettings":
-        interval = non_negative(interval, "interval", "minutes")
+    def build(cls, **given: Any) -> "SyncSettings":
+        """From command-line values (a problem names the option); defaults for the rest."""
+        values = {f.name: f.default for f in fields(cls) if f.init} | given
+        interval = non_negative(values["interval"], "interval", "minutes")
         if interval == 0:
             raise BadInput("interval", "must be more than 0 minutes")
+        capacity = values["capacity"]
         if isinstance(capacity, bool) or not isinstance(capacity, int) or capacity < 0:
             raise BadInput("capacity", f"must be a whole number, 0 or more, got {capacity!r}")
-        return cls(interval, Schedule.parse(windows, daily), non_negative(delay, "delay", "seconds"), capacity,
-                   non_negative(priority_amplitude, "priority_amplitude", "units of amplitude"))
+        return cls(interval, tuple(values["windows"]), tuple(values["daily"]),
+                   non_negative(values["delay"], "delay", "seconds"), capacity,
+                   non_negative(values["priority_amplitude"], "priority_amplitude", "units of amplitude"))
 
     def merged(self, **given: Any) -> "SyncSettings":
-        """These settings with the command line's options (None: not given) on top."""
+        """These settings with the command line's options (None: not given) on top; windows or
+        daily given replace both of ours."""
         windows, daily = given.pop("windows", ()), given.pop("daily", ())
+        if not (windows or daily):
+            windows, daily = self.windows, self.daily
         values = {"interval": self.interval, "delay": self.delay, "capacity": self.capacity,
                   "priority_amplitude": self.priority_amplitude}
         values.update({k: v for k, v in given.items() if v is not None})
-        if windows or daily:
-            return SyncSettings.build(windows=windows, daily=daily, **values)
-        built = SyncSettings.build(**values)
-        return SyncSettings(built.interval, self.schedule, built.delay, built.capacity, built.priority_amplitude)
+        return SyncSettings.build(windows=windows, daily=daily, **values)

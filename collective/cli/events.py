@@ -179,7 +179,7 @@ def listen(status_every, seconds, servers, collective, home, agent_id, as_json):
     with cli_errors(), nats_errors():
         with open_agent(home, agent_id) as agent:
             options, port = _setup(agent, servers, collective), agent.sync_port()
-            settings = PolicySettings.from_mapping(port.config("listen"))
+            settings = port.section(PolicySettings)
 
             def show(outcome, pulled) -> None:
                 if outcome.status in ("handled", "dropped"):

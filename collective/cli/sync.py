@@ -28,17 +28,17 @@ def window_options(func):
                              "(instead of [sync] windows).")(func)
 
 
-def _settings(sync_table, **given):
-    """cmem.toml's [sync], with what the command line gave over it."""
+def _settings(section, **given):
+    """cmem.toml's [sync] (read by `section`: a home's or a port's), with what the command line gave over it."""
     from collective.sync.schedule import SyncSettings
-    return SyncSettings.from_mapping(sync_table).merged(**given)
+    return section(SyncSettings).merged(**given)
 
 
 def _scheduler(agent, remote, windows, daily, interval, **kwargs):
     from collective.sync.clock import RealClock
     from collective.sync.windows import Scheduler
     port = agent.sync_port()
-    settings = _settings(port.config("sync"), windows=windows, daily=daily, interval=interval)
+    settings = _settings(port.section, windows=windows, daily=daily, interval=interval)
     return Scheduler(port, settings, kwargs.pop("clock", None) or RealClock(), remote=remote, **kwargs)
 
 
@@ -173,7 +173,7 @@ def _run_listening(agent, scheduler, stop, servers, collective, as_json) -> None
 
     async def main():
         listener = Listener(scheduler.port, _setup(agent, servers, collective),
-                            PolicySettings.from_mapping(scheduler.port.config("listen")), on_outcome=show)
+                            scheduler.port.section(PolicySettings), on_outcome=show)
 
         async def windows():
             loop = asyncio.get_running_loop()
@@ -229,14 +229,13 @@ def relay(site_a, site_b, folder, delay, capacity, poll, until_idle, windows, da
     JSON (one line per copy): {"event": "departed"|"landed"|"refused", "from", "to",
           "branch", "head", "priority", "at"}
     """
-    from collective.config import Home, config_table
+    from collective.config import Home
     from collective.sync.clock import RealClock
     from collective.sync.link import Link
     from collective.sync.relay import Relay
 
     with cli_errors():
-        settings = _settings(config_table(Home.at(home).config, "sync"), windows=windows, daily=daily, delay=delay,
-                             capacity=capacity)
+        settings = _settings(Home.at(home).section, windows=windows, daily=daily, delay=delay, capacity=capacity)
         link = Link(_site(site_a, "site_a"), _site(site_b, "site_b"), settings.schedule, settings.delay,
                     settings.capacity, settings.priority_amplitude)
         with _stopping(seconds) as stop, Relay(link, folder, RealClock(stop),

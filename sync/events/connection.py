@@ -14,10 +14,10 @@ import asyncio
 import logging
 import random
 import ssl
-from dataclasses import dataclass, field, fields
-from typing import Any, Callable, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable, ClassVar, Mapping
 
-from collective.config import Home
+from collective.config import Home, setting
 from collective.errors import BadInput
 from collective.model.events import subject_token, validate_collective
 from collective.runtime.retry import backoff
@@ -49,44 +49,41 @@ DEFAULT_URL = "nats://127.0.0.1:4222"
 
 @dataclass(frozen=True)
 class NatsOptions:
-    """[nats] in cmem.toml; $CMEM_NATS_URL (comma-separated) overrides `servers`."""
+    """[nats] in cmem.toml (read by collective.config's loader); the servers come from --nats,
+    else $CMEM_NATS_URL or `nats_url` (comma-separated), else `servers` here."""
 
-    servers: tuple[str, ...] = (DEFAULT_URL,)
-    collective: str = "default"
-    user: str | None = None
-    password: str | None = None
-    creds: str | None = None               # a NATS credentials file (JWT + nkey seed)
-    tls_ca: str | None = None
-    tls_cert: str | None = None
-    tls_key: str | None = None
-    connect_timeout: float = 2.0
-    reconnect_wait: float = 0.5
-    max_age_days: float = 7.0              # retention: events older than this leave the stream
-    max_msgs: int = 1_000_000              # ... and beyond this many, the oldest
-    replicas: int = 1                      # 3 on a JetStream cluster
-    duplicate_window_s: float = 120.0      # JetStream drops a resent Nats-Msg-Id within this
-    extra: Mapping[str, Any] = field(default_factory=dict)
+    TABLE: ClassVar[str] = "nats"
+
+    servers: tuple[str, ...] = setting((DEFAULT_URL,), "NATS server URLs, every server of a cluster",
+                                       one_or_many=True)
+    collective: str = "default"            # the top-level `collective` (Home.collective)
+    user: str | None = setting(None, "user name (with password)", kind=str)
+    password: str | None = setting(None, "password of that user", kind=str)
+    creds: str | None = setting(None, "a NATS credentials file (JWT + nkey seed), instead of user and password",
+                                kind=str)
+    tls_ca: str | None = setting(None, "CA certificate that signed the servers' certificates", kind=str)
+    tls_cert: str | None = setting(None, "client certificate", kind=str)
+    tls_key: str | None = setting(None, "its private key", kind=str)
+    connect_timeout: float = setting(2.0, "seconds to wait for a server to answer a connect")
+    reconnect_wait: float = setting(0.5, "seconds between attempts to reconnect")
+    max_age_days: float = setting(7.0, "retention: events older than this leave the stream")
+    max_msgs: int = setting(1_000_000, "... and beyond this many events, the oldest")
+    replicas: int = setting(1, "copies of each event the stream keeps (3 on a JetStream cluster)")
+    duplicate_window_s: float = setting(120.0, "seconds in which JetStream drops a resent Nats-Msg-Id")
+    extra: Mapping[str, Any] = field(default_factory=dict)  # more nats.connect() options, from code only
 
     @classmethod
     def from_home(cls, home: Home, *, servers: tuple[str, ...] = (), collective: str | None = None) -> "NatsOptions":
-        raw = dict(home.config.get("nats", {}))
-        known = {f.name for f in fields(cls)} - {"extra", "collective"}
-        unknown = sorted(set(raw) - known)
-        if unknown:
-            raise BadInput("cmem.toml", f"[nats] has unknown setting(s) {', '.join(unknown)}")
-        env = home.setting("CMEM_NATS_URL", "nats_url")
-        if servers:
-            raw["servers"] = servers
-        elif env:
-            raw["servers"] = [s.strip() for s in env.split(",") if s.strip()]
-        if isinstance(raw.get("servers"), str):
-            raw["servers"] = [raw["servers"]]
-        raw["servers"] = tuple(raw.get("servers") or (DEFAULT_URL,))
-        for url in raw["servers"]:
+        """[nats] of the home with the command line's servers and collective (None: not given) over it."""
+        options = home.section(cls)
+        env = home.setting("nats_url")
+        if not servers and env:
+            servers = tuple(s.strip() for s in env.split(",") if s.strip())
+        servers = servers or options.servers or (DEFAULT_URL,)
+        for url in servers:
             if not url.startswith(("nats://", "tls://", "ws://", "wss://")):
                 raise BadInput("nats", f"{url!r} is not a NATS URL (nats://host:port)")
-        raw["collective"] = validate_collective(collective or home.collective)
-        return cls(**raw)
+        return replace(options, servers=tuple(servers), collective=validate_collective(collective or home.collective))
 
     @property
     def stream(self) -> str:

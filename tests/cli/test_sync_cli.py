@@ -57,7 +57,7 @@ def test_a_negative_delay_is_refused_by_the_relay(tmp_path):
     ('[sync]\nwindows = ["2026-12-01T11:00Z/2026-12-01T10:00Z"]\n',
      "window: 2026-12-01T11:00Z/2026-12-01T10:00Z ends before it starts"),
     ('[sync]\ndaily = ["06:00-07:00", "06:30-08:00"]\n', "daily: 06:00-07:00 overlaps 06:30-08:00"),
-    ("[sync]\ndelay = -1\n", "delay: must be zero or more seconds, got -1"),
+    ("[sync]\ndelay = -1\n", "cmem.toml: [sync] delay must be from 0 to 31622400 seconds, got -1"),
     ("[sync]\nwindow = []\n", "cmem.toml: [sync] has unknown setting(s) window"),
 ])
 def test_bad_schedules_in_cmem_toml_are_refused_when_loading(earth, toml, line):

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from collective.config import Settings
+from collective.config import Settings, settings_from
 from collective.errors import BadInput
 from collective.identity import Identity
 from collective.model import Case, Memory, events
@@ -51,8 +51,8 @@ def test_events_name_a_topic_and_carry_the_summary_only_where_a_person_opted_in(
     draft = events.Draft("memory.stored", "m1", {**STORED, "topic": ["pump"]})
     assert "summary" not in events.Sender("earth-1").stamp(draft)["payload"]
     assert events.Sender("earth-1", summary=True).stamp(draft)["payload"]["summary"] == "The pump."
-    assert Settings().event_summary is False and Settings.from_mapping({"events": {"summary": True}}).event_summary
-    per_agent = Settings.from_mapping({"events": {"summary": True, "summary_off": ["mars-1"]}})
+    assert Settings().event_summary is False and settings_from(Settings, {"events": {"summary": True}}).event_summary
+    per_agent = settings_from(Settings, {"events": {"summary": True, "summary_off": ["mars-1"]}})
     assert not per_agent.summary_for("mars-1") and per_agent.summary_for("earth-1")
 
 
@@ -72,7 +72,7 @@ def test_a_memory_event_names_what_its_memory_is_about_not_what_it_says(text, to
     assert draft.payload["topic"] == topic
     assert text.encode() not in envelope and b"4-8-15-16" not in envelope and b" not " not in envelope
     with pytest.raises(BadInput, match="events"):
-        Settings.from_mapping({"events": {"content": True}})
+        settings_from(Settings, {"events": {"content": True}})
 
 
 def test_a_signed_envelope_verifies_and_any_change_breaks_it(tmp_path):
@@ -191,10 +191,13 @@ def test_more_amplitude_or_trust_never_lowers_the_decision(amplitude, trust, mor
 
 
 def test_policy_settings_are_checked():
-    assert policy.PolicySettings.from_mapping({"pull_now": 0.7, "focus": ["pump"]}).focus == ("pump",)
-    for bad in ({"pull_now": "high"}, {"focus": "pump"}, {"eagerness": 1}):
-        with pytest.raises(BadInput):
-            policy.PolicySettings.from_mapping(bad)
+    listen = settings_from(policy.PolicySettings, {"listen": {"pull_now": 0.7, "focus": ["pump"]}})
+    assert listen.focus == ("pump",) and listen.pull_now == 0.7
+    for bad, problem in (({"pull_now": "high"}, "pull_now must be a finite number"), ({"focus": "pump"}, "focus must be a list"),
+                         ({"eagerness": 1}, "has unknown setting(s) eagerness"), ({"queue": 11}, "queue must be from 0 to 10")):
+        with pytest.raises(BadInput) as refused:
+            settings_from(policy.PolicySettings, {"listen": bad})
+        assert str(refused.value).startswith(f"cmem.toml: [listen] {problem}")
 
 
 def test_the_publishers_signed_message_is_the_signed_envelope(tmp_path):
@@ -209,5 +212,5 @@ def test_the_publishers_signed_message_is_the_signed_envelope(tmp_path):
                                             {"summary": 1}, {"loud": True}])
 def test_bad_events_settings_are_one_line_errors(events_section):
     with pytest.raises(BadInput) as bad:
-        Settings.from_mapping({"events": events_section})
+        settings_from(Settings, {"events": events_section})
     assert "\n" not in str(bad.value) and "[events]" in str(bad.value)

@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from collective.config import settings_from
 from collective.errors import BadInput
 from collective.sync.clock import VirtualClock
 from collective.sync.schedule import Schedule, SyncSettings
@@ -53,17 +54,21 @@ def test_bad_schedules_are_refused(windows, daily, field):
     assert refused.value.field == field and "\n" not in str(refused.value)
 
 
-@pytest.mark.parametrize("raw, field", [({"delay": -1}, "delay"), ({"interval": 0}, "interval"),
-                                        ({"capacity": -2}, "capacity"), ({"windows": "10:00"}, "cmem.toml"),
-                                        ({"delay": float("nan")}, "delay"), ({"every": 3}, "cmem.toml")])
-def test_bad_sync_settings_are_refused(raw, field):
+@pytest.mark.parametrize("raw, problem", [
+    ({"delay": -1}, "[sync] delay must be from 0 to 31622400 seconds, got -1"),
+    ({"interval": 0}, "[sync] interval must be more than 0 minutes, got 0"),
+    ({"capacity": -2}, "[sync] capacity must be at least 0, got -2"),
+    ({"windows": "10:00"}, "[sync] windows must be a list, got '10:00'"),
+    ({"delay": float("nan")}, "[sync] delay must be a finite number, got nan"),
+    ({"every": 3}, "[sync] has unknown setting(s) every")])
+def test_bad_sync_settings_are_refused(raw, problem):
     with pytest.raises(BadInput) as refused:
-        SyncSettings.from_mapping(raw)
-    assert refused.value.field == field
+        settings_from(SyncSettings, {"sync": raw})
+    assert refused.value.field == "cmem.toml" and refused.value.problem == problem
 
 
 def test_command_line_options_override_the_settings():
-    base = SyncSettings.from_mapping({"daily": ["06:00-06:30"], "interval": 30, "delay": 240})
+    base = settings_from(SyncSettings, {"sync": {"daily": ["06:00-06:30"], "interval": 30, "delay": 240}})
     assert base.merged(interval=None, windows=(), daily=()).schedule == base.schedule
     over = base.merged(interval=5, windows=("2026-12-01T10:00Z/2026-12-01T11:00Z",), daily=())
     assert over.interval == 5 and over.delay == 240 and over.schedule.intervals and not over.schedule.daily

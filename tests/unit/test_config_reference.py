@@ -1,0 +1,60 @@
+"""The README's configuration reference is what scripts/config_reference.py writes from
+the settings classes, and it covers every settings class and every key."""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def reference():
+    spec = importlib.util.spec_from_file_location("config_reference", ROOT / "scripts" / "config_reference.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_readme_reference_is_current(reference):
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert reference.render(text) == text, "README.md configuration reference is stale: " \
+                                           "run python scripts/config_reference.py"
+
+
+def test_a_changed_default_makes_the_readme_stale(reference, monkeypatch):
+    from collective.config.loader import keys
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    _, _, f, _ = next(keys(reference.DreamSettings))
+    monkeypatch.setattr(f, "default", f.default + 1)
+    assert reference.render(text) != text
+
+
+def test_every_key_of_every_table_and_every_variable_is_in_the_reference(reference):
+    from collective.config import VARIABLES
+    text = reference.reference()
+    for table, key, _, spec in reference.rows():
+        assert f"| `{key}` | {reference.kind_text(spec)} |" in text
+    assert all(f"| `{name}` |" in text for name in VARIABLES)
+
+
+def test_every_settings_class_is_in_the_reference_and_each_table_read_by_one(reference):
+    """Every class with a field made by setting(), anywhere in the code, is one the reference lists."""
+    from collective.config.loader import keys
+    declared = set()
+    for path in (p for package in ("collective", "dream", "sync") for p in (ROOT / package).rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef) and any(
+                    isinstance(item, ast.AnnAssign) and isinstance(item.value, ast.Call)
+                    and getattr(item.value.func, "id", None) == "setting" for item in node.body):
+                declared.add(node.name)
+    assert declared == {cls.__name__ for cls in reference.SECTIONS}
+    owners: dict[str | None, type] = {}
+    for cls in reference.SECTIONS:
+        for table, key, _, spec in keys(cls):
+            assert spec.doc and "\n" not in spec.doc and "|" not in spec.doc, (table, key)
+            assert owners.setdefault(table, cls) is cls, f"[{table}] is read by two classes"

@@ -12,10 +12,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
-from . import history, keys, provision, status
+from . import history, key_rotation, provision, status
 from .config import Home, Settings
-from .embed import Embedder
-from .embedding import EmbeddingModel
+from .embedders import Embedder
+from .embedding_model import EmbeddingModel
 from .errors import AgentExists
 from .exchange import Exchange
 from .exchange.remotes import Remotes
@@ -58,7 +58,7 @@ class Agent(RecallVerbs, ReviewVerbs, RosterVerbs, DreamVerbs, SyncVerbs):
         sender = events.Sender(self.agent_id, events.validate_collective(self.home.collective),
                                self.settings.summary_for(self.agent_id)) if self.settings.events_enabled else None
         tables = self.tables = Tables(self.repo, sender, outbox_limit=self.settings.outbox_limit)
-        self.identity = keys.recover(tables, opened.identity, self.key_path, agent_id=self.agent_id)
+        self.identity = key_rotation.recover(tables, opened.identity, self.key_path, agent_id=self.agent_id)
         self.model = EmbeddingModel(tables.agents, self.agent_id, embedder)
         self.upkeep = Upkeep(self.repo, tables.state, gc_every=self.settings.gc_every)
         self.peers_view = Peers(tables, self.agent_id)
@@ -289,7 +289,7 @@ class Agent(RecallVerbs, ReviewVerbs, RosterVerbs, DreamVerbs, SyncVerbs):
 
     def rotate_key(self) -> dict:
         """A new key for this agent, signed by the old one and published on its branch."""
-        new, result = keys.rotate(self.repo, self.tables, self.identity, self.key_path, agent_id=self.agent_id)
+        new, result = key_rotation.rotate(self.repo, self.tables, self.identity, self.key_path, agent_id=self.agent_id)
         self.identity = self.writer.identity = self.exchange.identity = new
         self.upkeep.after_commit()
         return result

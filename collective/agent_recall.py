@@ -8,7 +8,7 @@ from .model import validate_content, validate_ref, validate_text, validate_vecto
 from .recall import Filters, Recalled, validate_min_score
 
 if TYPE_CHECKING:
-    from .embedding import EmbeddingModel
+    from .embedding_model import EmbeddingModel
     from .recall import Recall
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .config import Home
-from .embed import DEFAULT_DIM, DEFAULT_MODEL_VERSION, Embedder
+from .embedders import DEFAULT_DIM, DEFAULT_MODEL_VERSION, Embedder
 from .errors import NotFound
 from .identity import Identity
 from .model import iso, utcnow, validate_agent_id

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 from .config import Settings
 from .core import phase as phase_mod
 from .core import wave
-from .embedding import EmbeddingModel
+from .embedding_model import EmbeddingModel
 from .errors import BadInput, SerializationFailure
 from .identity import Identity
 from .quarantine.refutation import Refutations

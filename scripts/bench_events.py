@@ -32,7 +32,7 @@ import collective  # noqa: F401  (first: sqlite3 speaks Dolt)
 import numpy as np
 
 from collective.agent import Agent
-from collective.embed import HashEmbedder
+from collective.embedders import HashEmbedder
 from collective.model import events
 from collective.model.events import encode
 from collective.sync.events.connection import NatsOptions, connect, durable_subscription, ensure_stream

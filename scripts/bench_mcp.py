@@ -32,7 +32,7 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 from collective.agent import Agent
-from collective.embed import HashEmbedder
+from collective.embedders import HashEmbedder
 
 from benchkit import parse_args
 
@@ -40,7 +40,7 @@ CMEM = str(Path(sys.executable).parent / "cmem")
 TOPICS = ("coolant pump", "airlock seal", "rover battery", "solar array", "dust storm", "water recycler",
           "oxygen scrubber", "habitat heater", "sample drill", "radio mast")
 # The hash-embedder server: the same serve() that `cmem mcp` runs, on an agent opened with it.
-HASH_SERVER = ("import collective, sys\nfrom collective.agent import Agent\nfrom collective.embed import HashEmbedder\n"
+HASH_SERVER = ("import collective, sys\nfrom collective.agent import Agent\nfrom collective.embedders import HashEmbedder\n"
                "from collective.mcp.server import serve\n"
                "with Agent.open(sys.argv[1], home=sys.argv[2], embedder=HashEmbedder(384)) as agent:\n"
                "    serve(agent)\n")

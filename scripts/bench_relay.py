@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import collective  # noqa: E402,F401  (first: sqlite3 speaks Dolt)
 from collective.agent import Agent  # noqa: E402
-from collective.embed import HashEmbedder  # noqa: E402
+from collective.embedders import HashEmbedder  # noqa: E402
 from collective.sync.clock import VirtualClock  # noqa: E402
 from collective.sync.link import Link, Site  # noqa: E402
 from collective.sync.relay import Relay  # noqa: E402

@@ -42,7 +42,7 @@ import numpy as np
 
 from collective.agent import Agent, MemoryInput
 from collective.core import scoring
-from collective.embed import HashEmbedder
+from collective.embedders import HashEmbedder
 from collective.index.lexical import B, K1, terms
 from collective.store.sql import migrations, split_statements
 

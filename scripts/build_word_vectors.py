@@ -28,14 +28,14 @@ DIMS = 64
 
 
 def vocabulary() -> list[str]:
-    from collective.embed import tokenizer_path
+    from collective.embedders import tokenizer_path
 
     vocab = json.loads(tokenizer_path().read_text(encoding="utf-8"))["model"]["vocab"]
     return sorted(w for w in vocab if re.fullmatch(r"[a-z]{2,}", w))
 
 
 def build(words: list[str]) -> np.ndarray:
-    from collective.embed import default_embedder
+    from collective.embedders import default_embedder
 
     vecs = default_embedder().embed(words).astype(np.float64)
     centred = vecs - vecs.mean(axis=0)

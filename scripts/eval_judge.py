@@ -191,7 +191,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 2
     try:
-        from collective.embed import default_embedder
+        from collective.embedders import default_embedder
 
         embedder = default_embedder()
         va = embedder.embed([p["a"] for p in pairs])

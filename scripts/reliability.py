@@ -38,7 +38,7 @@ sys.path.insert(0, str(ROOT))
 
 import collective  # noqa: E402,F401  (first: sqlite3 speaks Dolt)
 from collective.agent import Agent  # noqa: E402
-from collective.embed import HashEmbedder  # noqa: E402
+from collective.embedders import HashEmbedder  # noqa: E402
 from collective.errors import CollectiveError  # noqa: E402
 
 DIM = 64
@@ -48,7 +48,7 @@ PEER_TEXTS = [f"sensor array {i} on the {side} ridge reads {i * 7} millibar at d
 OPEN = """
     import sys
     from collective.agent import Agent
-    from collective.embed import HashEmbedder
+    from collective.embedders import HashEmbedder
     home, agent_id = sys.argv[1], sys.argv[2]
     agent = Agent.open(agent_id, home=home, embedder=HashEmbedder(64))
     print("ready", flush=True)
@@ -68,7 +68,7 @@ PULLER = OPEN + """
 GO_STORER = """
     import os, sys, time
     from collective.agent import Agent
-    from collective.embed import HashEmbedder
+    from collective.embedders import HashEmbedder
     home, go, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
     with Agent.open("earth-1", home=home, embedder=HashEmbedder(64)) as agent:
         while not os.path.exists(go):

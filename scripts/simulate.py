@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
 import collective  # noqa: E402,F401  (first: sqlite3 speaks Dolt)
-from collective.embed import HashEmbedder, default_embedder  # noqa: E402
+from collective.embedders import HashEmbedder, default_embedder  # noqa: E402
 from simulation.known import is_known, known  # noqa: E402
 from simulation.machine import MAX_AGENTS, Tally  # noqa: E402
 from simulation.runner import run_seed  # noqa: E402

@@ -64,7 +64,7 @@ def load() -> list[dict]:
 
 
 def featurise(rows: list[dict]) -> tuple[np.ndarray, np.ndarray]:
-    from collective.embed import default_embedder
+    from collective.embedders import default_embedder
 
     embedder = default_embedder()
     va = embedder.embed([r["a"] for r in rows])

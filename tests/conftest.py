@@ -18,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 from collective.agent import Agent
-from collective.embed import HashEmbedder, default_embedder
+from collective.embedders import HashEmbedder, default_embedder
 from nats_servers import nats_cluster, nats_server  # noqa: F401  (fixtures: real nats-servers)
 
 settings.register_profile("ci", derandomize=True, deadline=None, max_examples=60,

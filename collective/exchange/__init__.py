@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Callable, Sequence
 
 from .. import merge
 from ..config import Settings
-from ..embedding import EmbeddingModel
+from ..embedding_model import EmbeddingModel
 from ..errors import BadInput, CollectiveError, HistoryRewritten, NotFound, NotShared
 from ..identity import Identity
 from ..index.keeper import IndexKeeper

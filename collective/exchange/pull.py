@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Sequence
 from .. import merge
 from ..core import trust
 from ..config import Settings
-from ..embedding import EmbeddingModel
+from ..embedding_model import EmbeddingModel
 from ..errors import HistoryRewritten
 from ..identity import Identity, fingerprint, rotation_reaches, verify, verify_many
 from ..index.keeper import IndexKeeper

@@ -22,7 +22,7 @@ def compare_texts(a: str, b: str, *, embedder=None, judge: Judge | None = None) 
 
 def _judged(a: str, b: str, embedder, judge: Judge | None) -> tuple[Verdict, float]:
     if embedder is None:
-        from ..embed import default_embedder
+        from ..embedders import default_embedder
 
         embedder = default_embedder()
     vecs = embedder.embed([a, b])

@@ -19,7 +19,7 @@ from click.testing import CliRunner
 
 from collective.cli import cli
 from collective.config import Home
-from collective.embed import default_embedder
+from collective.embedders import default_embedder
 from collective.store import Location
 
 # The storage behaviour is the same on both engines.

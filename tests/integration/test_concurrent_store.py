@@ -7,7 +7,7 @@ from collections import Counter
 from pathlib import Path
 
 from collective.agent import Agent
-from collective.embed import HashEmbedder
+from collective.embedders import HashEmbedder
 
 SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "reliability.py"
 

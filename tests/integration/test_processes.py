@@ -13,7 +13,7 @@ from joblib import Parallel, delayed
 from joblib.externals.loky import get_reusable_executor
 
 from collective.agent import Agent
-from collective.embed import HashEmbedder
+from collective.embedders import HashEmbedder
 from collective.errors import StorageError
 from collective.runtime.doltlite_boot import BOOTSTRAP_MARKER
 
@@ -64,7 +64,7 @@ def test_subprocess_child_opens_the_agent(agent):
     agent.store("the coolant pump is safe")
     child = run_child(f"""
         from collective.agent import Agent
-        from collective.embed import HashEmbedder
+        from collective.embedders import HashEmbedder
         with Agent.open("earth-1", home={str(agent.home.root)!r}, embedder=HashEmbedder(64)) as a:
             print(a.repo.scalar("SELECT dolt_version()"))
             print(a.store("stored by a child process").commit)
@@ -134,7 +134,7 @@ def test_two_writers_and_a_reader_never_lock_and_lose_nothing(home, real_embedde
 STORE_AND_RECALL = """
     import sys
     from collective.agent import Agent
-    from collective.embed import HashEmbedder
+    from collective.embedders import HashEmbedder
     home, name, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
     embedder = HashEmbedder(384)
     wrong = 0

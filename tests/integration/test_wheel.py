@@ -117,7 +117,7 @@ def test_installed_cmem_stores_and_recalls_offline(wheel, tmp_path):
     env = _offline_env(HOME=str(home), XDG_CACHE_HOME=str(cache), CMEM_HOME=str(tmp_path / "cmem-home"),
                        PATH=f"{fresh / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}")
 
-    where = json.loads(_run([py, "-c", "import json, collective, collective.embed as e; "
+    where = json.loads(_run([py, "-c", "import json, collective, collective.embedders as e; "
                                        "print(json.dumps([collective.__file__, str(e.tokenizer_path())]))"],
                             env=env, cwd=work).stdout)
     for path in where:

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from collective.core import wave
-from collective.embed import HashEmbedder
+from collective.embedders import HashEmbedder
 from collective.merge import PhaseComparator
 from collective.model import Memory, content_hash, iso, utcnow, uuid7
 from collective.quarantine.cases import Standing

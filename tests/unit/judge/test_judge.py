@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from collective.embed import EmbedderUnavailable, HashEmbedder
+from collective.embedders import EmbedderUnavailable, HashEmbedder
 from collective.core import wave
 from collective.model.enums import Relation
 from collective.judge import (
@@ -356,7 +356,7 @@ def _load(name: str) -> list[dict]:
 @pytest.fixture(scope="session")
 def embedder():
     try:
-        from collective.embed import default_embedder
+        from collective.embedders import default_embedder
 
         return default_embedder()
     except EmbedderUnavailable as e:  # pragma: no cover - depends on the machine

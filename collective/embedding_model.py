@@ -12,7 +12,7 @@ from typing import Sequence
 
 import numpy as np
 
-from .embed import DEFAULT_DIM, Embedder, default_embedder
+from .embedders import DEFAULT_DIM, Embedder, default_embedder
 from .errors import StorageError
 from .store.tables import AgentTable
 

@@ -85,6 +85,66 @@ class StatusReport(TypedDict):
     events: Annotated[dict, "outbox, last_publish"]
 
 
+class DisputeSide(TypedDict):
+    """One side of a dispute: its memory (as held here) and the copies that stand with it."""
+
+    memory: str
+    content: str
+    summary: str
+    origin_agent: str
+    trust: float
+    amplitude: float
+    disputed: bool
+    refuted_by: str | None
+    valid_until: str | None
+    copies: Annotated[list, "memory, origin_agent"]
+    parents: list
+
+
+class Verdict(TypedDict):
+    keep: Annotated[str, "a, b, both or merged"]
+    note: str
+    by: str
+    at: str
+    text: Annotated[str | None, "merged: the corrected statement"]
+    memory: Annotated[str | None, "merged: the memory made of it"]
+
+
+class Reopening(TypedDict):
+    by: str
+    at: str
+    note: str
+
+
+class DisputeReport(TypedDict):
+    """A disagreement between two claims, whatever number of cases it gathered."""
+
+    dispute: str
+    status: Annotated[str, "pending, escalated or resolved"]
+    cases: list
+    case_count: int
+    agents: list
+    opened_at: str
+    similarity: float
+    phase_diff: float
+    reason: Annotated[str, "the judge's reason"]
+    a: DisputeSide
+    b: DisputeSide
+    resolution: Annotated[Verdict | None, "null while open"]
+    reopened: Annotated[Reopening | None, "null unless a reopening stands"]
+    applied: Annotated[list, "its cases whose verdict took effect here"]
+    awaiting: Annotated[str | None, "set while the verdict's reviewer is not honoured here"]
+
+
+class DecidedDispute(DisputeReport):
+    """A dispute after a person's verdict (or reopening), recorded and shared."""
+
+    commit: str
+    resolved_cases: Annotated[list, "resolve: the cases it decided"]
+    reopened_cases: Annotated[list, "reopen: the cases it reopened"]
+    quarantine: Annotated[dict, "the cases shared: pushed, cases, ..."]
+
+
 def _unwrapped(kind: Any) -> tuple[Any, str]:
     """The type under Annotated and Optional, with its note ("" when none)."""
     note = ""
@@ -114,14 +174,15 @@ def shape_text(shape: type) -> str:
     return "{" + ", ".join(parts) + "}"
 
 
-def documented(shape: type, *, lead: str = "JSON:", for_click: bool = True) -> Callable:
+def documented(shape: type, *, lead: str = "JSON:", for_click: bool = True, many: bool = False) -> Callable:
     """A decorator: the function's docstring ends with the shape it returns, written from
-    `shape` (for click, after a \\b line: printed as written, not rewrapped)."""
+    `shape` (a list of them, `many`; for click, after a \\b line: printed as written)."""
     def decorate(func: Callable) -> Callable:
         doc = func.__doc__ or ""
         body = [line for line in doc.splitlines()[1:] if line.strip()]
         indent = " " * min((len(line) - len(line.lstrip()) for line in body), default=4)
-        lines = textwrap.wrap(f"{lead} {shape_text(shape)}", width=88, subsequent_indent="  ",
+        written = f"[{shape_text(shape)}]" if many else shape_text(shape)
+        lines = textwrap.wrap(f"{lead} {written}", width=88, subsequent_indent="  ",
                               break_on_hyphens=False)
         keep = f"{indent}\b\n" if for_click else ""  # \b: click keeps the paragraph as written
         func.__doc__ = doc.rstrip() + f"\n\n{keep}" + "\n".join(indent + line for line in lines) + f"\n{indent}"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from ..reports import DecidedDispute, DisputeReport, documented
 from .common import agent_options, cli_errors, emit, json_option, open_agent
 
 @click.group("quarantine")
@@ -23,6 +24,7 @@ def _render_disputes(disputes: list[dict]) -> str:
 @click.option("--status", help="open (pending or escalated), pending, escalated or resolved.")
 @agent_options
 @json_option
+@documented(DisputeReport, many=True)
 def quarantine_list(status, home, agent_id, as_json):
     """List disputes: disagreements between two claims, escalated first, oldest first.
 
@@ -31,12 +33,6 @@ def quarantine_list(status, home, agent_id, as_json):
     disagreement (by any agent, about any copies) are one dispute. A resolved
     dispute whose verdict no reviewer this agent honours signed is shown
     "awaiting an authorised reviewer" (see `cmem reviewers add`).
-
-    \b
-    JSON: [{"dispute", "status", "cases", "case_count", "agents", "opened_at",
-            "similarity", "phase_diff", "reason", "a": SIDE, "b": SIDE, "resolution",
-            "reopened", "applied", "awaiting"}]; SIDE = {"memory", "content", "summary", "origin_agent", "trust",
-            "amplitude", "disputed", "refuted_by", "valid_until", "copies", "parents"}
     """
     with cli_errors():
         with open_agent(home, agent_id) as agent:
@@ -68,13 +64,11 @@ def _render_dispute(d: dict) -> str:
 @click.argument("dispute_id")
 @agent_options
 @json_option
+@documented(DisputeReport)
 def quarantine_show(dispute_id, home, agent_id, as_json):
     """One dispute: both claims side by side, with origins, trust, copies and the verdict.
 
     DISPUTE_ID is a dispute's id, or the id of one of its cases.
-
-    \b
-    JSON: one dispute, as `quarantine list --json` shows each.
     """
     with cli_errors():
         with open_agent(home, agent_id) as agent:
@@ -93,6 +87,7 @@ def quarantine_show(dispute_id, home, agent_id, as_json):
 @click.argument("remote_name", metavar="[REMOTE]", required=False)
 @agent_options
 @json_option
+@documented(DecidedDispute)
 def quarantine_resolve(dispute_id, keep, text, note, by, supersede, remote_name, home, agent_id, as_json):
     """Decide a dispute, signed with the reviewer's key, then push it.
 
@@ -108,9 +103,6 @@ def quarantine_resolve(dispute_id, keep, text, note, by, supersede, remote_name,
     another (--supersede, or `quarantine reopen`) stands over it; of two made apart,
     every agent keeps the same one.
     Exit 3: recorded locally, not shared (run `cmem push`); 2: bad input, nothing written.
-
-    \b
-    JSON: the dispute after the verdict plus "commit", "resolved_cases" and "quarantine".
     """
     with cli_errors():
         with open_agent(home, agent_id) as agent:
@@ -129,15 +121,13 @@ def quarantine_resolve(dispute_id, keep, text, note, by, supersede, remote_name,
 @click.argument("remote_name", metavar="[REMOTE]", required=False)
 @agent_options
 @json_option
+@documented(DecidedDispute)
 def quarantine_reopen(dispute_id, note, by, remote_name, home, agent_id, as_json):
     """Undo the verdict on a resolved dispute, signed with the reviewer's key, then push it.
 
     Every agent that honours the reviewer withdraws the verdict (refutations lifted,
     flags set again; trust it moved stays moved) and lists the dispute as escalated.
     Exit 3: recorded locally, not shared (run `cmem push`); 2: bad input, nothing written.
-
-    \b
-    JSON: the dispute after it plus "commit", "reopened_cases" and "quarantine".
     """
     with cli_errors():
         with open_agent(home, agent_id) as agent:

@@ -17,6 +17,7 @@ from ..identity import Identity
 from ..model import Case, Memory, events, iso, utcnow, validate_text
 from ..model.enums import AWAITING_REVIEWER, CaseStatus, Keep
 from ..model.refs import QUARANTINE_BRANCH
+from ..reports import DecidedDispute, DisputeReport, DisputeSide, Reopening, Verdict
 from ..roster import service as roster
 from .cases import resolution, revision, validate_keep
 from . import grouping, signing, verdicts
@@ -43,7 +44,7 @@ class Disputes:
         self.agent_id = agent_id
 
     # --- reading -------------------------------------------------------------
-    def list(self, status: str | None = None) -> list[dict]:
+    def list(self, status: str | None = None) -> list[DisputeReport]:
         """Escalated first, then pending, then resolved; oldest first within each."""
         if status is not None and status not in STATUS_CHOICES:
             raise BadInput("status", f"must be one of {', '.join(STATUS_CHOICES)}, got {status!r}")
@@ -55,7 +56,7 @@ class Disputes:
                or (status == OPEN and d["status"] != CaseStatus.RESOLVED)]
         return sorted(out, key=lambda d: (_ORDER[d["status"]], d["opened_at"], d["dispute"]))
 
-    def show(self, dispute_id: str) -> dict:
+    def show(self, dispute_id: str) -> DisputeReport:
         """One dispute; a case id of it finds it too."""
         did, cases = self._group(dispute_id)
         return self._describe(did, cases, self.peers.trust_scores(), self.tables.applied_verdicts.case_ids(),
@@ -83,7 +84,7 @@ class Disputes:
         return verdicts.copies_of(self.tables, ids)
 
     def _describe(self, did: str, cases: list[Case], scores: dict[str, float], applied: set[str],
-                  copies: dict[str, set[str]]) -> dict:
+                  copies: dict[str, set[str]]) -> DisputeReport:
         root = next((c for c in cases if c.id == did), cases[0])
         ordered = [root, *[c for c in cases if c is not root]]
         flipped, side_a, side_b = grouping.orient(ordered, copies)
@@ -110,7 +111,7 @@ class Disputes:
             found = self.tables.memories.get(memory_id, as_of=QUARANTINE_BRANCH)
         return found
 
-    def _side(self, memory_id: str, agent: str, ids: set[str], scores: dict[str, float]) -> dict:
+    def _side(self, memory_id: str, agent: str, ids: set[str], scores: dict[str, float]) -> DisputeSide:
         m = self._memory(memory_id)
         origins = {r["id"]: r["origin_agent"]
                    for r in self.tables.memories.rows_by_id(sorted(ids), columns=("id", "origin_agent"))}
@@ -141,7 +142,7 @@ class Disputes:
         return dispute
 
     def resolve(self, dispute_id: str, *, keep: str, note: str | None, by: str, reviewer: Identity,
-                text: str | None = None, merged: Memory | None = None, supersede: bool = False) -> dict:
+                text: str | None = None, merged: Memory | None = None, supersede: bool = False) -> DecidedDispute:
         """Record the verdict on every open case of the dispute (on every case, superseding
         the verdict that stands), signed with the reviewer's key; it takes effect here when
         this agent honours that reviewer. One commit (with the corrected memory, for merged)."""
@@ -158,9 +159,9 @@ class Disputes:
         verb = "supersede the verdict on" if supersede else "resolve"
         head = self._record(rows, f"quarantine: {verb} dispute {did} keep {keep} ({len(rows)} case(s))",
                             merged=merged)
-        return {**self.show(did), "commit": head, "resolved_cases": [r.id for r in rows]}
+        return {**self.show(did), "commit": head, "resolved_cases": [r.id for r in rows], "reopened_cases": []}
 
-    def reopen(self, dispute_id: str, *, note: str | None, by: str, reviewer: Identity) -> dict:
+    def reopen(self, dispute_id: str, *, note: str | None, by: str, reviewer: Identity) -> DecidedDispute:
         """Undo the verdict that stands on a resolved dispute: each case holding it gets a signed
         reopening, which stands over the verdict it saw (cases.verdict_order), so every agent
         withdraws that verdict and lists the dispute as open (escalated) again."""
@@ -173,7 +174,7 @@ class Disputes:
         rows = self._signed([c for c in cases if c.resolved], cases, lambda c: Keep.REOPEN, note=note, by=by,
                             reviewer=reviewer, decided={"dispute": did, "dispute_keep": Keep.REOPEN})
         head = self._record(rows, f"quarantine: reopen dispute {did} ({len(rows)} case(s))")
-        return {**self.show(did), "commit": head, "reopened_cases": [r.id for r in rows]}
+        return {**self.show(did), "commit": head, "resolved_cases": [], "reopened_cases": [r.id for r in rows]}
 
     def _signed(self, deciding: list[Case], cases: list[Case], keep_of: Callable[[Case], str], *,
                 note: str | None, by: str, reviewer: Identity, decided: dict) -> list[Case]:
@@ -207,14 +208,14 @@ class Disputes:
         return head
 
 
-def _resolution(case: Case, flipped: dict[str, bool]) -> dict:
+def _resolution(case: Case, flipped: dict[str, bool]) -> Verdict:
     decision = case.decision()
     keep = decision.get("dispute_keep") or grouping.side_keep(decision["keep"], flipped.get(case.id, False))
     return {"keep": keep, "note": decision.get("note", ""), "by": decision.get("by"), "at": decision.get("at"),
             "text": decision.get("text"), "memory": decision.get("memory")}
 
 
-def _reopened(cases: list[Case]) -> dict | None:
+def _reopened(cases: list[Case]) -> Reopening | None:
     """Who reopened the dispute, when and why, while a reopening stands on it."""
     reopening = next((c.decision() for c in cases if c.resolution and c.decision()["keep"] == Keep.REOPEN), None)
     if reopening is None:

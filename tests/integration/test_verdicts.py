@@ -9,6 +9,7 @@ import json
 import pytest
 
 from collective.errors import BadInput
+from collective.reports import DecidedDispute, DisputeReport, mismatches
 
 from tests.integration.test_exchange import ASK_PUMP, NOT_PUMP, PUMP, PUMP_TOO, ana, sync_round  # noqa: F401
 
@@ -301,16 +302,19 @@ def test_a_reopened_dispute_is_open_everywhere_and_its_verdict_withdrawn(trio, a
                     "--by", "ana", "--agent", "earth-2", "--json")
     assert reopened.exit_code == 0, reopened.output
     assert json.loads(reopened.stdout)["reopened"]["by"] == "ana"
+    assert mismatches(json.loads(reopened.stdout), DecidedDispute) == []
     sync_round(trio)
     for name, agent in trio.items():
         (dispute,) = agent.disputes()
         assert dispute["status"] == "escalated" and dispute["resolution"] is None, name
         assert dispute["reopened"]["note"] == "the inspection was of module B", name
+        assert mismatches(dispute, DisputeReport) == [], name
         assert not agent.get(pump.id).refuted_by and not agent.get(not_pump.id).refuted_by, name
         assert agent.get(pump.id).disputed and agent.get(not_pump.id).disputed, name
     again = cmem("quarantine", "reopen", seen["dispute"], "--note", "twice", "--by", "ana", "--agent", "earth-2")
     assert again.exit_code == 2 and "only a resolved dispute" in again.output
     decided = trio["mars-1"].resolve_dispute(seen["dispute"], keep=side_of(seen, pump.id), note="module C", by="ana")
+    assert mismatches(decided, DecidedDispute) == []
     sync_round(trio)
     _stands_everywhere(trio, pump, not_pump, decided)
 

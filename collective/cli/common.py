@@ -164,9 +164,16 @@ def filter_options(func: Callable) -> Callable:
     return func
 
 
-def open_agent(home: str | None, agent_id: str | None, **kwargs) -> Agent:
+@contextlib.contextmanager
+def open_agent(home: str | None, agent_id: str | None, **kwargs) -> Iterator[Agent]:
+    """The agent a command acts as, closed after it. What the command left in the outbox
+    is published as it ends, where a NATS server is named (events.service.publish_waiting):
+    a store or a push signals without a listener or a flush."""
     from ..agent import Agent  # imported here so `cmem --help` stays fast
-    return Agent.open(agent_id, home=home, **kwargs)
+    from ..sync.events.service import publish_waiting
+    with Agent.open(agent_id, home=home, **kwargs) as agent:
+        yield agent
+        publish_waiting(agent.sync_port(), agent.home)
 
 
 def init_agent(agent_id: str, home: str | None, **kwargs) -> Agent:

@@ -17,9 +17,7 @@ def mcp_cmd(home, agent_id):
     with the message the matching command would print. An MCP client starts
     this command itself (see the README for its mcpServers entry).
     """
-    with cli_errors():
-        agent = open_agent(home, agent_id)
-    with agent:
+    with cli_errors(), open_agent(home, agent_id) as agent:
         from ..mcp.server import serve  # the SDK loads only when serving
         serve(agent)
 

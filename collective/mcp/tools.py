@@ -42,14 +42,19 @@ class MemoryTools:
         self.agent = agent
         self._lock = threading.Lock()
 
-    def _call(self, work: Callable[[Agent], Any]) -> Any:
+    def _call(self, work: Callable[[Agent], Any], *, publishes: bool = False) -> Any:
         """work(agent) as plain JSON, or a tool error with the CLI's line. Returned rather
-        than raised: the SDK would put "Error executing tool NAME: " before a raised one."""
+        than raised: the SDK would put "Error executing tool NAME: " before a raised one.
+        A tool that changes the agent publishes its events as the CLI's commands do."""
         with self._lock:
             try:
-                return plain(work(self.agent))
+                done = plain(work(self.agent))
             except CollectiveError as e:
                 return CallToolResult(content=[TextContent(type="text", text=one_line(e))], is_error=True)
+            if publishes:
+                from ..sync.events.service import publish_waiting
+                publish_waiting(self.agent.sync_port(), self.agent.home)
+            return done
 
     def store(self, content: str, category: str = "knowledge", tags: list[str] | None = None,
               importance: float = 0.5, phase: float | None = None, stance: str | None = None) -> Result:
@@ -64,8 +69,8 @@ class MemoryTools:
         "phase", "stance", "origin_agent", "created_at", ...} plus "deduplicated" (true when
         it reinforced an existing memory) and "commit" (the commit made).
         """
-        return self._call(lambda agent: agent.store(content, category=category, tags=tags or [],
-                                                    importance=importance, phase=phase, stance=stance).to_dict())
+        return self._call(lambda agent: agent.store(content, category=category, tags=tags or [], importance=importance,
+                                                    phase=phase, stance=stance).to_dict(), publishes=True)
 
     def recall(self, query: str, k: int = 5, min_score: float | None = None, tags: list[str] | None = None,
                categories: list[str] | None = None, origins: list[str] | None = None, since: str | None = None,
@@ -122,7 +127,7 @@ class MemoryTools:
 
         Returns {"id", "retracted", "changed" (false if it was already retracted), "commit"}.
         """
-        return self._call(lambda agent: agent.forget(memory_id))
+        return self._call(lambda agent: agent.forget(memory_id), publishes=True)
 
     def log(self, n: int = 20) -> Result:
         """The agent's last n commits, newest first.
@@ -141,7 +146,7 @@ class MemoryTools:
         """Push the agent's working branch to the commons (the default remote unless
         named), and the shared quarantine when it has news, as `cmem push --json`.
         """
-        return self._call(lambda agent: agent.push(remote))
+        return self._call(lambda agent: agent.push(remote), publishes=True)
 
     @documented(PullReport, lead="Returns", for_click=False)
     def pull(self, remote: str | None = None, peers: list[str] | None = None, dry_run: bool = False) -> Result:
@@ -149,7 +154,7 @@ class MemoryTools:
         (only the named peers if given), as `cmem pull --json`. dry_run: plan only,
         write nothing.
         """
-        return self._call(lambda agent: agent.pull(remote, peers=peers or [], dry_run=dry_run))
+        return self._call(lambda agent: agent.pull(remote, peers=peers or [], dry_run=dry_run), publishes=True)
 
     def quarantine_list(self, status: str | None = None) -> Result:
         """Disagreements between memories waiting for a person, optionally only those

@@ -1,5 +1,6 @@
 """The long-running side: `listen` (receive, decide, pull; drain the outbox; a periodic
-agent.status), `tail` (print events as they arrive) and `flush` (drain once).
+agent.status), `tail` (print events as they arrive) and `flush` (drain once); and
+`publish_waiting`, which a command runs once it committed, where a NATS server is named.
 
 The agent's database is used from one worker thread at a time, so the event loop
 keeps answering NATS while a pull runs.
@@ -119,6 +120,26 @@ async def flush(port: SyncPort, options: NatsOptions, *, attempts: int = 3) -> d
     finally:
         await nc.close()
     return {"published": published, "outbox": port.outbox.depth()}
+
+
+def named_nats(home) -> bool:
+    """Whether a person named a NATS server for this home ($CMEM_NATS_URL, `nats_url` or
+    [nats] servers): only then does a command publish its events as soon as it committed."""
+    return bool(home.setting("nats_url") or (home.config.get(NatsOptions.TABLE) or {}).get("servers"))
+
+
+def publish_waiting(port: SyncPort, home) -> dict | None:
+    """Publish what a command left in the outbox, once, where a NATS server is named (None
+    where none is, or nothing waits). The command's work is committed already: a NATS that
+    does not answer fails nothing, and the events wait in the outbox for the next command,
+    `cmem events flush` or a listener."""
+    if not port.outbox.depth() or not named_nats(home):
+        return None
+    try:
+        return asyncio.run(flush(port, NatsOptions.from_home(home), attempts=1))
+    except Exception as error:  # noqa: BLE001 (whatever NATS raised: the events stay, nothing is lost)
+        log.info("events not published now (%s): %d wait in the outbox", error, port.outbox.depth())
+        return None
 
 
 async def tail(port: SyncPort, options: NatsOptions, *, types: Sequence[str] = (),

@@ -78,18 +78,20 @@ class ReviewPage:
                            path=request.url.path, table=f"_{key}_table.html", **await self.agent_call(run))
 
     async def act(self, request: Request, call: Callable[[Agent], Any], *, done: str,
-                  again: Callable[..., Any], entered: dict) -> Response:
-        """Make a decision; then redirect to its page (POST-redirect-GET), or show that page again
-        with the error and what was typed when the input was bad."""
+                  again: Callable[..., Any], entered: dict, page: str | None = None) -> Response:
+        """Make a decision; then redirect to its page (the one posted to, unless named:
+        POST-redirect-GET), or show that page again with the error and what was typed when
+        the input was bad."""
+        page = page or request.url.path
         try:
             await self.agent_call(call)
         except NotShared:
-            return RedirectResponse(f"{request.url.path}?done={done}&unshared=1", status_code=303)
+            return RedirectResponse(f"{page}?done={done}&unshared=1", status_code=303)
         except BadInput as e:
             if isinstance(e, NotFound):
                 raise
             return await again(request, error=one_line(e), status=400, entered=entered)
-        return RedirectResponse(f"{request.url.path}?done={done}", status_code=303)
+        return RedirectResponse(f"{page}?done={done}", status_code=303)
 
     # --- pages -------------------------------------------------------------------------
     async def overview(self, request: Request) -> Response:
@@ -124,6 +126,14 @@ class ReviewPage:
         return await self.act(request, lambda agent: agent.resolve_dispute(
             dispute_id, keep=keep, text=text if keep == "merged" else None, note=note, by=self.reviewer),
             done="verdict", again=self.dispute, entered={"note": note, "text": text})
+
+    async def reopen(self, request: Request) -> Response:
+        dispute_id = request.path_params["dispute_id"]
+        form = await self.guard.checked_form(request)
+        note = str(form.get("note", ""))
+        return await self.act(request, lambda agent: agent.reopen_dispute(dispute_id, note=note, by=self.reviewer),
+                              done="reopening", again=self.dispute, entered={"reopen_note": note},
+                              page=f"/disputes/{dispute_id}")
 
     async def promotion(self, request: Request, *, error: str | None = None, status: int = 200,
                         entered: dict | None = None) -> Response:
@@ -174,6 +184,7 @@ def build_app(open_agent: Callable[[], ContextManager[Agent]], *, reviewer: str,
         Route("/disputes", page.dispute_list),
         Route("/disputes/{dispute_id}", page.dispute),
         Route("/disputes/{dispute_id}", page.resolve, methods=["POST"]),
+        Route("/disputes/{dispute_id}/reopen", page.reopen, methods=["POST"]),
         Route("/promotions", page.promotion_list),
         Route("/promotions/{memory_id}", page.promotion),
         Route("/promotions/{memory_id}", page.decide, methods=["POST"]),

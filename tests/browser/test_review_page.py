@@ -224,3 +224,26 @@ def test_merged_stores_the_corrected_statement_with_both_sides_as_parents(page, 
     assert sorted(merged.parents) == sorted(world.dispute_memories.values())
     recalled = cmem("recall", QUERY, "--agent", "earth-2", "--json", home=world.home)
     assert [h["content"] for h in json.loads(recalled.stdout)["hits"]][:1] == [corrected]
+
+
+def test_a_resolved_dispute_is_reopened_on_the_page_and_the_list_says_who_decided(page, served, world):
+    claims = open_dispute(page, served)
+    keep = "b" if claims["b"] == NOT_PUMP else "a"
+    page.fill("#note", "pressure test failed on sol 212")
+    page.click(f"form#verdict button[value={keep}]")
+    page.wait_for_selector("#resolution")
+    page.goto(served.url + "/disputes?status=resolved")
+    assert page.locator("tr.dispute td.verdict").inner_text().startswith(f"keep {keep} by ana,")
+    page.locator("tr.dispute a").first.click()
+    page.wait_for_selector("form#reopen")
+    page.fill("#reopen-note", "the gauge was miscalibrated")
+    page.click("form#reopen button")
+    page.wait_for_selector("#reopened")
+    assert page.locator("#dispute-status").inner_text() == "escalated"
+    assert "the gauge was miscalibrated" in page.locator("#reopened").inner_text()
+    assert page.locator("#notice").inner_text().startswith("Reopening recorded under ana")
+    assert page.locator("form#verdict").count() == 1  # open again: a verdict can be given
+    with Agent.open("earth-2", home=world.home) as agent:
+        (dispute,) = agent.disputes("open")
+        assert dispute["reopened"]["by"] == "ana"
+        assert not agent.get(dispute["a"]["memory"]).refuted_by and not agent.get(dispute["b"]["memory"]).refuted_by

@@ -1,14 +1,19 @@
 """What the front door's verbs return, as typed shapes (TypedDicts: a JSON object is the
 point). The Agent returns them, `cmem ... --json` prints them and the MCP tools return
-them (and `cmem --help` reads them, so this imports nothing heavy); the shapes their help documents are written from these (`documented`), and
-`mismatches` says where a value strays from its shape, so a test fails when they disagree.
+them. The shapes the CLI's help, the README and the MCP descriptions document are
+written from these (`documented`), the MCP tools' output schemas too (the SDK reads the
+tools' annotations), and `mismatches` says where a value strays from its shape, so a
+test fails when they disagree. `cmem --help` imports this: it imports nothing heavy.
 
 A field's note (`Annotated[type, "note"]`) is printed beside its name in the docs."""
 
 from __future__ import annotations
 
 import textwrap
-from typing import Annotated, Any, Callable, TypedDict, get_args, get_origin, get_type_hints, is_typeddict
+from typing import Annotated, Any, Callable, get_args, get_origin
+
+# typing_extensions' TypedDict: pydantic (the MCP SDK's output schemas) reads nested ones only from it on 3.11
+from typing_extensions import TypedDict, get_type_hints, is_typeddict
 
 DRY = "null on a dry run"
 PEER_STATUSES = "merged, unchanged, refused, planned"  # model.enums.PeerStatus (imported by no help text: numpy)

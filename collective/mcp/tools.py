@@ -137,19 +137,19 @@ class MemoryTools:
         return self._call(lambda agent: {"commits": [c.to_dict() for c in agent.log(n)]})
 
     @documented(StatusReport, lead="Returns", for_click=False)
-    def status(self) -> Result:
+    def status(self) -> StatusReport:
         """The agent at a glance, as `cmem status --json`."""
         return self._call(lambda agent: agent.status())
 
     @documented(PushReport, lead="Returns", for_click=False)
-    def push(self, remote: str | None = None) -> Result:
+    def push(self, remote: str | None = None) -> PushReport:
         """Push the agent's working branch to the commons (the default remote unless
         named), and the shared quarantine when it has news, as `cmem push --json`.
         """
         return self._call(lambda agent: agent.push(remote), publishes=True)
 
     @documented(PullReport, lead="Returns", for_click=False)
-    def pull(self, remote: str | None = None, peers: list[str] | None = None, dry_run: bool = False) -> Result:
+    def pull(self, remote: str | None = None, peers: list[str] | None = None, dry_run: bool = False) -> PullReport:
         """Fetch the commons and merge what each peer learned since the last pull
         (only the named peers if given), as `cmem pull --json`. dry_run: plan only,
         write nothing.

@@ -13,6 +13,8 @@ from typing import Any, AsyncIterator
 
 import anyio
 import pytest
+
+from collective.reports import PeerPullReport, PullReport, PushReport, StatusReport
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
@@ -68,6 +70,12 @@ def test_lists_every_tool_with_a_schema_and_a_documented_result(agents):
                                                           "consensus", "min_score", "tags", "categories", "origins",
                                                           "since", "until"}
         assert recall.annotations.read_only_hint and not tools["store"].annotations.read_only_hint
+        # the output schemas of the typed reports (collective/reports.py), every field required
+        for name, report in (("pull", PullReport), ("push", PushReport), ("status", StatusReport)):
+            schema = tools[name].output_schema
+            assert set(schema["properties"]) == set(schema["required"]) == set(report.__annotations__), name
+        peer = tools["pull"].output_schema["$defs"]["PeerPullReport"]
+        assert set(peer["properties"]) == set(PeerPullReport.__annotations__)
     run(scenario)
 
 

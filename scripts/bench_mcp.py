@@ -81,15 +81,15 @@ async def measure(home: Path, calls: int, embedder: str, local: Agent) -> dict[s
     async with stdio_client(server_params("served", home, embedder)) as (read, write), \
             ClientSession(read, write) as session:
         await session.initialize()
-        await timed_call(session, "store", content="warm-up")
-        await timed_call(session, "recall", query="warm-up")
+        await timed_call(session, "memory_store", content="warm-up")
+        await timed_call(session, "memory_recall", query="warm-up")
         local.store("warm-up")
         local.recall("warm-up")
         for i in range(calls):
-            times["store_mcp"].append(await timed_call(session, "store", content=sentence(i)))
+            times["store_mcp"].append(await timed_call(session, "memory_store", content=sentence(i)))
             times["store_in_process"].append(timed(local.store, sentence(i)))
         for i in range(calls):
-            times["recall_mcp"].append(await timed_call(session, "recall", query=query(i), k=5))
+            times["recall_mcp"].append(await timed_call(session, "memory_recall", query=query(i), k=5))
             times["recall_in_process"].append(timed(local.recall, query(i), k=5))
     return times
 

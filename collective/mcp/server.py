@@ -16,7 +16,7 @@ from mcp.server.stdio import stdio_server
 from mcp.types import ToolAnnotations
 from pydantic import ValidationError
 
-from .tools import CHANGING, READ_ONLY, MemoryTools
+from .tools import CHANGING, NAMES, READ_ONLY, MemoryTools
 from .unreadable import Answering
 
 if TYPE_CHECKING:
@@ -40,6 +40,9 @@ class MemoryServer(MCPServer):
                                             self._lowlevel_server.create_initialization_options())
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        tool = self._tool_manager.get_tool(name)
+        if tool is not None:
+            _check_arguments(tool.parameters, arguments or {})
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as e:
@@ -49,17 +52,29 @@ class MemoryServer(MCPServer):
                                       for err in e.__cause__.errors())) from e.__cause__
 
 
+def _check_arguments(schema: dict, arguments: dict[str, Any]) -> None:
+    """What the SDK would let through: an argument the tool does not take, and true or false
+    where a number goes (Python's bool is an int). Refused in one line naming it."""
+    properties = schema.get("properties", {})
+    for name, value in arguments.items():
+        if name not in properties:
+            raise ToolError(f"{name}: not an argument of this tool (it takes {', '.join(properties) or 'none'})")
+        kinds = {properties[name].get("type")} | {k.get("type") for k in properties[name].get("anyOf", [])}
+        if isinstance(value, bool) and kinds & {"number", "integer"} and "boolean" not in kinds:
+            raise ToolError(f"{name}: a number, not {str(value).lower()}")
+
+
 def build_server(agent: Agent) -> MCPServer:
     """An MCPServer whose tools act on `agent` (which the caller opens and closes)."""
     server = MemoryServer(name="collective-memory", version=version("collective-memory"),
                           instructions=INSTRUCTIONS, log_level="WARNING")
     tools = MemoryTools(agent)
     for name in READ_ONLY:
-        server.add_tool(getattr(tools, name), annotations=ToolAnnotations(read_only_hint=True))
+        server.add_tool(getattr(tools, name), name=NAMES[name], annotations=ToolAnnotations(read_only_hint=True))
     for name in CHANGING:
         # forget retracts (kept in history), pull merges and may dispute: nothing is destroyed
-        server.add_tool(getattr(tools, name), annotations=ToolAnnotations(read_only_hint=False,
-                                                                          destructive_hint=False))
+        server.add_tool(getattr(tools, name), name=NAMES[name],
+                        annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False))
     return server
 
 

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import json
 import threading
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Annotated, Any, Callable, Literal
 
 from mcp.types import CallToolResult, TextContent
+from pydantic import Field
 
 from ..errors import CollectiveError, one_line
-from ..reports import PullReport, PushReport, StatusReport, documented
+from ..reports import DisputeReport, PullReport, PushReport, StatusReport, documented
 
 if TYPE_CHECKING:
     from ..agent import Agent
@@ -25,8 +26,20 @@ Result = dict[str, Any]
 
 # Tools that change nothing the agent shares (recall counts accesses in a local,
 # unversioned table; it never commits).
-READ_ONLY = ("recall", "list_memories", "show", "log", "status", "quarantine_list", "stability", "judge")
-CHANGING = ("store", "forget", "push", "pull")
+READ_ONLY = ("recall", "list_memories", "show", "log", "status", "disputes", "dispute", "peers", "trust",
+             "stability", "judge")
+CHANGING = ("store", "forget", "push", "pull", "promote", "endorse")
+# the names a client's model sees: each says it is about memory, apart from git and shell tools
+NAMES = {"list_memories": "memory_list"} | {name: f"memory_{name}" for name in (*READ_ONLY, *CHANGING)
+                                             if name != "list_memories"}
+DISPUTE_STATUS = Literal["open", "pending", "escalated", "resolved"]
+# the arguments' schemas as the client's model reads them: what each is, its choices and range
+CATEGORY = Annotated[Literal["knowledge", "experience", "skill", "social", "emotion"],
+                     Field(description="what kind of memory this is")]
+IMPORTANCE = Annotated[float, Field(gt=0, le=1, description="how much it matters: its amplitude, in (0, 1]")]
+STANCE = Annotated[Literal["affirm", "uncertain", "deny"] | None,
+                   Field(description="whether the text asserts its claim, hedges it or denies it")]
+HOW_MANY = Annotated[int, Field(ge=1, le=10_000, description="how many to return at most")]
 
 
 def plain(value: Any) -> Any:
@@ -56,8 +69,8 @@ class MemoryTools:
                 publish_waiting(self.agent.sync_port(), self.agent.home)
             return done
 
-    def store(self, content: str, category: str = "knowledge", tags: list[str] | None = None,
-              importance: float = 0.5, phase: float | None = None, stance: str | None = None) -> Result:
+    def store(self, content: str, category: CATEGORY = "knowledge", tags: list[str] | None = None,
+              importance: IMPORTANCE = 0.5, phase: float | None = None, stance: STANCE = None) -> Result:
         """Store a memory and commit it on the agent's working branch; storing identical
         content again reinforces the existing memory instead.
 
@@ -72,7 +85,7 @@ class MemoryTools:
         return self._call(lambda agent: agent.store(content, category=category, tags=tags or [], importance=importance,
                                                     phase=phase, stance=stance).to_dict(), publishes=True)
 
-    def recall(self, query: str, k: int = 5, min_score: float | None = None, tags: list[str] | None = None,
+    def recall(self, query: str, k: HOW_MANY = 5, min_score: float | None = None, tags: list[str] | None = None,
                categories: list[str] | None = None, origins: list[str] | None = None, since: str | None = None,
                until: str | None = None, as_of: str | None = None, include_faded: bool = False,
                include_refuted: bool = False, consensus: bool = False) -> Result:
@@ -99,7 +112,7 @@ class MemoryTools:
             until=until, as_of=as_of, include_faded=include_faded, include_refuted=include_refuted,
             consensus=consensus).to_dict())
 
-    def list_memories(self, limit: int = 20, offset: int = 0, tags: list[str] | None = None,
+    def list_memories(self, limit: HOW_MANY = 20, offset: int = 0, tags: list[str] | None = None,
                       categories: list[str] | None = None, origins: list[str] | None = None,
                       since: str | None = None, until: str | None = None, include_refuted: bool = False) -> Result:
         """Browse the memories recall can find, newest first, a page at a time; filters as
@@ -129,7 +142,7 @@ class MemoryTools:
         """
         return self._call(lambda agent: agent.forget(memory_id), publishes=True)
 
-    def log(self, n: int = 20) -> Result:
+    def log(self, n: HOW_MANY = 20) -> Result:
         """The agent's last n commits, newest first.
 
         Returns {"commits": [{"commit", "author", "email", "date", "message"}]}.
@@ -156,15 +169,50 @@ class MemoryTools:
         """
         return self._call(lambda agent: agent.pull(remote, peers=peers or [], dry_run=dry_run), publishes=True)
 
-    def quarantine_list(self, status: str | None = None) -> Result:
-        """Disagreements between memories waiting for a person, optionally only those
-        with the given status (pending, escalated or resolved).
-
-        Returns {"cases": [{"id", "memory_id_a", "memory_id_b", "agent_a", "agent_b",
-        "similarity", "phase_diff", "dispute_count", "status", "resolution",
-        "created_at", "resolved_at"}]}.
+    @documented(DisputeReport, lead='Returns {"disputes": [...]}, each', for_click=False)
+    def disputes(self, status: DISPUTE_STATUS | None = "open") -> Result:
+        """Disagreements between two claims, waiting for a person (escalated first, oldest
+        first): "open" (pending or escalated, the default), one status, or null for all.
+        A person decides them (`cmem quarantine resolve`, or the review page).
         """
-        return self._call(lambda agent: {"cases": agent.cases(status)})
+        return self._call(lambda agent: {"disputes": agent.disputes(status)})
+
+    @documented(DisputeReport, lead="Returns", for_click=False)
+    def dispute(self, dispute_id: str) -> Result:
+        """One dispute, both claims side by side; a case id of it finds it too."""
+        return self._call(lambda agent: agent.dispute(dispute_id))
+
+    def promote(self, memory_id: str, note: str | None = None) -> Result:
+        """Propose one of this agent's own memories for main, the collective's consensus;
+        it lands there when a reviewer approves it or enough agents endorse it.
+
+        Returns the proposal ({"memory", "origin_agent", "status", "endorsements", ...})
+        plus "promotions" (what crossed the commons).
+        """
+        return self._call(lambda agent: agent.promote(memory_id, note=note), publishes=True)
+
+    def endorse(self, memory_id: str) -> Result:
+        """Endorse another agent's proposed memory, signed by this agent.
+
+        Returns the proposal as it stands after it, plus "promotions".
+        """
+        return self._call(lambda agent: agent.endorse(memory_id), publishes=True)
+
+    def peers(self) -> Result:
+        """The agents this one has met: their trust here, last sync and key.
+
+        Returns {"peers": [{"agent", "trust", "last_sync", "last_synced_commit", "key_fingerprint",
+        "memories", "key_warning"}]}, as `cmem agents --json`.
+        """
+        return self._call(lambda agent: {"peers": agent.peers()})
+
+    def trust(self, agent_id: str) -> Result:
+        """A peer's trust score here and the ledger of every change to it (why, when, by what).
+
+        Returns {"agent", "trust", "events": [{"delta", "score_after", "reason", "evidence",
+        "verifier", "created_at"}]}, as `cmem trust --json`.
+        """
+        return self._call(lambda agent: agent.trust_ledger(agent_id))
 
     def stability(self) -> Result:
         """How settled the agent's memory is: the field stability, 0.6 * mean decayed

@@ -19,8 +19,9 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 CMEM = str(Path(sys.executable).parent / "cmem")
-TOOLS = {"store", "recall", "list_memories", "show", "forget", "log", "status", "push", "pull", "quarantine_list", "stability",
-         "judge"}
+TOOLS = {"memory_store", "memory_recall", "memory_list", "memory_show", "memory_forget", "memory_log", "memory_status",
+         "memory_push", "memory_pull", "memory_disputes", "memory_dispute", "memory_peers", "memory_trust",
+         "memory_promote", "memory_endorse", "memory_stability", "memory_judge"}
 
 
 @contextlib.asynccontextmanager
@@ -64,17 +65,17 @@ def test_lists_every_tool_with_a_schema_and_a_documented_result(agents):
             tools = {t.name: t for t in (await session.list_tools()).tools}
         assert set(tools) == TOOLS
         assert all("Returns" in t.description for t in tools.values())
-        recall = tools["recall"]
+        recall = tools["memory_recall"]
         assert recall.input_schema["required"] == ["query"]
         assert set(recall.input_schema["properties"]) == {"query", "k", "as_of", "include_faded", "include_refuted",
                                                           "consensus", "min_score", "tags", "categories", "origins",
                                                           "since", "until"}
-        assert recall.annotations.read_only_hint and not tools["store"].annotations.read_only_hint
+        assert recall.annotations.read_only_hint and not tools["memory_store"].annotations.read_only_hint
         # the output schemas of the typed reports (collective/reports.py), every field required
-        for name, report in (("pull", PullReport), ("push", PushReport), ("status", StatusReport)):
+        for name, report in (("memory_pull", PullReport), ("memory_push", PushReport), ("memory_status", StatusReport)):
             schema = tools[name].output_schema
             assert set(schema["properties"]) == set(schema["required"]) == set(report.__annotations__), name
-        peer = tools["pull"].output_schema["$defs"]["PeerPullReport"]
+        peer = tools["memory_pull"].output_schema["$defs"]["PeerPullReport"]
         assert set(peer["properties"]) == set(PeerPullReport.__annotations__)
     run(scenario)
 
@@ -84,57 +85,57 @@ def test_a_keyword_and_a_question_in_other_words_find_their_memories_and_filters
     find it; a question about nothing stored names the closest instead; filters and paging."""
     async def scenario():
         async with served(agents, "earth-1") as session:
-            pump = await call(session, "store", content="The coolant pump in module C is safe to operate",
+            pump = await call(session, "memory_store", content="The coolant pump in module C is safe to operate",
                               tags=["hardware"])
-            dark = await call(session, "store", content="The user prefers dark mode in every editor",
+            dark = await call(session, "memory_store", content="The user prefers dark mode in every editor",
                               category="social")
-            await call(session, "store", content="Lunch is served at noon in the galley")
-            assert [h["id"] for h in (await call(session, "recall", query="pump"))["hits"]] == [pump["id"]]
-            theme = await call(session, "recall", query="what theme does the user like?")
+            await call(session, "memory_store", content="Lunch is served at noon in the galley")
+            assert [h["id"] for h in (await call(session, "memory_recall", query="pump"))["hits"]] == [pump["id"]]
+            theme = await call(session, "memory_recall", query="what theme does the user like?")
             assert [h["id"] for h in theme["hits"]][:1] == [dark["id"]]
             hit = theme["hits"][0]
             assert hit["relevance"] == pytest.approx(0.7 * hit["similarity"] + 0.3 * hit["lexical"] ** 2, abs=1e-5)
-            nothing = await call(session, "recall", query="what is the capital of France?")
+            nothing = await call(session, "memory_recall", query="what is the capital of France?")
             assert nothing["hits"] == [] and nothing["closest"] is not None
             assert nothing["closest"]["relevance"] < nothing["min_score"]
-            narrowed = await call(session, "recall", query="pump", tags=["hardware"], categories=["knowledge"])
+            narrowed = await call(session, "memory_recall", query="pump", tags=["hardware"], categories=["knowledge"])
             assert [h["id"] for h in narrowed["hits"]] == [pump["id"]]
-            assert (await call(session, "recall", query="pump", categories=["social"]))["hits"] == []
-            page = await call(session, "list_memories", limit=2)
+            assert (await call(session, "memory_recall", query="pump", categories=["social"]))["hits"] == []
+            page = await call(session, "memory_list", limit=2)
             assert page["total"] == 3 and len(page["memories"]) == 2 and page["offset"] == 0
-            rest = await call(session, "list_memories", limit=2, offset=2)
+            rest = await call(session, "memory_list", limit=2, offset=2)
             assert len(rest["memories"]) == 1
             assert {m["id"] for m in page["memories"] + rest["memories"]} >= {pump["id"], dark["id"]}
-            assert (await call(session, "list_memories", categories=["social"]))["memories"][0]["id"] == dark["id"]
+            assert (await call(session, "memory_list", categories=["social"]))["memories"][0]["id"] == dark["id"]
     run(scenario)
 
 
 def test_stores_recalls_and_recalls_as_of_an_earlier_commit(agents, engine):
     async def scenario():
         async with served(agents, "earth-1") as session:
-            pump = await call(session, "store", content="The coolant pump on deck 3 is safe to run.",
+            pump = await call(session, "memory_store", content="The coolant pump on deck 3 is safe to run.",
                               tags=["deck-3"])
-            seal = await call(session, "store", content="The airlock seal on deck 5 is leaking air.")
+            seal = await call(session, "memory_store", content="The airlock seal on deck 5 is leaking air.")
             assert pump["tags"] == ["deck-3"] and not pump["deduplicated"] and pump["commit"] != seal["commit"]
-            now = await call(session, "recall", query="Is the airlock seal leaking?", k=1)
+            now = await call(session, "memory_recall", query="Is the airlock seal leaking?", k=1)
             assert [h["id"] for h in now["hits"]] == [seal["id"]]
-            then = await call(session, "recall", query="Is the airlock seal leaking?", as_of=pump["commit"])
+            then = await call(session, "memory_recall", query="Is the airlock seal leaking?", as_of=pump["commit"])
             assert seal["id"] not in [h["id"] for h in then["hits"]]  # not stored yet then
-            then = await call(session, "recall", query="Is the pump on deck 3 safe?", as_of=seal["commit"])
+            then = await call(session, "memory_recall", query="Is the pump on deck 3 safe?", as_of=seal["commit"])
             assert [h["id"] for h in then["hits"]][:1] == [pump["id"]]
 
-            assert (await call(session, "show", memory_id=pump["id"]))["content"].startswith("The coolant pump")
-            assert (await call(session, "log", n=2))["commits"][0]["commit"] == seal["commit"]
-            status = await call(session, "status")
+            assert (await call(session, "memory_show", memory_id=pump["id"]))["content"].startswith("The coolant pump")
+            assert (await call(session, "memory_log", n=2))["commits"][0]["commit"] == seal["commit"]
+            status = await call(session, "memory_status")
             assert (status["agent"], status["engine"], status["counts"]["own"]) == ("earth-1", engine, 2)
-            stability = await call(session, "stability")
+            stability = await call(session, "memory_stability")
             assert stability["memories"] == 2 and 0 < stability["stability"] <= 1
-            forgotten = await call(session, "forget", memory_id=seal["id"])
-            assert forgotten["changed"] and (await call(session, "stability"))["memories"] == 1
-            verdict = await call(session, "judge", a="EVA 3 starts at 14:00 on Sunday.",
+            forgotten = await call(session, "memory_forget", memory_id=seal["id"])
+            assert forgotten["changed"] and (await call(session, "memory_stability"))["memories"] == 1
+            verdict = await call(session, "memory_judge", a="EVA 3 starts at 14:00 on Sunday.",
                                  b="EVA 3 starts at 14:00 on Wednesday.")
             assert verdict["relation"] == "destructive"
-            assert (await call(session, "quarantine_list"))["cases"] == []
+            assert (await call(session, "memory_disputes"))["disputes"] == []
     run(scenario)
 
 
@@ -142,33 +143,36 @@ def test_stores_recalls_and_recalls_as_of_an_earlier_commit(agents, engine):
 def test_pushes_and_pulls_between_two_agents_through_a_file_commons(agents):
     async def scenario():
         async with served(agents, "earth-1") as earth:
-            stored = await call(earth, "store", content="Dust storms on Mars peak in the southern summer.")
-            pushed = await call(earth, "push")
+            stored = await call(earth, "memory_store", content="Dust storms on Mars peak in the southern summer.")
+            pushed = await call(earth, "memory_push")
             assert pushed["branch"] == "earth-1/working" and pushed["remote"] == "origin"
         async with served(agents, "mars-1") as mars:
-            pulled = await call(mars, "pull", remote="origin")
+            pulled = await call(mars, "memory_pull", remote="origin")
             assert [(p["peer"], p["status"]) for p in pulled["peers"]] == [("earth-1", "merged")]
-            hits = (await call(mars, "recall", query="When do Martian dust storms peak?", k=1))["hits"]
+            hits = (await call(mars, "memory_recall", query="When do Martian dust storms peak?", k=1))["hits"]
             assert [(h["origin_agent"], h["content"]) for h in hits] == [("earth-1", stored["content"])]
             # nothing was promoted to main: the collective agreed on nothing yet
-            consensus = await call(mars, "recall", query="When do Martian dust storms peak?", consensus=True)
+            consensus = await call(mars, "memory_recall", query="When do Martian dust storms peak?", consensus=True)
             assert consensus["hits"] == []
     run(scenario)
 
 
-BAD_CALLS = [  # (tool, arguments, the CLI command that says the same, or None)
-    ("store", {"content": "Valve 7 is open.", "category": "gossip"},
-     ["store", "Valve 7 is open.", "--category", "gossip"]),
-    ("store", {"content": "Valve 7 is open.", "importance": 5.0}, None),  # the CLI says '5': it passes text
-    ("store", {"content": "   "}, ["store", "   "]),
-    ("forget", {"memory_id": "no-such-memory"}, ["forget", "no-such-memory"]),
-    ("recall", {"query": "valve", "k": 0}, ["recall", "valve", "-k", "0"]),
-    ("recall", {"query": "valve", "as_of": "no-such-commit"}, ["recall", "valve", "--as-of", "no-such-commit"]),
-    ("log", {"n": 0}, ["log", "-n", "0"]),
-    ("push", {"remote": "nowhere"}, ["push", "nowhere"]),
-    ("judge", {"a": "", "b": "Valve 7 is open."}, None),
-    ("recall", {"query": "valve", "k": "many"}, None),  # refused by the argument schema
-    ("store", {}, None),
+BAD_CALLS = [  # (tool, arguments, the CLI command that says the same, or None: the argument schema refuses it)
+    ("memory_store", {"content": "Valve 7 is open.", "category": "gossip"}, None),
+    ("memory_store", {"content": "Valve 7 is open.", "importance": 5.0}, None),
+    ("memory_store", {"content": "Valve 7 is open.", "importance": True}, None),
+    ("memory_store", {"content": "Valve 7 is open.", "colour": "red"}, None),
+    ("memory_store", {"content": "   "}, ["store", "   "]),
+    ("memory_forget", {"memory_id": "no-such-memory"}, ["forget", "no-such-memory"]),
+    ("memory_recall", {"query": "valve", "k": 0}, None),
+    ("memory_recall", {"query": "valve", "as_of": "no-such-commit"}, ["recall", "valve", "--as-of", "no-such-commit"]),
+    ("memory_log", {"n": 0}, None),
+    ("memory_push", {"remote": "nowhere"}, ["push", "nowhere"]),
+    ("memory_judge", {"a": "", "b": "Valve 7 is open."}, None),
+    ("memory_recall", {"query": "valve", "k": "many"}, None),
+    ("memory_disputes", {"status": "bogus"}, None),
+    ("memory_dispute", {"dispute_id": "no-such-dispute"}, ["quarantine", "show", "no-such-dispute"]),
+    ("memory_store", {}, None),
 ]
 
 
@@ -177,25 +181,32 @@ def test_bad_arguments_are_tool_errors_with_the_cli_message_and_write_nothing(ag
 
     async def scenario():
         async with served(agents, "earth-1") as session:
-            await call(session, "store", content="Valve 7 is closed.")
-            before = (await call(session, "log"), await call(session, "status"))
+            await call(session, "memory_store", content="Valve 7 is closed.")
+            before = (await call(session, "memory_log"), await call(session, "memory_status"))
             for tool, arguments, _ in BAD_CALLS:
                 result = await session.call_tool(tool, arguments)
                 assert result.is_error, (tool, arguments)
                 [content] = result.content
                 messages[tool, json.dumps(arguments)] = content.text
-            assert (await call(session, "log"), await call(session, "status")) == before
+            assert (await call(session, "memory_log"), await call(session, "memory_status")) == before
     run(scenario)
     for tool, arguments, command in BAD_CALLS:
         text = messages[tool, json.dumps(arguments)]
         if command is not None:
             printed = cmem(*command, "--agent", "earth-1")
             assert printed.exit_code == 2 and printed.stderr == f"Error: {text}\n", (command, printed.stderr)
-    assert messages["judge", json.dumps({"a": "", "b": "Valve 7 is open."})] == "a: must be non-empty text"
-    assert messages["store", "{}"] == "content: Field required"
-    assert messages["store", json.dumps({"content": "Valve 7 is open.", "importance": 5.0})] == (
-        "importance: must be in (0, 1], got 5.0")
-    assert messages["recall", json.dumps({"query": "valve", "k": "many"})] == (
+    assert messages["memory_judge", json.dumps({"a": "", "b": "Valve 7 is open."})] == "a: must be non-empty text"
+    assert messages["memory_store", "{}"] == "content: Field required"
+    assert messages["memory_store", json.dumps({"content": "Valve 7 is open.", "importance": 5.0})] == (
+        "importance: Input should be less than or equal to 1")
+    assert messages["memory_store", json.dumps({"content": "Valve 7 is open.", "importance": True})] == (
+        "importance: a number, not true")
+    assert messages["memory_store", json.dumps({"content": "Valve 7 is open.", "colour": "red"})].startswith(
+        "colour: not an argument of this tool (it takes content, category,")
+    assert messages["memory_store", json.dumps({"content": "Valve 7 is open.", "category": "gossip"})] == (
+        "category: Input should be 'knowledge', 'experience', 'skill', 'social' or 'emotion'")
+    assert messages["memory_recall", json.dumps({"query": "valve", "k": 0})] == "k: Input should be greater than or equal to 1"
+    assert messages["memory_recall", json.dumps({"query": "valve", "k": "many"})] == (
         "k: Input should be a valid integer, unable to parse string as an integer")
 
 
@@ -236,14 +247,14 @@ class RawClient:
 def test_a_call_holding_a_lone_surrogate_gets_an_error_result_and_writes_nothing(agents):
     client = RawClient(agents, "earth-1")
     try:
-        log = '{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "log", "arguments": {}}}'
+        log = '{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "memory_log", "arguments": {}}}'
         before = client.send(log)["result"]
-        answer = client.send('{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "store", '
+        answer = client.send('{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "memory_store", '
                              '"arguments": {"content": "Valve \\ud800 is open.", "tags": ["ok"]}}}')
         assert answer["id"] == 2 and answer["result"]["isError"]
         assert answer["result"]["content"] == [
             {"type": "text", "text": "content: not valid text (a lone surrogate U+D800 at position 6)"}]
-        as_of = client.send('{"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "recall", '
+        as_of = client.send('{"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "memory_recall", '
                            '"arguments": {"query": "valve", "as_of": "\\udcff"}}}')
         assert as_of["result"]["content"][0]["text"] == "as_of: not valid UTF-8 (byte 0xff at position 0)"
         listing = client.send('{"jsonrpc": "2.0", "id": 4, "method": "tools/list", "params": {"cursor": "\\ud83d"}}')
@@ -252,3 +263,33 @@ def test_a_call_holding_a_lone_surrogate_gets_an_error_result_and_writes_nothing
         assert client.send(again)["result"] == before  # still serving, and nothing was committed
     finally:
         client.close()
+
+
+def test_an_agent_remembers_over_turns_notices_a_dispute_and_sees_its_peers(agents):
+    """A realistic session, as a client's model would run it: remember facts over several
+    turns, recall them in other words, learn from a peer, notice that the peer disagrees,
+    and look at the dispute, the peer's trust and a proposal for consensus."""
+    async def scenario():
+        async with served(agents, "mars-1") as mars:
+            await call(mars, "memory_store", content="The coolant pump in module C is not safe to operate")
+            await call(mars, "memory_push")
+        async with served(agents, "earth-1") as earth:
+            facts = ["The coolant pump in module C is safe to operate",
+                     "Rover B needs a new battery before the next traverse",
+                     "The crew prefers oatmeal for breakfast"]
+            stored = [await call(earth, "memory_store", content=fact, tags=["turn"]) for fact in facts]
+            found = await call(earth, "memory_recall", query="what does the rover need?", k=1)
+            assert [h["id"] for h in found["hits"]] == [stored[1]["id"]]
+            pulled = await call(earth, "memory_pull")
+            assert [(p["peer"], p["summary"]["new"]) for p in pulled["peers"]] == [("mars-1", 1)]
+            (dispute,) = (await call(earth, "memory_disputes"))["disputes"]
+            assert {dispute["a"]["content"], dispute["b"]["content"]} == {
+                facts[0], "The coolant pump in module C is not safe to operate"}
+            assert (await call(earth, "memory_dispute", dispute_id=dispute["dispute"]))["status"] == dispute["status"]
+            (peer,) = (await call(earth, "memory_peers"))["peers"]
+            assert peer["agent"] == "mars-1"
+            ledger = await call(earth, "memory_trust", agent_id="mars-1")
+            assert "quarantined" in {e["reason"] for e in ledger["events"]}  # its claim was disputed here
+            proposed = await call(earth, "memory_promote", memory_id=stored[1]["id"], note="checked twice")
+            assert proposed["memory"] == stored[1]["id"] and proposed["status"] == "pending"
+    run(scenario)

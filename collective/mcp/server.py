@@ -7,6 +7,8 @@ protocol, so nothing else may print there; the SDK logs to standard error.
 
 from __future__ import annotations
 
+import inspect
+import json
 from importlib.metadata import version
 from typing import TYPE_CHECKING, Any
 
@@ -69,13 +71,44 @@ def build_server(agent: Agent) -> MCPServer:
     server = MemoryServer(name="collective-memory", version=version("collective-memory"),
                           instructions=INSTRUCTIONS, log_level="WARNING")
     tools = MemoryTools(agent)
-    for name in READ_ONLY:
-        server.add_tool(getattr(tools, name), name=NAMES[name], annotations=ToolAnnotations(read_only_hint=True))
-    for name in CHANGING:
+    for name in (*READ_ONLY, *CHANGING):
         # forget retracts (kept in history), pull merges and may dispute: nothing is destroyed
-        server.add_tool(getattr(tools, name), name=NAMES[name],
-                        annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False))
+        hints = ToolAnnotations(read_only_hint=True) if name in READ_ONLY else \
+            ToolAnnotations(read_only_hint=False, destructive_hint=False)
+        tool = getattr(tools, name)  # its docstring as the model reads it: without the source's indentation
+        server.add_tool(tool, name=NAMES[name], description=inspect.cleandoc(tool.__doc__), annotations=hints)
+    _add_resources_and_prompt(server, tools)
     return server
+
+
+USING_MEMORY = """You have a memory shared with other agents (the memory_* tools).
+- Before you answer from what you believe, memory_recall it: a few keywords or a question.
+- When you learn something that will matter later, memory_store it as one short statement
+  of one fact (say who or what, and the state: "The pump in module C is not safe to operate").
+  Use stance "uncertain" when you are not sure, and tags for the topic.
+- memory_pull learns what your peers found; memory_push shares what you stored.
+- When memory_disputes lists a disagreement, do not pick a side yourself: say so to the person
+  you work with; a reviewer decides, and refuted claims leave your recall.
+- Memories are never deleted: memory_forget retracts one of your own, kept in history."""
+
+
+def _add_resources_and_prompt(server: MCPServer, tools: MemoryTools) -> None:
+    """The agent's status and its open disputes as resources a client can show or attach, and
+    a prompt saying how to use the memory well."""
+
+    @server.resource("memory://status", name="status", mime_type="application/json",
+                     description="The agent at a glance, as memory_status returns it.")
+    def status() -> str:
+        return json.dumps(tools.agent.status(), default=str)
+
+    @server.resource("memory://disputes/open", name="open disputes", mime_type="application/json",
+                     description="Disagreements waiting for a person, as memory_disputes returns them.")
+    def open_disputes() -> str:
+        return json.dumps({"disputes": tools.agent.disputes("open")}, default=str)
+
+    @server.prompt(name="use_memory", description="How to use this shared memory well.")
+    def use_memory() -> str:
+        return USING_MEMORY
 
 
 def serve(agent: Agent) -> None:

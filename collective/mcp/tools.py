@@ -215,10 +215,8 @@ class MemoryTools:
         return self._call(lambda agent: agent.trust_ledger(agent_id))
 
     def stability(self) -> Result:
-        """How settled the agent's memory is: the field stability, 0.6 * mean decayed
-        strength (amplitude * trust * recency) + 0.4 * max(0, 1 - stddev / mean) over the
-        memories recall can return; 0 when empty or fully faded. Dreams raise it as
-        memories recalled together are strengthened.
+        """How settled the agent's memory is, from 0 to 1: high when the memories recall can
+        return are strong and evenly so, 0 when there are none. Dreams raise it.
 
         Returns {"stability", "memories" (how many it was taken over)}.
         """

@@ -65,6 +65,7 @@ def test_lists_every_tool_with_a_schema_and_a_documented_result(agents):
             tools = {t.name: t for t in (await session.list_tools()).tools}
         assert set(tools) == TOOLS
         assert all("Returns" in t.description for t in tools.values())
+        assert not any("\n    " in t.description or "stddev" in t.description for t in tools.values())
         recall = tools["memory_recall"]
         assert recall.input_schema["required"] == ["query"]
         assert set(recall.input_schema["properties"]) == {"query", "k", "as_of", "include_faded", "include_refuted",
@@ -292,4 +293,20 @@ def test_an_agent_remembers_over_turns_notices_a_dispute_and_sees_its_peers(agen
             assert "quarantined" in {e["reason"] for e in ledger["events"]}  # its claim was disputed here
             proposed = await call(earth, "memory_promote", memory_id=stored[1]["id"], note="checked twice")
             assert proposed["memory"] == stored[1]["id"] and proposed["status"] == "pending"
+    run(scenario)
+
+
+def test_status_and_open_disputes_are_resources_and_a_prompt_says_how_to_use_memory(agents):
+    async def scenario():
+        async with served(agents, "earth-1") as session:
+            await call(session, "memory_store", content="Valve 7 is closed.")
+            uris = {str(r.uri) for r in (await session.list_resources()).resources}
+            assert uris == {"memory://status", "memory://disputes/open"}
+            status = json.loads((await session.read_resource("memory://status")).contents[0].text)
+            assert status["agent"] == "earth-1" and status["counts"]["memories"] == 1
+            disputes = json.loads((await session.read_resource("memory://disputes/open")).contents[0].text)
+            assert disputes == {"disputes": []}
+            (prompt,) = (await session.list_prompts()).prompts
+            text = (await session.get_prompt(prompt.name)).messages[0].content.text
+            assert "memory_recall" in text and "memory_store" in text and "memory_disputes" in text
     run(scenario)

@@ -14,7 +14,7 @@ def mcp_cmd(home, agent_id):
 
     Tools: memory_store, memory_recall (k, min_score, filters, as_of), memory_list, memory_show,
     memory_forget, memory_log, memory_status, memory_push, memory_pull, memory_disputes,
-    memory_dispute, memory_promote, memory_endorse, memory_peers, memory_trust,
+    memory_dispute, memory_promote, memory_endorse, memory_dream, memory_peers, memory_trust,
     memory_stability, memory_judge; each returns one JSON object, and fails with the message
     the matching command would print. An MCP client starts
     this command itself (see the README for its mcpServers entry).

@@ -28,7 +28,7 @@ Result = dict[str, Any]
 # unversioned table; it never commits).
 READ_ONLY = ("recall", "list_memories", "show", "log", "status", "disputes", "dispute", "peers", "trust",
              "stability", "judge")
-CHANGING = ("store", "forget", "push", "pull", "promote", "endorse")
+CHANGING = ("store", "forget", "push", "pull", "promote", "endorse", "dream")
 # the names a client's model sees: each says it is about memory, apart from git and shell tools
 NAMES = {"list_memories": "memory_list"} | {name: f"memory_{name}" for name in (*READ_ONLY, *CHANGING)
                                              if name != "list_memories"}
@@ -197,6 +197,18 @@ class MemoryTools:
         Returns the proposal as it stands after it, plus "promotions".
         """
         return self._call(lambda agent: agent.endorse(memory_id), publishes=True)
+
+    def dream(self, full: bool = False) -> Result:
+        """Consolidate memory, as a night's sleep would: memories recalled together are
+        strengthened, clusters get a synthesis, contradictions found are disputed, faded
+        copies pruned; incremental (only what changed since the last dream) unless full.
+        The result is merged into the agent's memory and shared with its peers.
+
+        Returns {"run", "branch", "base", "head", "mode", "status", "jobs", "counts",
+        "clusters", "coherence", "stability": {"before", "after"}, "strengthened", "disputed",
+        "synthesised", "pruned", "coaccess_folded", "shared", "seconds"}, as `cmem dream --json`.
+        """
+        return self._call(lambda agent: agent.dream(full=full), publishes=True)
 
     def peers(self) -> Result:
         """The agents this one has met: their trust here, last sync and key.

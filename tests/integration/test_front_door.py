@@ -7,8 +7,10 @@ import json
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
 from collective.agent import Agent
+from collective.cli import cli
 from collective.mcp.tools import MemoryTools, plain
 from collective.reports import (DecidedDispute, DisputeReport, PullReport, PushReport, StatusReport, mismatches,
                                 shape_text)
@@ -123,4 +125,43 @@ def test_the_memory_verbs_return_the_same_shape_from_every_door(collective, cmem
               "cli": json.loads(cmem("forget", ids["cli"], "--agent", "cli-1", "--json").stdout)}
     for verb, results in (("store", stored), ("show", shown), ("forget", forgot)):
         shapes = {door: shape(r, depth=1) for door, r in results.items()}
+        assert shapes["python"] == shapes["cli"] == shapes["mcp"], (verb, shapes)
+
+
+def _element(result):
+    """A list's first item; the MCP tools wrap a list under one key ({"disputes": [...]})."""
+    if isinstance(result, dict) and len(result) == 1 and isinstance(next(iter(result.values())), list):
+        result = next(iter(result.values()))
+    return result[0] if isinstance(result, list) and result else result
+
+
+def test_the_reading_verbs_return_the_same_shape_from_every_door(collective, cmem):
+    """recall, list, log, stability, judge, disputes and peers: each receiver pulled first, so
+    each holds the same memories; the MCP tools wrap a list under one key."""
+    for name in RECEIVERS:
+        collective[name].pull()
+    calls = {  # verb: (Python, CLI arguments, MCP)
+        "recall": (lambda a: a.recall("pump module", k=3).to_dict(), ("recall", "pump module", "-k", "3"),
+                   lambda t: t.recall("pump module", k=3)),
+        "list": (lambda a: a.list_memories(limit=3), ("list", "--limit", "3"), lambda t: t.list_memories(limit=3)),
+        "log": (lambda a: [c.to_dict() for c in a.log(2)], ("log", "-n", "2"), lambda t: t.log(2)),
+        "stability": (lambda a: a.stability(), ("status",), lambda t: t.stability()),
+        "judge": (lambda a: a.compare("Valve 7 is open.", "Valve 7 is not open."),
+                  ("judge", "Valve 7 is open.", "Valve 7 is not open."),
+                  lambda t: t.judge("Valve 7 is open.", "Valve 7 is not open.")),
+        "disputes": (lambda a: a.disputes(None), ("quarantine", "list"), lambda t: t.disputes(None)),
+        "peers": (lambda a: a.peers(), ("agents",), lambda t: t.peers()),
+    }
+    for verb, (python, cli_args, mcp) in calls.items():
+        done = CliRunner().invoke(cli, [*cli_args, "--json"]) if verb == "judge" else \
+            cmem(*cli_args, "--agent", "cli-1", "--json")  # judge reads no agent
+        assert done.exit_code == 0, (verb, done.output)
+        printed = json.loads(done.stdout)
+        if verb == "stability":  # the CLI shows it within status
+            printed = {"stability": printed["stability"], "memories": None}
+        results = {"python": plain(python(collective["python-1"])), "cli": printed,
+                   "mcp": mcp(MemoryTools(collective["mcp-1"]))}
+        shapes = {door: shape(_element(r), depth=1) for door, r in results.items()}
+        if verb == "stability":
+            shapes = {door: sorted(s) for door, s in shapes.items()}
         assert shapes["python"] == shapes["cli"] == shapes["mcp"], (verb, shapes)

@@ -360,8 +360,12 @@ class CollectiveMachine(RogueMember, RuleBasedStateMachine):
         else:
             done = self.do("supersede", lambda: agent.resolve_dispute(dispute["dispute"], keep=keep, note="again",
                                                                       by=REVIEWER, supersede=True))
-        if done is not None:  # which side loses is the last look's: neither is held to an earlier one
-            self.upheld |= {dispute["a"]["memory"], dispute["b"]["memory"]}
+        if done is not None:  # which side loses is the last look's: neither is held to an earlier one,
+            # whichever copies another agent's view of the dispute named (the same claims)
+            claims = {self.claim_of(dispute[side]["content"]) for side in ("a", "b")} - {None}
+            self.upheld |= {dispute[side]["memory"] for side in ("a", "b")}
+            self.upheld |= {c["memory"] for side in ("a", "b") for c in dispute[side]["copies"]}
+            self.upheld |= {i for i, text in self.refuted.items() if self.claim_of(text) in claims}
 
     @rule(who=st.integers(0, MAX_AGENTS), memory=memories, endorse=st.booleans())
     def consensus(self, who, memory, endorse):

@@ -107,6 +107,7 @@ class CollectiveMachine(RogueMember, RuleBasedStateMachine):
         self.retraction_pushed: set[str] = set()
         self.refuted: dict[str, str] = {}        # ids an authorised verdict refuted -> text
         self.upheld: set[str] = set()            # ids a verdict kept
+        self.looked_again: set = set()           # claims a reviewer superseded or reopened a verdict on
         self.has_pushed: set[str] = set()
         self.seen_versions: dict = {}
         self.violations: list[inv.Violation] = []
@@ -278,7 +279,8 @@ class CollectiveMachine(RogueMember, RuleBasedStateMachine):
         self.record(inv.nothing_lost(agents, expected, self.claim_of))
         self.record(inv.retractions_travel(agents, self.retraction_pushed))
         # two verdicts that disagree (on two agents before they met) expect nothing of either
-        self.record(inv.verdicts_travel(agents, {i: t for i, t in self.refuted.items() if i not in self.upheld}))
+        self.record(inv.verdicts_travel(agents, {i: t for i, t in self.refuted.items()
+                                                 if i not in self.upheld and self.claim_of(t) not in self.looked_again}))
         self.record(inv.convergence(agents))
         self.quiet_round()
 
@@ -360,12 +362,9 @@ class CollectiveMachine(RogueMember, RuleBasedStateMachine):
         else:
             done = self.do("supersede", lambda: agent.resolve_dispute(dispute["dispute"], keep=keep, note="again",
                                                                       by=REVIEWER, supersede=True))
-        if done is not None:  # which side loses is the last look's: neither is held to an earlier one,
-            # whichever copies another agent's view of the dispute named (the same claims)
-            claims = {self.claim_of(dispute[side]["content"]) for side in ("a", "b")} - {None}
-            self.upheld |= {dispute[side]["memory"] for side in ("a", "b")}
-            self.upheld |= {c["memory"] for side in ("a", "b") for c in dispute[side]["copies"]}
-            self.upheld |= {i for i, text in self.refuted.items() if self.claim_of(text) in claims}
+        if done is not None:  # which side loses is the last look's (a verdict made on an agent that had
+            # not seen it yet, before or after, stands under it): no verdict on these claims is expected to hold
+            self.looked_again |= {self.claim_of(dispute[side]["content"]) for side in ("a", "b")} - {None}
 
     @rule(who=st.integers(0, MAX_AGENTS), memory=memories, endorse=st.booleans())
     def consensus(self, who, memory, endorse):

@@ -339,14 +339,16 @@ class CollectiveMachine(RogueMember, RuleBasedStateMachine):
         dispute = open_[pick % len(open_)]
         done = self.do("resolve", lambda: agent.resolve_dispute(dispute["dispute"], keep=keep, note="inspected",
                                                                 by=REVIEWER))
-        if done is not None and keep == "both":
-            # both sides upheld: a keep a or b made on another agent before they met may not stand
+        # what a verdict upholds is expected of no other (one made on another agent before they met
+        # may stand instead), even where this one was only recorded here (NotShared: it goes with the
+        # next push); what it refutes is expected only of a verdict that was made
+        if keep == "both":
             self.upheld |= {dispute["a"]["memory"], dispute["b"]["memory"]}
-        elif done is not None:
-            loser, winner = (dispute[side]["memory"] for side in (("b", "a") if keep == "a" else ("a", "b")))
-            self.upheld.add(winner)
-            if loser in self.texts:
-                self.refuted[loser] = self.texts[loser]
+            return
+        loser, winner = (dispute[side]["memory"] for side in (("b", "a") if keep == "a" else ("a", "b")))
+        self.upheld.add(winner)
+        if done is not None and loser in self.texts:
+            self.refuted[loser] = self.texts[loser]
 
     @rule(who=st.integers(0, MAX_AGENTS), pick=st.integers(0, 50), keep=st.sampled_from(["a", "b", "reopen"]))
     def review_again(self, who, pick, keep):
@@ -357,14 +359,20 @@ class CollectiveMachine(RogueMember, RuleBasedStateMachine):
         if not resolved:
             return
         dispute = resolved[pick % len(resolved)]
+        # Which side loses is the last look's (a verdict made on an agent that had not seen it,
+        # before or after, stands under it): no verdict on these claims is expected to hold, whether
+        # or not the look was shared at once (recorded here, it goes with the next push). Every case of
+        # the dispute is decided again: the claims of its pairs, and of the sides' copies.
+        cases = agent.tables.cases.by_id()
+        held = [m for cid in dispute["cases"] if cid in cases for m in cases[cid].pair]
+        held += [c["memory"] for side in ("a", "b") for c in dispute[side]["copies"]]
+        texts = [dispute[side]["content"] for side in ("a", "b")] + [self.texts.get(i, "") for i in held]
+        self.looked_again |= {self.claim_of(text) for text in texts} - {None}
         if keep == "reopen":
-            done = self.do("reopen", lambda: agent.reopen_dispute(dispute["dispute"], note="again", by=REVIEWER))
+            self.do("reopen", lambda: agent.reopen_dispute(dispute["dispute"], note="again", by=REVIEWER))
         else:
-            done = self.do("supersede", lambda: agent.resolve_dispute(dispute["dispute"], keep=keep, note="again",
-                                                                      by=REVIEWER, supersede=True))
-        if done is not None:  # which side loses is the last look's (a verdict made on an agent that had
-            # not seen it yet, before or after, stands under it): no verdict on these claims is expected to hold
-            self.looked_again |= {self.claim_of(dispute[side]["content"]) for side in ("a", "b")} - {None}
+            self.do("supersede", lambda: agent.resolve_dispute(dispute["dispute"], keep=keep, note="again",
+                                                               by=REVIEWER, supersede=True))
 
     @rule(who=st.integers(0, MAX_AGENTS), memory=memories, endorse=st.booleans())
     def consensus(self, who, memory, endorse):

@@ -170,10 +170,11 @@ def open_agent(home: str | None, agent_id: str | None, **kwargs) -> Iterator[Age
     is published as it ends, where a NATS server is named (events.service.publish_waiting):
     a store or a push signals without a listener or a flush."""
     from ..agent import Agent  # imported here so `cmem --help` stays fast
-    from ..sync.events.service import publish_waiting
     with Agent.open(agent_id, home=home, **kwargs) as agent:
         yield agent
-        publish_waiting(agent.sync_port(), agent.home)
+        if agent.home.names_nats:  # else nothing to publish to: no event machinery is loaded
+            from ..sync.events.service import publish_waiting
+            publish_waiting(agent.sync_port(), agent.home)
 
 
 def init_agent(agent_id: str, home: str | None, **kwargs) -> Agent:

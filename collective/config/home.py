@@ -119,6 +119,12 @@ class Home:
         return given or TopLevel.__dataclass_fields__[key].default  # an empty text is no choice
 
     @property
+    def names_nats(self) -> bool:
+        """Whether a person named a NATS server for this home ($CMEM_NATS_URL, `nats_url` or
+        [nats] servers): only then does a command publish its events as soon as it committed."""
+        return bool(self.setting("nats_url") or (self.config.get("nats") or {}).get("servers"))
+
+    @property
     def collective(self) -> str:
         """The collective this agent's events go to (subjects cmem.<collective>.>): $CMEM_COLLECTIVE,
         `collective` in cmem.toml, or "default"."""

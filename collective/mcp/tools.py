@@ -64,7 +64,7 @@ class MemoryTools:
                 done = plain(work(self.agent))
             except CollectiveError as e:
                 return CallToolResult(content=[TextContent(type="text", text=one_line(e))], is_error=True)
-            if publishes:
+            if publishes and self.agent.home.names_nats:
                 from ..sync.events.service import publish_waiting
                 publish_waiting(self.agent.sync_port(), self.agent.home)
             return done

@@ -122,18 +122,12 @@ async def flush(port: SyncPort, options: NatsOptions, *, attempts: int = 3) -> d
     return {"published": published, "outbox": port.outbox.depth()}
 
 
-def named_nats(home) -> bool:
-    """Whether a person named a NATS server for this home ($CMEM_NATS_URL, `nats_url` or
-    [nats] servers): only then does a command publish its events as soon as it committed."""
-    return bool(home.setting("nats_url") or (home.config.get(NatsOptions.TABLE) or {}).get("servers"))
-
-
 def publish_waiting(port: SyncPort, home) -> dict | None:
     """Publish what a command left in the outbox, once, where a NATS server is named (None
     where none is, or nothing waits). The command's work is committed already: a NATS that
     does not answer fails nothing, and the events wait in the outbox for the next command,
     `cmem events flush` or a listener."""
-    if not port.outbox.depth() or not named_nats(home):
+    if not home.names_nats or not port.outbox.depth():
         return None
     try:
         return asyncio.run(flush(port, NatsOptions.from_home(home), attempts=1))

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.stdio import stdio_server
-from mcp.types import ToolAnnotations
+from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import ValidationError
 
 from .tools import CHANGING, NAMES, READ_ONLY, MemoryTools
@@ -46,12 +46,17 @@ class MemoryServer(MCPServer):
         if tool is not None:
             _check_arguments(tool.parameters, arguments or {})
         try:
-            return await super().call_tool(name, arguments, context)
+            result = await super().call_tool(name, arguments, context)
         except ToolError as e:
             if not isinstance(e.__cause__, ValidationError):
                 raise
             raise ToolError("; ".join(f"{'.'.join(map(str, err['loc'])) or 'arguments'}: {err['msg']}"
                                       for err in e.__cause__.errors())) from e.__cause__
+        if isinstance(result, CallToolResult) and result.structured_content is not None and not result.is_error:
+            # compact JSON in the text a model reads (the SDK indents it: tokens paid on every call)
+            text = json.dumps(result.structured_content, separators=(",", ":"))
+            result = result.model_copy(update={"content": [TextContent(type="text", text=text)]})
+        return result
 
 
 def _check_arguments(schema: dict, arguments: dict[str, Any]) -> None:

@@ -37,6 +37,7 @@ async def call(session: ClientSession, tool: str, **arguments: Any) -> dict:
     result = await session.call_tool(tool, arguments)
     assert not result.is_error, result.content
     assert json.loads(result.content[0].text) == result.structured_content
+    assert "\n" not in result.content[0].text  # compact: the model pays for every token
     return result.structured_content
 
 

@@ -171,6 +171,11 @@ class Agent(RecallVerbs, ReviewVerbs, RosterVerbs, DreamVerbs, SyncVerbs):
         """Retract one of this agent's own memories (a signed, committed change; never a delete)."""
         return self.writer.forget(memory_id)
 
+    def update(self, memory_id: str, content: str) -> dict:
+        """Correct one of this agent's own memories: a new memory, its parent the old one, which
+        is retracted; one commit. {"id", "content", "replaces", "commit"}."""
+        return self.writer.update(memory_id, content)
+
     def get(self, memory_id: str, *, as_of: str | None = None) -> Memory:
         return self.tables.memories.require(memory_id, as_of=validate_ref(as_of))
 

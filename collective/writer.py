@@ -193,25 +193,60 @@ class Writer:
 
     def forget(self, memory_id: str) -> dict:
         """Retract one of this agent's own memories (a signed, committed change; never a delete)."""
-        memory = self.tables.memories.require(memory_id)
-        if memory.origin_agent != self.agent_id:
-            raise BadInput("memory", f"{memory_id} belongs to {memory.origin_agent}; only its origin can retract it")
+        memory = self._own(memory_id, "retract")
         if memory.retracted:
             return {"id": memory_id, "retracted": True, "changed": False, "commit": None}
+        with self.repo.transaction():
+            self._retract(memory)
+            head = self.repo.commit(f"retract {memory_id}: {memory.summary[:72]}", author=self.agent_id)
+        self.upkeep.after_commit()
+        return {"id": memory_id, "retracted": True, "changed": True, "commit": head}
+
+    def update(self, memory_id: str, content: str) -> dict:
+        """Correct one of this agent's own memories: the corrected text becomes a new memory
+        whose parent is the old one (same category, tags and importance), and the old one is
+        retracted, in one commit; history keeps both, and peers take both at their next pull."""
+        memory = self._own(memory_id, "update")
+        if memory.retracted:
+            raise BadInput("memory", f"{memory_id} is retracted: store the corrected text anew")
+        if content_hash(validate_content(content)) == memory.content_hash:
+            raise BadInput("content", "is the memory's text already: nothing to update")
+        prepared = [self._prepare(MemoryInput(content, memory.category, tuple(memory.tags),
+                                              min(memory.amplitude, 1.0)))]
+        self._embed_missing(prepared)
+        corrected = self._new_memory(prepared[0], iso(utcnow()))
+        corrected.parents = [memory_id]
+        corrected.signature = self.identity.sign(corrected.claim())
+        with self.repo.transaction():
+            self._retract(memory)
+            self.tables.memories.insert([corrected])
+            rule = self.refutations.rule()
+            if rule:
+                self.refutations.settle([corrected], rule=rule, now=iso(utcnow()))
+            self.tables.outbox.add(events.stored([corrected], []))
+            head = self.repo.commit(f"update {memory_id} -> {corrected.id}: {corrected.summary[:60]}",
+                                    author=self.agent_id)
+        self.upkeep.after_commit()
+        return {"id": corrected.id, "content": corrected.content, "replaces": memory_id, "commit": head}
+
+    def _own(self, memory_id: str, verb: str) -> Memory:
+        memory = self.tables.memories.require(memory_id)
+        if memory.origin_agent != self.agent_id:
+            raise BadInput("memory", f"{memory_id} belongs to {memory.origin_agent}; only its origin can {verb} it")
+        return memory
+
+    def _retract(self, memory: Memory) -> None:
+        """Retract it, signed, with its event; the caller holds the transaction."""
         memory.retracted = True
         memory.updated_at = iso(utcnow())
         memory.sync_version += 1
         memory.signature = self.identity.sign(memory.claim())
-        with self.repo.transaction():
-            self.tables.memories.set(memory_id, retracted=1, updated_at=memory.updated_at,
-                                     sync_version=memory.sync_version, signature=memory.signature)
-            # copies of other origins that it absorbed were never retracted: they are recalled again
-            for copy in self.tables.memories.absorbed_into_any([memory_id]):
-                self.tables.memories.set(copy["id"], absorbed_into=None, updated_at=memory.updated_at)
-            self.tables.outbox.add(events.pruned(memory, "retracted"))
-            head = self.repo.commit(f"retract {memory_id}: {memory.summary[:72]}", author=self.agent_id)
-        self.upkeep.after_commit()
-        return {"id": memory_id, "retracted": True, "changed": True, "commit": head}
+        self.tables.memories.set(memory.id, retracted=1, updated_at=memory.updated_at,
+                                 sync_version=memory.sync_version, signature=memory.signature)
+        # copies of other origins that it absorbed were never retracted: they are recalled again
+        for copy in self.tables.memories.absorbed_into_any([memory.id]):
+            self.tables.memories.set(copy["id"], absorbed_into=None, updated_at=memory.updated_at)
+        self.tables.outbox.add(events.pruned(memory, "retracted"))
 
 
 def _store_message(results: Sequence[StoreResult]) -> str:

@@ -12,7 +12,7 @@ from .common import agent_options, cli_errors, open_agent
 def mcp_cmd(home, agent_id):
     """Serve the agent's memory as a Model Context Protocol server on stdin/stdout.
 
-    Tools: memory_store, memory_recall (k, min_score, filters, as_of), memory_list, memory_show,
+    Tools: memory_store, memory_update, memory_recall (k, min_score, filters, as_of), memory_list, memory_show,
     memory_forget, memory_log, memory_status, memory_push, memory_pull, memory_disputes,
     memory_dispute, memory_promote, memory_endorse, memory_dream, memory_peers, memory_trust,
     memory_stability, memory_judge; each returns one JSON object, and fails with the message

@@ -192,6 +192,25 @@ def forget(memory_id, home, agent_id, as_json):
 
 
 @click.command()
+@click.argument("memory_id")
+@click.argument("text")
+@agent_options
+@json_option
+def update(memory_id, text, home, agent_id, as_json):
+    """Correct one of the agent's own memories: TEXT becomes a new memory whose parent is
+    MEMORY_ID (same category, tags and importance), and MEMORY_ID is retracted, in one
+    commit. History keeps both.
+
+    \b
+    JSON: {"id", "content", "replaces", "commit"}
+    """
+    with cli_errors():
+        with open_agent(home, agent_id) as agent:
+            result = agent.update(memory_id, text)
+    emit(result, as_json=as_json, text=lambda r: f"updated {r['replaces']} -> {r['id']}")
+
+
+@click.command()
 @click.option("-n", "n", default=20, show_default=True, type=int, help="How many commits.")
 @agent_options
 @json_option
@@ -258,4 +277,4 @@ def status(home, agent_id, as_json):
     emit(result, as_json=as_json, text=_render_status)
 
 
-COMMANDS = (init, store, recall, list_cmd, show, forget, log, index_cmd, status)
+COMMANDS = (init, store, recall, list_cmd, show, forget, update, log, index_cmd, status)

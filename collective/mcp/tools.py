@@ -28,7 +28,7 @@ Result = dict[str, Any]
 # unversioned table; it never commits).
 READ_ONLY = ("recall", "list_memories", "show", "log", "status", "disputes", "dispute", "peers", "trust",
              "stability", "judge")
-CHANGING = ("store", "forget", "push", "pull", "promote", "endorse", "dream")
+CHANGING = ("store", "update", "forget", "push", "pull", "promote", "endorse", "dream")
 # the names a client's model sees: each says it is about memory, apart from git and shell tools
 NAMES = {"list_memories": "memory_list"} | {name: f"memory_{name}" for name in (*READ_ONLY, *CHANGING)
                                              if name != "list_memories"}
@@ -141,6 +141,14 @@ class MemoryTools:
         Returns {"id", "retracted", "changed" (false if it was already retracted), "commit"}.
         """
         return self._call(lambda agent: agent.forget(memory_id), publishes=True)
+
+    def update(self, memory_id: str, content: str) -> Result:
+        """Correct one of this agent's own memories: the corrected content becomes a new memory
+        whose parent is the old one, and the old one is retracted (kept in history).
+
+        Returns {"id" (the new memory), "content", "replaces", "commit"}.
+        """
+        return self._call(lambda agent: agent.update(memory_id, content), publishes=True)
 
     def log(self, n: HOW_MANY = 20) -> Result:
         """The agent's last n commits, newest first.

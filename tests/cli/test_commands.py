@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from collective.cli import cli
 
 TREE = {
-    "init": None, "store": None, "recall": None, "list": None, "show": None, "forget": None, "log": None, "index": None,
+    "init": None, "store": None, "recall": None, "list": None, "show": None, "forget": None, "update": None, "log": None, "index": None,
     "status": None, "remote": {"add", "list", "remove", "set-url"}, "push": None, "pull": None, "serve-commons": None, "credential": None,
     "agents": {"accept-key", "reject-key"}, "trust": None, "quarantine": {"list", "show", "resolve", "reopen"},
     "promote": None, "endorse": None, "promotions": {"list", "approve", "reject"},

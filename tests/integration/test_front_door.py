@@ -111,7 +111,7 @@ def test_each_door_documents_the_shape_it_returns(cmem):
 
 
 def test_the_memory_verbs_return_the_same_shape_from_every_door(collective, cmem):
-    """store, show and forget, each receiver on its own memory, through its own door."""
+    """store, show, update and forget, each receiver on its own memory, through its own door."""
     text = "The greenhouse pump in module D runs at night."
     python_agent, mcp = collective["python-1"], MemoryTools(collective["mcp-1"])
     stored = {"python": plain(python_agent.store(text).to_dict()), "mcp": mcp.store(text)}
@@ -121,9 +121,13 @@ def test_the_memory_verbs_return_the_same_shape_from_every_door(collective, cmem
     ids = {door: r["id"] for door, r in stored.items()}
     shown = {"python": plain(python_agent.show(ids["python"])), "mcp": mcp.show(ids["mcp"]),
              "cli": json.loads(cmem("show", ids["cli"], "--agent", "cli-1", "--json").stdout)}
+    fixed = "The greenhouse pump in module D runs in the day."
+    updated = {"python": plain(python_agent.update(ids["python"], fixed)), "mcp": mcp.update(ids["mcp"], fixed),
+               "cli": json.loads(cmem("update", ids["cli"], fixed, "--agent", "cli-1", "--json").stdout)}
+    ids = {door: r["id"] for door, r in updated.items()}
     forgot = {"python": plain(python_agent.forget(ids["python"])), "mcp": mcp.forget(ids["mcp"]),
               "cli": json.loads(cmem("forget", ids["cli"], "--agent", "cli-1", "--json").stdout)}
-    for verb, results in (("store", stored), ("show", shown), ("forget", forgot)):
+    for verb, results in (("store", stored), ("show", shown), ("update", updated), ("forget", forgot)):
         shapes = {door: shape(r, depth=1) for door, r in results.items()}
         assert shapes["python"] == shapes["cli"] == shapes["mcp"], (verb, shapes)
 

@@ -234,6 +234,19 @@ class CollectiveMachine(RogueMember, RuleBasedStateMachine):
         if result is not None:
             self.retracted.add(memory_id)
 
+    @rule(target=memories, memory=consumes(memories),
+          kind=st.sampled_from(["shared", "contradiction", "paraphrase", "other_object", "private"]))
+    def update(self, memory, kind):
+        """Its origin corrects a memory: the old one retracted, the new one its child."""
+        name, memory_id = memory
+        text = self.generator.draw(kind)
+        result = self.do("update", lambda: self.agents[name].update(memory_id, text.content))
+        if result is None:
+            return multiple()
+        self.retracted.add(memory_id)
+        self.texts[result["id"]], self.origin[result["id"]] = text.content, name
+        return (name, result["id"])
+
     @rule(who=st.integers(0, MAX_AGENTS))
     def push(self, who):
         name, agent = self.agent(who)

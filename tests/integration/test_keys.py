@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from collective import keys
+from collective import key_rotation
 from collective.agent import Agent
 from collective.errors import BadInput, CollectiveError
 from collective.exchange.push import AgentRecreated
@@ -160,12 +160,12 @@ def test_an_agent_made_again_with_the_same_id_gets_advice(pair, tmp_path, hash_e
 
 def test_an_interrupted_rotation_is_finished_or_undone(agent, home, hash_embedder):
     old = agent.identity.public_key
-    pending = Identity.generate(agent.key_path.with_name(agent.key_path.name + keys.NEXT_SUFFIX))
+    pending = Identity.generate(agent.key_path.with_name(agent.key_path.name + key_rotation.NEXT_SUFFIX))
     agent.close()
     with Agent.open("earth-1", home=home, embedder=hash_embedder) as again:  # the database never named it
         assert again.identity.public_key == old
-        assert not again.key_path.with_name(again.key_path.name + keys.NEXT_SUFFIX).exists()
-        pending = Identity.generate(again.key_path.with_name(again.key_path.name + keys.NEXT_SUFFIX))
+        assert not again.key_path.with_name(again.key_path.name + key_rotation.NEXT_SUFFIX).exists()
+        pending = Identity.generate(again.key_path.with_name(again.key_path.name + key_rotation.NEXT_SUFFIX))
         with again.repo.transaction():  # the commit landed, the rename did not
             again.tables.agents.set_key("earth-1", pending.public_key)
             again.repo.commit("rotate", author="earth-1")
@@ -217,7 +217,7 @@ def rotation_chain(agent: Agent, first_key: str) -> list[str]:
 
 def key_file_agrees(agent: Agent) -> None:
     assert Identity.load(agent.key_path).public_key == agent.tables.agents.public_key(agent.agent_id)
-    assert not list(agent.folder.glob("*" + keys.NEXT_SUFFIX))
+    assert not list(agent.folder.glob("*" + key_rotation.NEXT_SUFFIX))
 
 
 def test_a_rotation_by_an_agent_opened_before_another_rotation_continues_its_chain(agent, home, hash_embedder):
@@ -233,7 +233,7 @@ def test_a_rotation_by_an_agent_opened_before_another_rotation_continues_its_cha
 
 def test_a_next_key_cut_short_while_written_is_discarded(agent, home, hash_embedder):
     old = agent.identity.public_key
-    next_path = agent.key_path.with_name(agent.key_path.name + keys.NEXT_SUFFIX)
+    next_path = agent.key_path.with_name(agent.key_path.name + key_rotation.NEXT_SUFFIX)
     agent.close()
     fd = os.open(next_path, os.O_WRONLY | os.O_CREAT, 0o600)
     os.write(fd, agent.key_path.read_bytes()[:30])  # a crash while the new key was being written

@@ -71,6 +71,43 @@ def _check_arguments(schema: dict, arguments: dict[str, Any]) -> None:
             raise ToolError(f"{name}: a number, not {str(value).lower()}")
 
 
+# What each argument is, as the client's model reads it in the tool's input schema (an argument
+# whose type already says it, in tools.py, keeps that description).
+ARGUMENTS = {
+    "content": "the statement: one fact, said plainly (who or what, and its state)",
+    "tags": "topic words, for filtering and for peers' focus",
+    "phase": "the stance in radians instead of stance: 0 affirms, pi denies",
+    "query": "what to find: a few keywords or a question",
+    "min_score": "least relevance (0 to 1) a hit must have; default 0.15",
+    "categories": "only memories of any of these categories",
+    "origins": "only memories first stored by any of these agents",
+    "since": "only memories created at or after this time (ISO-8601)",
+    "until": "only memories created before this time (ISO-8601)",
+    "as_of": "a commit, branch or time: answer as the agent believed then",
+    "include_faded": "also memories whose strength has faded",
+    "include_refuted": "also memories a person's verdict refuted",
+    "consensus": "only memories the collective promoted to main",
+    "offset": "how many to skip (paging)",
+    "memory_id": "a memory's id, as memory_store, memory_recall or memory_list gave it",
+    "remote": "the commons to use (default: the agent's default remote)",
+    "peers": "only these peers' branches (agent ids)",
+    "dry_run": "plan only: write nothing",
+    "status": "open (pending or escalated), pending, escalated, resolved, or null for all",
+    "dispute_id": "a dispute's id (or one of its cases'), as memory_disputes gave it",
+    "note": "why, kept with the proposal",
+    "full": "consolidate everything, not only what changed since the last dream",
+    "agent_id": "a peer's agent id, as memory_peers gave it",
+    "a": "the first statement",
+    "b": "the second statement",
+}
+
+
+def _describe_arguments(schema: dict) -> None:
+    for name, field in schema.get("properties", {}).items():
+        if "description" not in field and name in ARGUMENTS:
+            field["description"] = ARGUMENTS[name]
+
+
 def build_server(agent: Agent) -> MCPServer:
     """An MCPServer whose tools act on `agent` (which the caller opens and closes)."""
     server = MemoryServer(name="collective-memory", version=version("collective-memory"),
@@ -82,6 +119,7 @@ def build_server(agent: Agent) -> MCPServer:
             ToolAnnotations(read_only_hint=False, destructive_hint=False)
         tool = getattr(tools, name)  # its docstring as the model reads it: without the source's indentation
         server.add_tool(tool, name=NAMES[name], description=inspect.cleandoc(tool.__doc__), annotations=hints)
+        _describe_arguments(server._tool_manager.get_tool(NAMES[name]).parameters)
     _add_resources_and_prompt(server, tools)
     return server
 

@@ -67,6 +67,9 @@ def test_lists_every_tool_with_a_schema_and_a_documented_result(agents):
         assert set(tools) == TOOLS
         assert all("Returns" in t.description for t in tools.values())
         assert not any("\n    " in t.description or "stddev" in t.description for t in tools.values())
+        undescribed = [(t.name, arg) for t in tools.values() for arg, field in t.input_schema["properties"].items()
+                       if not field.get("description")]
+        assert undescribed == []
         recall = tools["memory_recall"]
         assert recall.input_schema["required"] == ["query"]
         assert set(recall.input_schema["properties"]) == {"query", "k", "as_of", "include_faded", "include_refuted",

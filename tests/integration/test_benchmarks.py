@@ -8,7 +8,6 @@ checked; its figures at these sizes say nothing about speed.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import os
 import subprocess
@@ -18,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from nats_servers import _require_nats
+from scripts_support import load_script
 
 SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"
 BENCHES = sorted(SCRIPTS.glob("bench_*.py"))
@@ -27,10 +27,7 @@ NEEDS = {"bench_backends.py": "dolt", "bench_events.py": "nats-server"}
 
 
 def benchkit():
-    spec = importlib.util.spec_from_file_location("benchkit", SCRIPTS / "benchkit.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("benchkit")
 
 
 def test_quick_sizes_replace_the_defaults_but_not_sizes_given():

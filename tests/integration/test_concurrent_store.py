@@ -2,22 +2,16 @@
 
 from __future__ import annotations
 
-import importlib.util
 from collections import Counter
-from pathlib import Path
 
 from collective.agent import Agent
 from collective.embedders import HashEmbedder
-
-SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "reliability.py"
+from scripts_support import load_script
 
 
 def reliability():
     """scripts/reliability.py, whose storm this test runs as it is."""
-    spec = importlib.util.spec_from_file_location("reliability", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("reliability")
 
 
 def test_four_processes_storing_the_same_fifty_texts_make_fifty_memories(tmp_path, engine):

@@ -8,6 +8,8 @@ writes them.
 
 from __future__ import annotations
 
+import functools
+
 import math
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -173,10 +175,15 @@ class _Planner:
         remote.disputed = settled.get(remote.id, False) or (remote.disputed and self.open_case_on(remote.id))
         return True
 
+    @functools.cached_property
+    def _named_by_open_cases(self) -> frozenset[str]:
+        """The memories an open case held here names (read once a plan: every case held)."""
+        return frozenset(m for case in self.ctx.known_cases.values() if not case.resolved for m in case.pair)
+
     def open_case_on(self, memory_id: str) -> bool:
         """Whether an open case held here, or planned in this pull, names the memory."""
-        return any(memory_id in case.pair and not case.resolved
-                   for case in (*self.result.cases.values(), *self.ctx.known_cases.values()))
+        return memory_id in self._named_by_open_cases or any(
+            memory_id in case.pair and not case.resolved for case in self.result.cases.values())
 
     def dispute(self, candidate: Memory, remote: Memory, v: PairVerdict) -> None:
         """Destructive: keep both, weaken both, link them, open or count a case."""

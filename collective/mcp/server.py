@@ -142,16 +142,23 @@ def _add_resources_and_prompt(server: MCPServer, tools: MemoryTools) -> None:
     @server.resource("memory://status", name="status", mime_type="application/json",
                      description="The agent at a glance, as memory_status returns it.")
     def status() -> str:
-        return json.dumps(tools.agent.status(), default=str)
+        return _as_resource(tools.status())
 
     @server.resource("memory://disputes/open", name="open disputes", mime_type="application/json",
                      description="Disagreements waiting for a person, as memory_disputes returns them.")
     def open_disputes() -> str:
-        return json.dumps({"disputes": tools.agent.disputes("open")}, default=str)
+        return _as_resource(tools.disputes("open"))
 
     @server.prompt(name="use_memory", description="How to use this shared memory well.")
     def use_memory() -> str:
         return USING_MEMORY
+
+
+def _as_resource(result: Any) -> str:
+    """A tool's result as a resource's text (the tool took the agent's lock); its error, raised."""
+    if isinstance(result, CallToolResult):
+        raise ValueError(result.content[0].text)
+    return json.dumps(result)
 
 
 def serve(agent: Agent) -> None:

@@ -209,10 +209,10 @@ class Writer:
         memory = self._own(memory_id, "update")
         if memory.retracted:
             raise BadInput("memory", f"{memory_id} is retracted: store the corrected text anew")
-        if content_hash(validate_content(content)) == memory.content_hash:
-            raise BadInput("content", "is the memory's text already: nothing to update")
         prepared = [self._prepare(MemoryInput(content, memory.category, tuple(memory.tags),
                                               min(memory.amplitude, 1.0)))]
+        if prepared[0]["hash"] == memory.content_hash:
+            raise BadInput("content", "is the memory's text already: nothing to update")
         self._embed_missing(prepared)
         corrected = self._new_memory(prepared[0], iso(utcnow()))
         corrected.parents = [memory_id]

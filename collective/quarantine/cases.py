@@ -60,7 +60,7 @@ def merge_cases(ours: Case | None, theirs: Case | None) -> Case:
     first = min(verdicts, key=verdict_order) if verdicts else None
     status = max(ours.status, theirs.status, key=lambda s: s.rank)
     if first is not None:
-        status = CaseStatus.ESCALATED if first.decision()["keep"] == Keep.REOPEN else CaseStatus.RESOLVED
+        status = verdict_status(first.decision())
     return opening.replace(
         dispute_count=counted.dispute_count, counted_by=counted.counted_by, count_signature=counted.count_signature,
         dispute=link.dispute if link else None, dispute_by=link.dispute_by if link else None,
@@ -73,6 +73,11 @@ def revision(decision: Mapping) -> int:
     """A verdict document's revision: 0 for a first verdict; a reviewer who supersedes or
     reopens the verdict standing signs the next one (documents before revisions have none)."""
     return decision.get("revision", 0)
+
+
+def verdict_status(decision: Mapping) -> CaseStatus:
+    """Where a verdict document leaves its case: resolved, or escalated again by a reopening."""
+    return CaseStatus.ESCALATED if decision["keep"] == Keep.REOPEN else CaseStatus.RESOLVED
 
 
 def verdict_order(case: Case) -> tuple:
@@ -125,8 +130,7 @@ def validate_keep(keep: str) -> str:
 def resolution(case: Case, *, document: str, signature: str, at: str) -> Case:
     """The case after a person decided (or reopened it): the signed verdict document and its
     signature. Whether it may replace the verdict the case holds is the caller's to check."""
-    status = CaseStatus.ESCALATED if json.loads(document)["keep"] == Keep.REOPEN else CaseStatus.RESOLVED
-    return case.replace(status=status, resolution=document, verdict_signature=signature, resolved_at=at)
+    return case.replace(status=verdict_status(json.loads(document)), resolution=document, verdict_signature=signature, resolved_at=at)
 
 
 def effects(case: Case) -> Effects:

@@ -4,13 +4,13 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup dolt chromium demo demo-mars test bench bench-quality clean
+.PHONY: setup dolt chromium demo demo-mars test docs bench bench-quality clean
 
 setup: $(STAMP)
 
 $(STAMP): pyproject.toml setup.py
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet -e '.[test]'
+	$(BIN)/pip install --quiet -e '.[test,docs]'
 	touch $@
 
 # Dolt sql-server for the scale-out backend, built from its Go module (cached).
@@ -40,6 +40,10 @@ test: setup dolt chromium
 	$(BIN)/python scripts/lint_imports.py
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist worksteal --durations=15
 
+# The documentation site (mkdocs.yml, docs/) into site/; `make test` builds it too, with --strict.
+docs: setup
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir site
+
 bench: setup
 	$(BIN)/python scripts/bench_store_recall.py
 
@@ -50,4 +54,4 @@ bench-quality: setup
 	$(BIN)/python scripts/bench_recall_quality.py --table
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis
+	rm -rf $(VENV) .pytest_cache .hypothesis site

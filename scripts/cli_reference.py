@@ -1,7 +1,7 @@
-"""Write the README's CLI reference from each command's --help.
+"""Write the CLI reference (docs/reference/cli.md) from each command's --help.
 
 `python scripts/cli_reference.py` rewrites the block between the markers;
-`--check` exits 1 when the README is out of date or a command or option lacks
+`--check` exits 1 when the page is out of date or a command or option lacks
 a help text (tests/cli/test_docs.py checks the same).
 """
 
@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator, Sequence
 
 import click
 
 from collective.cli import cli
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+PAGE = Path(__file__).resolve().parent.parent / "docs" / "reference" / "cli.md"
 BEGIN, END = "<!-- cli-reference:begin -->", "<!-- cli-reference:end -->"
 WIDTH = 88  # wrap the same on every machine, whatever its terminal
 
@@ -40,7 +40,7 @@ def help_text(path: tuple[str, ...]) -> str:
 
 
 def reference() -> str:
-    return "\n".join(f"### `{' '.join(path)}`\n\n```\n{help_text(path)}\n```\n" for path, _ in commands())
+    return "\n".join(f"## `{' '.join(path)}`\n\n```text\n{help_text(path)}\n```\n" for path, _ in commands())
 
 
 def render(text: str) -> str:
@@ -54,7 +54,7 @@ def replace_between(text: str, begin: str, end: str, body: str) -> str:
     head, found_begin, rest = text.partition(begin)
     _, found_end, tail = rest.partition(end)
     if not found_begin or not found_end:
-        raise ValueError(f"README.md lacks the markers {begin} ... {end}")
+        raise ValueError(f"the page lacks the markers {begin} ... {end}")
     return f"{head}{begin}\n{body}{end}{tail}"
 
 
@@ -70,18 +70,24 @@ def missing_help(root: click.Command = cli) -> list[str]:
     return missing
 
 
+def write_or_check(page: Path, rendered: Callable[[str], str], script: str, problems: Sequence[str] = ()) -> int:
+    """Rewrite `page` with `rendered(text)`; with --check, write nothing and exit 1 when it is
+    stale or there are `problems` (scripts/config_reference.py and json_reference.py too)."""
+    text = page.read_text(encoding="utf-8")
+    new = rendered(text)
+    if "--check" not in sys.argv:
+        page.write_text(new, encoding="utf-8")
+        return 0
+    found = list(problems)
+    if new != text:
+        found.append(f"{page.relative_to(page.parents[2])} is out of date: run python scripts/{script}")
+    for problem in found:
+        print(problem, file=sys.stderr)
+    return 1 if found else 0
+
+
 def main() -> int:
-    text = README.read_text(encoding="utf-8")
-    new = render(text)
-    if "--check" in sys.argv:
-        problems = [f"no help text: {name}" for name in missing_help()]
-        if new != text:
-            problems.append("README.md CLI reference is out of date: run python scripts/cli_reference.py")
-        for problem in problems:
-            print(problem, file=sys.stderr)
-        return 1 if problems else 0
-    README.write_text(new, encoding="utf-8")
-    return 0
+    return write_or_check(PAGE, render, "cli_reference.py", [f"no help text: {name}" for name in missing_help()])
 
 
 if __name__ == "__main__":

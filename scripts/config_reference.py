@@ -1,9 +1,9 @@
-"""Write the README's configuration reference from the settings model.
+"""Write the configuration reference (docs/reference/configuration.md) from the settings model.
 
 Every key of cmem.toml (its table, kind, default and meaning, as the settings classes
 declare them with collective.config.setting) and every environment variable
 (collective/config/environment.py). `python scripts/config_reference.py` rewrites the
-block between the markers; `--check` exits 1 when the README is out of date
+block between the markers; `--check` exits 1 when the page is out of date
 (tests/unit/test_config_reference.py checks the same).
 """
 
@@ -21,11 +21,11 @@ from collective.sync.policy import PolicySettings
 from collective.sync.schedule import SyncSettings
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # beside this script, also when a test loads it
-from cli_reference import replace_between  # noqa: E402
+from cli_reference import replace_between, write_or_check  # noqa: E402
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+PAGE = Path(__file__).resolve().parent.parent / "docs" / "reference" / "configuration.md"
 BEGIN, END = "<!-- config-reference:begin -->", "<!-- config-reference:end -->"
-# every settings class, in the order the README shows their tables
+# every settings class, in the order the page shows their tables
 SECTIONS = (TopLevel, Settings, DreamSettings, PolicySettings, SyncSettings, NatsOptions)
 _KINDS = {float: "number", int: "whole number", bool: "true or false", str: "text", dict: "table of numbers"}
 _LISTS = {float: "list of numbers", int: "list of whole numbers", str: "list of text"}
@@ -88,16 +88,7 @@ def render(text: str) -> str:
 
 
 def main() -> int:
-    text = README.read_text(encoding="utf-8")
-    new = render(text)
-    if "--check" in sys.argv:
-        if new != text:
-            print("README.md configuration reference is out of date: run python scripts/config_reference.py",
-                  file=sys.stderr)
-            return 1
-        return 0
-    README.write_text(new, encoding="utf-8")
-    return 0
+    return write_or_check(PAGE, render, "config_reference.py")
 
 
 if __name__ == "__main__":

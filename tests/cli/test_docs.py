@@ -1,4 +1,5 @@
-"""The README's CLI reference is what scripts/cli_reference.py writes, and every command has help."""
+"""The CLI reference (docs/reference/cli.md) is what scripts/cli_reference.py writes, and every
+command has help."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import pytest
 from scripts_support import load_script
 
 ROOT = Path(__file__).resolve().parents[2]
+PAGE = ROOT / "docs" / "reference" / "cli.md"
 
 
 @pytest.fixture(scope="module")
@@ -17,9 +19,9 @@ def reference():
     return load_script("cli_reference")
 
 
-def test_the_readme_reference_is_current(reference):
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert reference.render(text) == text, "README.md CLI reference is stale: run python scripts/cli_reference.py"
+def test_the_reference_page_is_current(reference):
+    text = PAGE.read_text(encoding="utf-8")
+    assert reference.render(text) == text, "docs/reference/cli.md is stale: run python scripts/cli_reference.py"
 
 
 def test_the_reference_covers_every_command_and_subcommand(reference):
@@ -27,11 +29,11 @@ def test_the_reference_covers_every_command_and_subcommand(reference):
     paths = [" ".join(path) for path, _ in reference.commands()]
     assert {"cmem", "cmem store", "cmem remote", "cmem remote add", "cmem quarantine resolve"} <= set(paths)
     for path in paths:
-        assert f"### `{path}`\n\n```\nUsage: {path} " in text
+        assert f"## `{path}`\n\n```text\nUsage: {path} " in text
 
 
-def test_a_changed_help_makes_the_readme_stale(reference, monkeypatch):
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+def test_a_changed_help_makes_the_page_stale(reference, monkeypatch):
+    text = PAGE.read_text(encoding="utf-8")
     store = reference.cli.commands["store"]
     monkeypatch.setattr(store, "help", store.help + "\n\nOne more paragraph.")
     assert reference.render(text) != text

@@ -1,5 +1,6 @@
-"""The README's configuration reference is what scripts/config_reference.py writes from
-the settings classes, and it covers every settings class and every key."""
+"""The configuration reference (docs/reference/configuration.md) is what
+scripts/config_reference.py writes from the settings classes, and it covers every settings
+class and every key."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import pytest
 from scripts_support import load_script
 
 ROOT = Path(__file__).resolve().parents[2]
+PAGE = ROOT / "docs" / "reference" / "configuration.md"
 
 
 @pytest.fixture(scope="module")
@@ -18,15 +20,15 @@ def reference():
     return load_script("config_reference")
 
 
-def test_the_readme_reference_is_current(reference):
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert reference.render(text) == text, "README.md configuration reference is stale: " \
+def test_the_reference_page_is_current(reference):
+    text = PAGE.read_text(encoding="utf-8")
+    assert reference.render(text) == text, "docs/reference/configuration.md is stale: " \
                                            "run python scripts/config_reference.py"
 
 
-def test_a_changed_default_makes_the_readme_stale(reference, monkeypatch):
+def test_a_changed_default_makes_the_page_stale(reference, monkeypatch):
     from collective.config.loader import keys
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    text = PAGE.read_text(encoding="utf-8")
     _, _, f, _ = next(keys(reference.DreamSettings))
     monkeypatch.setattr(f, "default", f.default + 1)
     assert reference.render(text) != text

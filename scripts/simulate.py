@@ -1,5 +1,5 @@
-"""Long random histories of a collective, checked against its invariants (README,
-"Invariants of the collective"). Prints one JSON line with --json, else a short summary.
+"""Long random histories of a collective, checked against its invariants
+(docs/concepts/invariants.md). Prints one JSON line with --json, else a short summary.
 
 Runs the state machine of tests/simulation/ (the same rules and checks as the pytest seeds)
 through Hypothesis: seed K, then K+1, ... until --minutes have passed (one seed without

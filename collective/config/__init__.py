@@ -4,8 +4,8 @@ One settings model: each settings class declares its keys (loader.setting) and o
 loader builds it from cmem.toml, read once per Home (home.py). The core's classes are
 in sections.py; dream/ and sync/ declare theirs beside their users. Every environment
 variable read is in environment.py. Precedence, highest first: command-line option,
-environment, cmem.toml, default. scripts/config_reference.py writes the README's
-configuration reference from all of them.
+environment, cmem.toml, default. scripts/config_reference.py writes the configuration
+reference (docs/reference/configuration.md) from all of them.
 """
 
 from .environment import VARIABLES

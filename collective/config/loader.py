@@ -2,7 +2,7 @@
 by `setting()` (default, one-line meaning, kind, bounds, TOML table), and `settings_from`
 builds it from the parsed file, checking every key; a problem is one line naming the
 table and the key (BadInput, exit 2). scripts/config_reference.py documents the same
-fields in the README.
+fields in docs/reference/configuration.md.
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ from .loader import setting
 # so that only a query nothing stored is about recalls nothing. On the development questions
 # of scripts/bench_recall_quality.py every answer found in the top 10 at 0 is still found at
 # 0.15; questions whose answer is not stored but whose topic is score as high as answered
-# ones (0.3 to 0.7), so no floor tells them apart without hiding answers (README, Recall).
+# ones (0.3 to 0.7), so no floor tells them apart without hiding answers (docs/concepts/recall.md).
 MIN_SCORE = 0.15
 OUTBOX_LIMIT = 10_000
 

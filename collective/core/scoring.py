@@ -9,7 +9,7 @@ Squared, so that a word or two in common with an unrelated memory adds little (a
 0.3 adds 0.027) while a memory holding the query's words adds up to 0.3: a keyword query
 ("pump") finds its memory, and a paraphrase is not pushed out by incidental words.
 Chosen on the development questions and the public set of scripts/bench_recall_quality.py
-(README, Recall): there it ranks as well as cosine alone where words do not help, and better
+(docs/concepts/recall.md): there it ranks as well as cosine alone where words do not help, and better
 where they do; linear mixes and reciprocal rank fusion ranked worse on both.
 Resonance (amplitude * trust(origin) * recency * boost(access)) then re-ranks within
 what is relevant, damped so that it cannot outweigh a clear difference in relevance:

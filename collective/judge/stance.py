@@ -3,8 +3,8 @@
 Phase 0 affirms, pi denies, pi/2 is uncertain. It reads the polarity of one
 sentence: the parity of negation cues and negative-valence words ("not safe"
 and "dangerous" deny, "no danger" affirms), and hedges ("might", "probably",
-"unclear") make it uncertain. A word-level heuristic; its limits are in the
-README. Pure, no I/O; the word lists live in the lexicon.
+"unclear") make it uncertain. A word-level heuristic; its limits are in
+docs/concepts/judge.md. Pure, no I/O; the word lists live in the lexicon.
 """
 
 from __future__ import annotations

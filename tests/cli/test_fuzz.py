@@ -32,7 +32,7 @@ from collective.store.doltlite import DoltliteRepository
 
 EXAMPLES = int(os.environ.get("CMEM_FUZZ_EXAMPLES", "12"))
 SERVES = {("serve-commons",)}  # run until a signal: fuzzed in a child process
-EXIT_CODES = (0, 1, 2)  # success, operational failure, bad input (README, Errors and exit codes)
+EXIT_CODES = (0, 1, 2)  # success, operational failure, bad input (docs/reference/errors.md)
 NOT_FUZZED = {"home"}  # always our test home: a fuzzed --home would write wherever it points
 COUNTS: Counter = Counter()
 

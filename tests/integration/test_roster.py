@@ -1,4 +1,4 @@
-"""The collective's roster (README, Security): made and changed by a threshold of its owners,
+"""The collective's roster (docs/concepts/security.md): made and changed by a threshold of its owners,
 followed from the commons version by version, and the one answer to who may do what. Each
 attack is a member (or anyone who writes the commons) acting outside the roster; the
 honest agents' state changes only through what the roster allows."""

@@ -1,4 +1,4 @@
-"""The invariants of the collective (README, "Invariants of the collective"), as plain checks.
+"""The invariants of the collective (docs/concepts/invariants.md), as plain checks.
 
 Each check takes open agents (name -> Agent) and what the simulator knows, and returns a
 list of Violations, each naming the invariant and its evidence; an empty list means it

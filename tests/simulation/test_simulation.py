@@ -1,5 +1,5 @@
-"""Random histories of 3 to 5 agents keep the invariants of the collective (README,
-"Invariants of the collective"): a fixed set of seeds, each a short history of real
+"""Random histories of 3 to 5 agents keep the invariants of the collective
+(docs/concepts/invariants.md): a fixed set of seeds, each a short history of real
 doltlite agents on one file commons, with the hashing embedder for speed
 (scripts/simulate.py runs long ones with the real embedder).
 

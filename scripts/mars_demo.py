@@ -4,11 +4,13 @@ earth-1 and earth-2 share Earth's commons, mars-1 Mars's. Inside a site the agen
 sync every 5 minutes (`collective.sync.windows.Scheduler`); between the planets only the commons
 meet, through a relay (`collective.sync.relay.Relay`) that copies branches inside the link's
 windows and 12 minutes (the light time) late. While the link is closed the planets
-learn different things; in the first window a priority memory and a contradiction
-cross, the contradiction reaches quarantine on both planets, a person on Earth
-resolves it, and the resolution reaches Mars in the next window.
+learn different things: earth-1 that the coolant pump in module C is safe, mars-1 that
+it is not. In the first window the contradiction crosses and reaches quarantine on both
+planets, a person on Earth resolves it, and the verdict reaches Mars in the next window.
 
-Three hours pass on a virtual clock in seconds. Run with `make demo-mars`.
+It tells the story as it goes: the two claims, who holds what each time the link opens
+and closes, the verdict, and what each planet recalls at the end. Three hours pass on a
+virtual clock in seconds. Run with `make demo-mars`.
 """
 
 from __future__ import annotations
@@ -34,14 +36,19 @@ LINK_WINDOWS = ("2026-12-01T10:30Z/2026-12-01T11:00Z", "2026-12-01T12:30Z/2026-1
 LIGHT_TIME = 12 * 60  # seconds, one way
 END = START + timedelta(hours=3)
 SITE_OF = {"earth-1": "earth", "earth-2": "earth", "mars-1": "mars"}
+SAFE = "The coolant pump in module C is safe to operate."
+UNSAFE = "The coolant pump in module C is not safe to operate."
+CLAIMS = {SAFE: "earth-1's claim (safe)", UNSAFE: "mars-1's claim (not safe)"}
 LEARNED = {  # (minutes after 10:00, agent, text, importance)
-    (2, "earth-1", "The coolant pump in module C is safe to operate.", 0.7),
+    (2, "earth-1", SAFE, 0.7),
     (4, "earth-2", "Solar array B produced 41 kWh yesterday.", 0.5),
-    (5, "mars-1", "The coolant pump in module C is not safe to operate.", 0.8),
+    (5, "mars-1", UNSAFE, 0.8),
     (6, "mars-1", "Dust storm reaches the landing site within three days: EVA cancelled.", 1.0),
     (8, "mars-1", "Sample 14 from the crater rim contains hematite.", 0.5),
 }
 VERDICT_AT = START + timedelta(minutes=75)
+VERDICT_NOTE = "inspection found a cracked impeller"
+QUESTIONS = ("Is the coolant pump in module C safe to operate?", "Is a dust storm coming?")
 
 
 class Demo:
@@ -96,6 +103,7 @@ class Demo:
         if is_open != self.link_open:
             self.link_open = is_open
             self.say("link", "window opens" if is_open else "window closes")
+            self.holdings()
         self.relay.step()
         for scheduler in self.schedulers.values():
             scheduler.step()
@@ -103,12 +111,24 @@ class Demo:
             self.resolve()
         self.watch_cases()
 
+    def holdings(self) -> None:
+        """Who holds which of the two claims, and how: flagged disputed, or refuted."""
+        for name, agent in self.agents.items():
+            held = []
+            for memory in agent.list_memories(limit=100, include_refuted=True)["memories"]:
+                if memory["content"] in CLAIMS:
+                    flag = " refuted" if memory["refuted_by"] else " disputed" if memory["disputed"] else ""
+                    held.append(f"{CLAIMS[memory['content']]}{flag}")
+            cases = ", ".join(f"case {case[:8]} {status}" for case, status in sorted(self.cases[name].items()))
+            self.say(name, f"holds {'; '.join(held) or 'neither claim'}" + (f"; {cases}" if cases else ""))
+
     def resolve(self) -> None:
         earth = self.agents["earth-2"]
         for dispute in earth.disputes(status="pending"):
             keep = "a" if dispute["a"]["origin_agent"] == "mars-1" else "b"  # the inspection sided with Mars
-            earth.resolve_dispute(dispute["dispute"], keep=keep, note="inspection found a cracked impeller", by="ana")
-            self.say("ana", f"resolves dispute {dispute['dispute'][:8]} on Earth: keep mars-1's claim")
+            earth.resolve_dispute(dispute["dispute"], keep=keep, note=VERDICT_NOTE, by="ana")
+            self.say("ana", f"resolves dispute {dispute['dispute'][:8]} on Earth: keep {CLAIMS[UNSAFE]} "
+                            f"({VERDICT_NOTE}); {CLAIMS[SAFE]} is refuted")
 
     def watch_cases(self) -> None:
         for name, agent in self.agents.items():
@@ -119,21 +139,42 @@ class Demo:
                                    f"{case['status']}")
 
     def run(self) -> bool:
+        print_claims()
         while self.clock.now() <= END:
             self.tick()
             self.clock.advance(60)
         for (at, who, text) in self.lines:
             print(f"{at:%H:%M}  {who:<8} {text}")
+        self.recall_at_the_end()
         views = {name: sorted(cases.items()) for name, cases in self.cases.items()}
         same = len({repr(v) for v in views.values()}) == 1 and views["mars-1"] and \
             all(status == "resolved" for _, status in views["mars-1"])
         print(f"\nevery agent on both planets holds the same resolved case(s): {'yes' if same else 'NO'}")
         return bool(same)
 
+    def recall_at_the_end(self) -> None:
+        """What each planet's agents recall at 13:00, the verdict taken everywhere."""
+        print(f"\nWhat each planet recalls at {END:%H:%M}:")
+        for name, agent in self.agents.items():
+            print(f"  {name} on {SITE_OF[name].capitalize()}:")
+            for question in QUESTIONS:
+                hits = agent.recall(question, k=1, now=END)
+                answer = f"{hits[0].memory.content}  ({hits[0].memory.origin_agent})" if hits else "nothing recalled"
+                print(f"    {question:<52} {answer}")
+
     def close(self) -> None:
         self.relay.close()
         for agent in self.agents.values():
             agent.close()
+
+
+def print_claims() -> None:
+    print("Two claims about one pump, made apart while the link is down:")
+    for minute, name, text, _ in sorted(LEARNED):
+        if text in CLAIMS:
+            print(f"  {START + timedelta(minutes=minute):%H:%M}  {name:<8} {text}")
+    windows = ", ".join(f"{w.split('/')[0][11:16]}-{w.split('/')[1][11:16]}" for w in LINK_WINDOWS)
+    print(f"The link opens {windows} UTC; light takes {LIGHT_TIME // 60} minutes each way.\n")
 
 
 def main() -> int:

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, ContextManager, TypeVar
 
 import jinja2
+from markupsafe import Markup, escape
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.middleware import Middleware
@@ -20,6 +21,7 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from ..errors import BadInput, CollectiveError, NotFound, NotShared, one_line
+from . import present
 from .guard import CSRF_COOKIE, CSRF_FIELD, Guard, Refused, TokenGate
 
 if TYPE_CHECKING:
@@ -42,7 +44,10 @@ class ReviewPage:
         self.guard = guard
         self.templates = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True,
                                             undefined=jinja2.StrictUndefined)
-        self.templates.filters["short"] = lambda value, n=12: str(value)[:n]
+        self.templates.filters["short"] = present.short
+        self.templates.filters["closeness"] = present.closeness
+        self.templates.filters["stances"] = present.stances
+        self.templates.globals["when"] = _when
 
     # --- plumbing ----------------------------------------------------------------------
     async def agent_call(self, work: Callable[[Agent], T]) -> T:
@@ -54,7 +59,8 @@ class ReviewPage:
     def render(self, request: Request, name: str, status: int = 200, **context: Any) -> HTMLResponse:
         key, new = self.guard.browser_key(request)
         html = self.templates.get_template(name).render({
-            "agent": None, "error": None, "entered": {}, "status_filter": None, **context, "reviewer": self.reviewer,
+            "agent": None, "error": None, "entered": {}, "status_filter": None, "searched": {}, "agent_names": [],
+            **context, "reviewer": self.reviewer,
             "csrf_field": CSRF_FIELD, "csrf": self.guard.csrf_token(key),
             "notice": request.query_params.get("done"), "unshared": request.query_params.get("unshared")})
         response = HTMLResponse(html, status_code=status)
@@ -74,8 +80,9 @@ class ReviewPage:
             return self.problem(request, 400, f"status: must be one of {', '.join(statuses)}")
         def run(agent: Agent) -> dict:
             return {"agent": agent.agent_id, key: read(agent, None if status == "all" else status)}
+        found = await self.agent_call(run)
         return self.render(request, "listing.html", status_filter=status, heading=heading, statuses=statuses,
-                           path=request.url.path, table=f"_{key}_table.html", **await self.agent_call(run))
+                           path=request.url.path, table=f"_{key}_table.html", **_searched(request, found))
 
     async def act(self, request: Request, call: Callable[[Agent], Any], *, done: str,
                   again: Callable[..., Any], entered: dict, page: str | None = None) -> Response:
@@ -98,7 +105,7 @@ class ReviewPage:
         def read(agent: Agent) -> dict:
             return {"agent": agent.agent_id, "disputes": agent.disputes("open"),
                     "promotions": agent.promotions("pending")}
-        return self.render(request, "overview.html", **await self.agent_call(read))
+        return self.render(request, "overview.html", **_searched(request, await self.agent_call(read)))
 
     async def dispute_list(self, request: Request) -> Response:
         return await self.listing(request, "Disputes", DISPUTE_STATUSES, lambda a, s: a.disputes(s), "disputes")
@@ -113,7 +120,8 @@ class ReviewPage:
         def read(agent: Agent) -> dict:
             found = agent.dispute(dispute_id)
             held = [m for side in ("a", "b") for m in _side_rows(found[side])]
-            return {"agent": agent.agent_id, "d": found,
+            return {"agent": agent.agent_id, "d": found, "trust": agent.trust_scores(),
+                    "diff": present.word_diff(found["a"]["content"], found["b"]["content"]),
                     "histories": {m: agent.history(m, HISTORY_LIMIT) for m in dict.fromkeys(held)}}
         return self.render(request, "dispute.html", status=status, error=error, entered=entered or {},
                            **await self.agent_call(read))
@@ -135,6 +143,29 @@ class ReviewPage:
                               done="reopening", again=self.dispute, entered={"reopen_note": note},
                               page=f"/disputes/{dispute_id}")
 
+    async def resolve_many(self, request: Request) -> Response:
+        """One verdict, "both stand", on each dispute selected: the bulk action for false
+        positives. Each is signed and recorded on its own; the first bad one stops the rest."""
+        form = await self.guard.checked_form(request)
+        chosen, note = [str(v) for v in form.getlist("dispute")], str(form.get("note", ""))
+        if not chosen:
+            return self.problem(request, 400, "dispute: select at least one")
+        def run(agent: Agent) -> bool:
+            shared = True
+            for dispute_id in chosen:
+                try:
+                    agent.resolve_dispute(dispute_id, keep="both", note=note, by=self.reviewer)
+                except NotShared:
+                    shared = False
+            return shared
+        try:
+            shared = await self.agent_call(run)
+        except BadInput as e:
+            if isinstance(e, NotFound):
+                raise
+            return self.problem(request, 400, one_line(e))
+        return RedirectResponse(f"/?done={len(chosen)}+verdicts" + ("" if shared else "&unshared=1"), status_code=303)
+
     async def promotion(self, request: Request, *, error: str | None = None, status: int = 200,
                         entered: dict | None = None) -> Response:
         memory_id = request.path_params["memory_id"]
@@ -154,6 +185,30 @@ class ReviewPage:
         return await self.act(request, lambda agent: agent.decide_promotion(
             memory_id, approve=decision == "approve", note=note, by=self.reviewer),
             done=decision, again=self.promotion, entered={"note": note})
+
+
+def _when(stamp: str | None) -> Markup:
+    """A time as "3 h ago", the exact time on hover."""
+    if not stamp:
+        return Markup("")
+    return Markup(f'<time datetime="{escape(stamp)}" title="{escape(present.exact(stamp))}">'
+                  f'{escape(present.ago(stamp))}</time>')
+
+
+def _searched(request: Request, found: dict) -> dict:
+    """The disputes found, narrowed by ?q= (words in either claim) and ?agent= (one of its
+    agents); with the agents to choose from and what was asked."""
+    disputes = found.get("disputes")
+    if disputes is None:
+        return found
+    q, agent = request.query_params.get("q", "").strip(), request.query_params.get("agent", "")
+    names = sorted({name for d in disputes for name in d["agents"]})
+    if q:
+        disputes = [d for d in disputes if q.lower() in f'{d["a"]["content"]} {d["b"]["content"]}'.lower()]
+    if agent:
+        disputes = [d for d in disputes if agent in d["agents"]]
+    searched = {k: v for k, v in (("q", q), ("agent", agent)) if v}
+    return {**found, "disputes": disputes, "agent_names": names, "searched": searched}
 
 
 def _side_rows(side: dict) -> list[str]:
@@ -182,6 +237,7 @@ def build_app(open_agent: Callable[[], ContextManager[Agent]], *, reviewer: str,
     routes = [
         Route("/", page.overview),
         Route("/disputes", page.dispute_list),
+        Route("/disputes/bulk", page.resolve_many, methods=["POST"]),
         Route("/disputes/{dispute_id}", page.dispute),
         Route("/disputes/{dispute_id}", page.resolve, methods=["POST"]),
         Route("/disputes/{dispute_id}/reopen", page.reopen, methods=["POST"]),

@@ -18,7 +18,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
-from starlette.routing import Route
+from starlette.routing import Mount, Route
 
 from ..errors import BadInput, CollectiveError, NotFound, NotShared, one_line
 from . import present
@@ -35,11 +35,15 @@ HISTORY_LIMIT = 20
 
 
 class ReviewPage:
-    """The page's views. `open_agent()` gives a context manager over the agent reviewed;
-    `reviewer` names the reviewer key every decision is signed with."""
+    """The page's views. `open_agent(name)` gives a context manager over an agent of the
+    home (None: the one the page serves), `agent_names()` names them all; `reviewer` names
+    the reviewer key every decision is signed with. Under /agents/NAME/ every page is
+    about that agent; elsewhere about the one served."""
 
-    def __init__(self, open_agent: Callable[[], ContextManager[Agent]], *, reviewer: str, guard: Guard):
+    def __init__(self, open_agent: Callable[[str | None], ContextManager[Agent]], *, reviewer: str, guard: Guard,
+                 agent_names: Callable[[], list[str]]):
         self.open_agent = open_agent
+        self.agent_names = agent_names
         self.reviewer = reviewer
         self.guard = guard
         self.templates = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True,
@@ -50,9 +54,13 @@ class ReviewPage:
         self.templates.globals["when"] = _when
 
     # --- plumbing ----------------------------------------------------------------------
-    async def agent_call(self, work: Callable[[Agent], T]) -> T:
+    async def agent_call(self, request: Request, work: Callable[[Agent], T]) -> T:
+        """work(agent) in a worker thread, on the agent the request's path names."""
+        name = request.path_params.get("agent_id")
+        if name is not None and name not in await run_in_threadpool(self.agent_names):
+            raise NotFound("agent", f"no agent {name!r} in this home")
         def run() -> T:
-            with self.open_agent() as agent:
+            with self.open_agent(name) as agent:
                 return work(agent)
         return await run_in_threadpool(run)
 
@@ -61,7 +69,7 @@ class ReviewPage:
         html = self.templates.get_template(name).render({
             "agent": None, "error": None, "entered": {}, "status_filter": None, "searched": {}, "agent_names": [],
             **context, "reviewer": self.reviewer,
-            "csrf_field": CSRF_FIELD, "csrf": self.guard.csrf_token(key),
+            "csrf_field": CSRF_FIELD, "csrf": self.guard.csrf_token(key), "base": _base(request),
             "notice": request.query_params.get("done"), "unshared": request.query_params.get("unshared")})
         response = HTMLResponse(html, status_code=status)
         if new:
@@ -80,7 +88,7 @@ class ReviewPage:
             return self.problem(request, 400, f"status: must be one of {', '.join(statuses)}")
         def run(agent: Agent) -> dict:
             return {"agent": agent.agent_id, key: read(agent, None if status == "all" else status)}
-        found = await self.agent_call(run)
+        found = await self.agent_call(request, run)
         return self.render(request, "listing.html", status_filter=status, heading=heading, statuses=statuses,
                            path=request.url.path, table=f"_{key}_table.html", **_searched(request, found))
 
@@ -91,7 +99,7 @@ class ReviewPage:
         the input was bad."""
         page = page or request.url.path
         try:
-            await self.agent_call(call)
+            await self.agent_call(request, call)
         except NotShared:
             return RedirectResponse(f"{page}?done={done}&unshared=1", status_code=303)
         except BadInput as e:
@@ -105,7 +113,20 @@ class ReviewPage:
         def read(agent: Agent) -> dict:
             return {"agent": agent.agent_id, "disputes": agent.disputes("open"),
                     "promotions": agent.promotions("pending")}
-        return self.render(request, "overview.html", **_searched(request, await self.agent_call(read)))
+        return self.render(request, "overview.html", **_searched(request, await self.agent_call(request, read)))
+
+    async def every_agent(self, request: Request) -> Response:
+        """Every agent of the home: its open disputes and pending promotions, and whether it
+        honours this reviewer (a verdict signed here waits where it does not)."""
+        def read() -> list[dict]:
+            found = []
+            for name in self.agent_names():
+                with self.open_agent(name) as agent:
+                    found.append({"name": name, "disputes": agent.disputes("open"),
+                                  "promotions": agent.promotions("pending"),
+                                  "honours": self.reviewer in {r["name"] for r in agent.reviewers()}})
+            return found
+        return self.render(request, "agents.html", agents=await run_in_threadpool(read))
 
     async def dispute_list(self, request: Request) -> Response:
         return await self.listing(request, "Disputes", DISPUTE_STATUSES, lambda a, s: a.disputes(s), "disputes")
@@ -124,7 +145,7 @@ class ReviewPage:
                     "diff": present.word_diff(found["a"]["content"], found["b"]["content"]),
                     "histories": {m: agent.history(m, HISTORY_LIMIT) for m in dict.fromkeys(held)}}
         return self.render(request, "dispute.html", status=status, error=error, entered=entered or {},
-                           **await self.agent_call(read))
+                           **await self.agent_call(request, read))
 
     async def resolve(self, request: Request) -> Response:
         dispute_id = request.path_params["dispute_id"]
@@ -141,7 +162,7 @@ class ReviewPage:
         note = str(form.get("note", ""))
         return await self.act(request, lambda agent: agent.reopen_dispute(dispute_id, note=note, by=self.reviewer),
                               done="reopening", again=self.dispute, entered={"reopen_note": note},
-                              page=f"/disputes/{dispute_id}")
+                              page=f"{_base(request)}/disputes/{dispute_id}")
 
     async def resolve_many(self, request: Request) -> Response:
         """One verdict, "both stand", on each dispute selected: the bulk action for false
@@ -159,12 +180,12 @@ class ReviewPage:
                     shared = False
             return shared
         try:
-            shared = await self.agent_call(run)
+            shared = await self.agent_call(request, run)
         except BadInput as e:
             if isinstance(e, NotFound):
                 raise
             return self.problem(request, 400, one_line(e))
-        return RedirectResponse(f"/?done={len(chosen)}+verdicts" + ("" if shared else "&unshared=1"), status_code=303)
+        return RedirectResponse(f"{_base(request)}/?done={len(chosen)}+verdicts" + ("" if shared else "&unshared=1"), status_code=303)
 
     async def promotion(self, request: Request, *, error: str | None = None, status: int = 200,
                         entered: dict | None = None) -> Response:
@@ -173,7 +194,7 @@ class ReviewPage:
             return {"agent": agent.agent_id, "p": agent.proposal(memory_id),
                     "history": agent.history(memory_id, HISTORY_LIMIT)}
         return self.render(request, "promotion.html", status=status, error=error, entered=entered or {},
-                           **await self.agent_call(read))
+                           **await self.agent_call(request, read))
 
     async def decide(self, request: Request) -> Response:
         memory_id = request.path_params["memory_id"]
@@ -185,6 +206,12 @@ class ReviewPage:
         return await self.act(request, lambda agent: agent.decide_promotion(
             memory_id, approve=decision == "approve", note=note, by=self.reviewer),
             done=decision, again=self.promotion, entered={"note": note})
+
+
+def _base(request: Request) -> str:
+    """Where the pages of the agent a request is about start: "" for the one served."""
+    name = request.path_params.get("agent_id")
+    return f"/agents/{name}" if name is not None else ""
 
 
 def _when(stamp: str | None) -> Markup:
@@ -216,12 +243,13 @@ def _side_rows(side: dict) -> list[str]:
     return [side["memory"], *(c["memory"] for c in side.get("copies", ()))]
 
 
-def build_app(open_agent: Callable[[], ContextManager[Agent]], *, reviewer: str, hosts: frozenset[str], port: int,
-              token: str | None = None) -> Starlette:
+def build_app(open_agent: Callable[[str | None], ContextManager[Agent]], *, reviewer: str, hosts: frozenset[str],
+              port: int, agent_names: Callable[[], list[str]], token: str | None = None) -> Starlette:
     """The ASGI app: every request passes the gate (its Host is one of `hosts`, on `port` or
-    none; then the token); every POST the CSRF check."""
+    none; then the token); every POST the CSRF check. The served agent's pages at /, every
+    agent's under /agents/NAME/, and all of them at a glance at /agents."""
     guard = Guard(token, hosts=hosts, port=port)
-    page = ReviewPage(open_agent, reviewer=reviewer, guard=guard)
+    page = ReviewPage(open_agent, reviewer=reviewer, guard=guard, agent_names=agent_names)
 
     async def refused(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, Refused)
@@ -234,7 +262,7 @@ def build_app(open_agent: Callable[[], ContextManager[Agent]], *, reviewer: str,
         assert isinstance(exc, CollectiveError)
         return page.problem(request, 400 if isinstance(exc, BadInput) else 500, one_line(exc))
 
-    routes = [
+    pages = [
         Route("/", page.overview),
         Route("/disputes", page.dispute_list),
         Route("/disputes/bulk", page.resolve_many, methods=["POST"]),
@@ -245,6 +273,7 @@ def build_app(open_agent: Callable[[], ContextManager[Agent]], *, reviewer: str,
         Route("/promotions/{memory_id}", page.promotion),
         Route("/promotions/{memory_id}", page.decide, methods=["POST"]),
     ]
+    routes = [*pages, Route("/agents", page.every_agent), Mount("/agents/{agent_id}", routes=pages)]
     handlers = {Refused: refused, NotFound: not_found, 404: not_found, CollectiveError: failed}
     return Starlette(routes=routes, middleware=[Middleware(TokenGate, guard=guard)], exception_handlers=handlers)
 

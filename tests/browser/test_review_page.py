@@ -306,8 +306,27 @@ def test_the_pages_fit_the_screen_and_are_photographed(browser, served, world, w
         page.click("form#verdict button[value=b]")
         page.wait_for_selector("#resolution")
         assert page.evaluate("document.documentElement.scrollWidth") <= width  # the history holds in its card
-        page.goto(served.url + "/disputes?status=resolved")
-        page.screenshot(path=str(shots / f"review-resolved-{width}.png"), full_page=True)
-        assert page.evaluate("document.documentElement.scrollWidth") <= width
+        for path, name in (("/disputes?status=resolved", "resolved"), ("/agents", "agents")):
+            page.goto(served.url + path)
+            page.screenshot(path=str(shots / f"review-{name}-{width}.png"), full_page=True)
+            assert page.evaluate("document.documentElement.scrollWidth") <= width, path
     finally:
         context.close()
+
+
+def test_one_page_shows_every_agent_of_the_home_and_decides_for_any_of_them(page, served, world):
+    page.goto(served.url + "/agents")
+    assert page.locator("section.agent-card").count() == 3
+    assert page.locator("#agent-earth-1 .status").inner_text() == "does not honour ana"
+    assert "1 open dispute," in page.locator("#agent-earth-2 h2").inner_text()
+    page.locator("#agent-earth-2 li.dispute a").click()
+    page.wait_for_url(re.compile(r"/agents/earth-2/disputes/"))
+    page.fill("#note", "pressure test failed on sol 212")
+    page.click("form#verdict button[value=both]")
+    page.wait_for_selector("#resolution")
+    assert "/agents/earth-2/disputes/" in page.url
+    assert page.locator("#agent").inner_text() == "earth-2"
+    with Agent.open("earth-2", home=world.home) as agent:
+        assert agent.disputes("open") == []
+    assert page.goto(served.url + "/agents/nobody/").status == 404
+    assert "nobody" in page.locator("#problem").inner_text()

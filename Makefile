@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup dolt chromium demo demo-mars test docs bench bench-quality clean
+.PHONY: setup dolt chromium demo demo-mars test docs bench bench-quality screenshots clean
 
 setup: $(STAMP)
 
@@ -52,6 +52,10 @@ bench: setup
 # The blind set is scored once, alone: scripts/bench_recall_quality.py --set blind.
 bench-quality: setup
 	$(BIN)/python scripts/bench_recall_quality.py --table
+
+# The review page's pictures in the docs, taken by its browser tests (so they show the page as it is).
+screenshots: setup chromium
+	CMEM_SCREENSHOTS=docs/images $(BIN)/python -m pytest -q tests/browser -k photographed
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis site

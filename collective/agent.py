@@ -20,7 +20,8 @@ from .errors import AgentExists
 from .exchange import Exchange
 from .exchange.remotes import Remotes
 from .index.keeper import IndexKeeper
-from .reports import PullReport, PushReport, StatusReport
+from .reports import (ForgetReport, Judgement, KeyDecision, KeyRotation, PeerReport, Proposal, ProposalReport,
+                      PullReport, PushReport, ShowReport, StabilityReport, StatusReport, TrustLedger, UpdateReport)
 from .model import DEFAULT_AMPLITUDE, Memory, events, utcnow, validate_ref
 from .peers import Peers
 from .promotion import Promotions
@@ -167,11 +168,11 @@ class Agent(RecallVerbs, ReviewVerbs, RosterVerbs, DreamVerbs, SyncVerbs):
         """Store many memories in one transaction and one commit."""
         return self.writer.store_many(MemoryInput.batch(items))
 
-    def forget(self, memory_id: str) -> dict:
+    def forget(self, memory_id: str) -> ForgetReport:
         """Retract one of this agent's own memories (a signed, committed change; never a delete)."""
         return self.writer.forget(memory_id)
 
-    def update(self, memory_id: str, content: str) -> dict:
+    def update(self, memory_id: str, content: str) -> UpdateReport:
         """Correct one of this agent's own memories: a new memory, its parent the old one, which
         is retracted; one commit. {"id", "content", "replaces", "commit"}."""
         return self.writer.update(memory_id, content)
@@ -179,7 +180,7 @@ class Agent(RecallVerbs, ReviewVerbs, RosterVerbs, DreamVerbs, SyncVerbs):
     def get(self, memory_id: str, *, as_of: str | None = None) -> Memory:
         return self.tables.memories.require(memory_id, as_of=validate_ref(as_of))
 
-    def show(self, memory_id: str) -> dict:
+    def show(self, memory_id: str) -> ShowReport:
         """One memory with its links, access count and the dispute it stands in (or None)."""
         return {**self.get(memory_id).to_dict(), "links": self.tables.links.touching(memory_id),
                 "access_count": self.access.count_of(memory_id), "dispute": self.disputes_view.of_memory(memory_id)}
@@ -198,11 +199,11 @@ class Agent(RecallVerbs, ReviewVerbs, RosterVerbs, DreamVerbs, SyncVerbs):
         return status.describe(self.repo, self.tables, self.keeper, self.location, self.home, agent_id=self.agent_id,
                                branch=self.branch, settings=self.settings)
 
-    def stability(self, *, now=None) -> dict:
+    def stability(self, *, now=None) -> StabilityReport:
         """The field stability of this agent's memory: {"stability", "memories"}."""
         return status.stability(self.tables, self.peers_view.trust_scores(), now or utcnow(), self.settings)
 
-    def compare(self, a: str, b: str) -> dict:
+    def compare(self, a: str, b: str) -> Judgement:
         """How two texts relate as this agent's judge sees them: relation, confidence, reason, cosine."""
         from .judge import compare_texts
         return compare_texts(a, b, embedder=self.embedder, judge=self.judge)
@@ -255,33 +256,33 @@ class Agent(RecallVerbs, ReviewVerbs, RosterVerbs, DreamVerbs, SyncVerbs):
     def trust_scores(self, *, as_of: str | None = None) -> dict[str, float]:
         return self.peers_view.trust_scores(as_of=validate_ref(as_of))
 
-    def peers(self) -> list[dict]:
+    def peers(self) -> list[PeerReport]:
         return self.peers_view.list()
 
-    def trust_ledger(self, agent_id: str) -> dict:
+    def trust_ledger(self, agent_id: str) -> TrustLedger:
         return self.peers_view.ledger(agent_id)
 
     # --- promotions to main (consensus) -------------------------------------------
-    def promotions(self, status: str | None = "pending") -> list[dict]:
+    def promotions(self, status: str | None = "pending") -> list[Proposal]:
         """Proposals for main as this agent sees them ("pending", "promoted", "rejected", None: all)."""
         return self.promotion.list(status)
 
-    def proposal(self, memory_id: str) -> dict:
+    def proposal(self, memory_id: str) -> Proposal:
         """One proposal for main as this agent sees it (as `promotions` lists each)."""
         return self.promotion.show(memory_id)
 
-    def promote(self, memory_id: str, *, note: str | None = None, remote: str | None = None) -> dict:
+    def promote(self, memory_id: str, *, note: str | None = None, remote: str | None = None) -> ProposalReport:
         """Propose a memory for main (signed), then share the proposal."""
         result = self.promotion.propose(memory_id, note=note)
         return self.promotion.share_after("proposal", result, self._sharing_remote(remote))
 
-    def endorse(self, memory_id: str, *, remote: str | None = None) -> dict:
+    def endorse(self, memory_id: str, *, remote: str | None = None) -> ProposalReport:
         """Endorse another agent's proposed memory (signed); the second endorser promotes it."""
         result = self.promotion.endorse(memory_id)
         return self.promotion.share_after("endorsement", result, self._sharing_remote(remote))
 
     def decide_promotion(self, memory_id: str, *, approve: bool, note: str, by: str | None = None,
-                         remote: str | None = None) -> dict:
+                         remote: str | None = None) -> ProposalReport:
         """A person approves (promotes) or rejects a proposal, signed with their reviewer key;
         it takes effect where that reviewer is authorised."""
         self.promotion.check_decision(memory_id, note)  # bad input is said before the key is looked for
@@ -292,13 +293,13 @@ class Agent(RecallVerbs, ReviewVerbs, RosterVerbs, DreamVerbs, SyncVerbs):
     def _sharing_remote(self, remote: str | None) -> str | None:
         return self.remote_names.choose(remote) if self.remote_names.all() else None
 
-    def rotate_key(self) -> dict:
+    def rotate_key(self) -> KeyRotation:
         """A new key for this agent, signed by the old one and published on its branch."""
         new, result = key_rotation.rotate(self.repo, self.tables, self.identity, self.key_path, agent_id=self.agent_id)
         self.identity = self.writer.identity = self.exchange.identity = new
         self.upkeep.after_commit()
         return result
 
-    def decide_key(self, agent_id: str, *, accept: bool) -> dict:
+    def decide_key(self, agent_id: str, *, accept: bool) -> KeyDecision:
         """A person's decision on a peer's key change that no signed rotation explains."""
         return self.peers_view.decide_key(agent_id, accept=accept)

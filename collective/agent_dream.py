@@ -8,6 +8,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Callable, Sequence
 
 if TYPE_CHECKING:
+    from .reports import DreamReport
     from .dream.port import DreamPort
     from .runtime.progress import Progress
 
@@ -28,7 +29,7 @@ class DreamVerbs:
 
     def dream(self, *, full: bool = False, jobs: int = 1, review: bool = False, share: bool = True,
               progress: Progress | None = None, now: datetime | None = None,
-              synthesiser: Callable[[Sequence[str]], str] | None = None) -> dict:
+              synthesiser: Callable[[Sequence[str]], str] | None = None) -> DreamReport:
         """One dream cycle (dream/cycle.py): consolidate on a dream branch, share it, merge it
         into working unless `review` (then `accept_dream`); its report. `synthesiser` writes a
         synthesis from its parents' summaries (default: dream.stages.hallucinate.from_summaries)."""

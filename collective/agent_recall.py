@@ -10,6 +10,7 @@ from .recall import Filters, Recalled, validate_min_score
 if TYPE_CHECKING:
     from .embedding_model import EmbeddingModel
     from .recall import Recall
+    from .reports import ListReport
 
 
 class RecallVerbs:
@@ -39,7 +40,7 @@ class RecallVerbs:
     def list_memories(self, *, limit: int = 50, offset: int = 0, include_refuted: bool = False,
                       tags: Iterable[str] | None = None, categories: Iterable[str] | None = None,
                       origins: Iterable[str] | None = None, since: str | None = None,
-                      until: str | None = None) -> dict:
+                      until: str | None = None) -> ListReport:
         """A page of the memories recall can find, newest first, narrowed like recall:
         {"total", "offset", "memories"}."""
         filters = Filters.checked(tags=tags, categories=categories, origins=origins, since=since, until=until)

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from .identity import Identity
     from .quarantine.disputes import Disputes
     from .quarantine.service import Quarantine
+    from .reports import DecidedDispute, DisputeReport
     from .writer import Writer
 
 
@@ -34,16 +35,16 @@ class ReviewVerbs:
     def case(self, case_id: str) -> dict:
         return self.quarantine.show(case_id)
 
-    def disputes(self, status: str | None = None) -> list[dict]:
+    def disputes(self, status: str | None = None) -> list[DisputeReport]:
         """Disagreements grouped by claim: escalated first, oldest first; status "open"
         (pending or escalated), "pending", "escalated", "resolved" or None (all)."""
         return self.disputes_view.list(status)
 
-    def dispute(self, dispute_id: str) -> dict:
+    def dispute(self, dispute_id: str) -> DisputeReport:
         return self.disputes_view.show(dispute_id)
 
     def resolve_dispute(self, dispute_id: str, *, keep: str, text: str | None = None, note: str | None = None,
-                        by: str | None = None, remote: str | None = None, supersede: bool = False) -> dict:
+                        by: str | None = None, remote: str | None = None, supersede: bool = False) -> DecidedDispute:
         """A person's verdict on a whole dispute (every case of it), signed with their reviewer
         key, then shared (with the corrected memory, for merged). `dispute_id` may name one of
         its cases; keep a and b are then that case's. `supersede` replaces the verdict standing
@@ -60,7 +61,7 @@ class ReviewVerbs:
         return self.quarantine.share_after("verdict", resolved, remote_name)
 
     def reopen_dispute(self, dispute_id: str, *, note: str | None = None, by: str | None = None,
-                       remote: str | None = None) -> dict:
+                       remote: str | None = None) -> DecidedDispute:
         """Undo the verdict standing on a resolved dispute, signed with the reviewer's key, then
         shared: every agent that honours the reviewer withdraws the verdict and lists the
         dispute as open again. NotShared when recorded here but not pushed."""

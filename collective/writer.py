@@ -18,6 +18,7 @@ from .embedding_model import EmbeddingModel
 from .errors import BadInput, SerializationFailure
 from .identity import Identity
 from .quarantine.refutation import Refutations
+from .reports import StoreReport
 from .judge.stance import estimate as estimate_stance
 from .model import (DEFAULT_AMPLITUDE, Memory, content_hash, events, iso, summarise, utcnow, uuid7,
                     validate_amplitude, validate_category, validate_content, validate_tags, validate_vector)
@@ -77,7 +78,7 @@ class StoreResult:
     deduplicated: bool = False
     commit: str | None = None
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> StoreReport:
         return {**self.memory.to_dict(), "deduplicated": self.deduplicated, "commit": self.commit}
 
 

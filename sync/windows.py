@@ -26,6 +26,7 @@ from collective.errors import CollectiveError, one_line
 from collective.model import iso
 from collective.model.refs import QUARANTINE_BRANCH, tracking
 from collective.quarantine.cases import changed_cases, joined
+from collective.reports import SyncWindowReport
 
 from . import policy
 from .clock import Clock
@@ -175,6 +176,12 @@ class Scheduler:
                 self.on_work(work, result)
         return done
 
+    def once(self) -> SyncWindowReport:
+        """One window's work now (`cmem sync once`, the MCP memory_sync): the normal sync too,
+        whatever its interval; nothing outside a window."""
+        done = self.step(whole_window=True)
+        return {"open": self.settings.schedule.window_at(self.clock.now()) is not None, "done": done}
+
     def _do(self, work: Work) -> dict:
         if work.kind == QUEUED:
             return {"pull": self._pull(work.detail["peers"])}
@@ -240,6 +247,16 @@ class Scheduler:
             if should_stop():
                 break
             self.clock.sleep(wait)
+
+
+def scheduler(port: SyncPort, *, remote: str | None = None, clock: Clock | None = None,
+              **given) -> Scheduler:
+    """The port's scheduler, on cmem.toml's [sync] with what the caller `given` over it
+    (windows, daily, interval: None keeps the file's), on the real clock unless named."""
+    from .clock import RealClock
+    on_work = given.pop("on_work", None)
+    settings = port.section(SyncSettings).merged(**given)
+    return Scheduler(port, settings, clock or RealClock(), remote=remote, on_work=on_work)
 
 
 def _span(window: tuple[datetime, datetime]) -> dict:

@@ -123,15 +123,16 @@ def cli_errors() -> Iterator[None]:
 
 
 def emit(value: Any, *, as_json: bool, text: Callable[[Any], str] | None = None) -> None:
-    """One output path: JSON for machines, or a plain rendering for people."""
-    import json  # not needed for --help
+    """One output path: JSON for machines (the front door's, reports.to_json), or a plain
+    rendering for people of the same JSON."""
+    from ..reports import plain, to_json
 
     if as_json:
-        click.echo(json.dumps(value, indent=None, sort_keys=False, default=str))
+        click.echo(to_json(value))
     elif text is not None:
-        click.echo(text(value))
+        click.echo(text(plain(value)))
     else:
-        click.echo(json.dumps(value, indent=2, default=str))
+        click.echo(to_json(value, indent=2))
 
 
 # One instance for every command's --home: each click.Path() looks its gettext

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from ..reports import DreamReport, documented
 from .common import agent_options, cli_errors, emit, json_option, open_agent, progress_bars
 
 
@@ -31,13 +32,9 @@ def _render(r: dict) -> str:
 @agent_options
 @json_option
 @click.pass_context
+@documented(DreamReport)
 def dream(ctx, full, jobs, review, home, agent_id, as_json):
     """Consolidate memory on <agent>/dream/<YYYYmmdd-HHMMSS>, then merge it into working.
-
-    \b
-    JSON: {"run", "branch", "base", "head", "mode", "status", "jobs", "counts", "clusters",
-           "coherence", "stability": {"before", "after"}, "strengthened", "disputed",
-           "synthesised", "pruned", "coaccess_folded", "shared", "seconds"}
     """
     if ctx.invoked_subcommand is not None:
         return

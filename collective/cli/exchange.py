@@ -7,7 +7,7 @@ import sys
 import click
 
 from ..errors import HistoryRewritten
-from ..reports import PullReport, PushReport, documented
+from ..reports import KeyDecision, PeerReport, PullReport, PushReport, TrustLedger, documented, shape_lines
 from .common import agent_options, cli_errors, emit, json_option, open_agent, progress_bars
 
 
@@ -257,16 +257,13 @@ def _render_agents(rows: list[dict]) -> str:
 @agent_options
 @json_option
 @click.pass_context
+@documented(PeerReport, many=True)
 def agents(ctx, home, agent_id, as_json):
     """The peers this agent knows: trust, last sync, key fingerprint, memories held.
 
     A peer whose key changed without a rotation signed by the key held, or an agent
     first met with a key another peer holds differently (trust null), is shown with
     a warning until `cmem agents accept-key` or `reject-key`.
-
-    \b
-    JSON: [{"agent", "trust", "last_sync", "last_synced_commit", "key_fingerprint", "memories",
-            "key_warning"}]
     """
     if ctx.invoked_subcommand is not None:
         return
@@ -278,7 +275,7 @@ def agents(ctx, home, agent_id, as_json):
 
 def _key_decision(name: str, *, accept: bool, summary: str) -> None:
     """`agents accept-key` and `agents reject-key`: one person's decision each."""
-    @agents.command(name, help=f"{summary}\n\n\b\nJSON: {{\"agent\", \"key_fingerprint\", \"decision\", \"commit\"}}")
+    @agents.command(name, help=f"{summary}\n\n\b\n" + "\n".join(shape_lines(KeyDecision)))
     @click.argument("peer")
     @agent_options
     @json_option
@@ -298,11 +295,9 @@ _key_decision("reject-key", accept=False, summary="Refuse the new key PEER showe
 @click.argument("peer")
 @agent_options
 @json_option
+@documented(TrustLedger)
 def trust_cmd(peer, home, agent_id, as_json):
     """A peer's trust score and the ledger of every change to it.
-
-    \b
-    JSON: {"agent", "trust", "events": [{"delta", "score_after", "reason", "evidence", "verifier", "created_at"}]}
     """
     with cli_errors():
         with open_agent(home, agent_id) as agent:

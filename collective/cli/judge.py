@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from ..reports import Judgement, documented
 from .common import cli_errors, emit, json_option
 
 
@@ -11,15 +12,12 @@ from .common import cli_errors, emit, json_option
 @click.argument("a")
 @click.argument("b")
 @json_option
+@documented(Judgement)
 def judge_cmd(a, b, as_json):
     """How two memories relate: constructive, destructive, partial or independent.
 
     Prints the relation, a confidence and the reason (which slots matched or
     clashed), as the merge and the dream's detect stage would see them.
-
-    \b
-    JSON: {"relation", "confidence", "reason", "matched", "clashed",
-           "phase_difference", "similarity"}
     """
     from ..judge import compare_texts
     with cli_errors():

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from ..reports import KeyRotation, documented
 from .common import HOME_FOLDER, agent_options, cli_errors, emit, json_option, open_agent
 
 
@@ -98,13 +99,11 @@ def key():
 @key.command("rotate")
 @agent_options
 @json_option
+@documented(KeyRotation)
 def key_rotate(home, agent_id, as_json):
     """Replace the agent's key; the new key is signed by the old and published on its branch.
 
     Peers that hold the old key accept the new one at their next pull (after `cmem push`).
-
-    \b
-    JSON: {"agent", "old_fingerprint", "new_fingerprint", "public_key", "commit"}
     """
     with cli_errors():
         with open_agent(home, agent_id) as agent:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import click
 
 from ..errors import BadInput
-from ..reports import StatusReport, documented
+from ..reports import (CommitRecord, ForgetReport, ListReport, RecallReport, ShowReport, StatusReport, StoreReport,
+                       UpdateReport, documented)
 from .common import (agent_options, cli_errors, emit, filter_options, init_agent, json_option, open_agent,
                      progress_bars)
 
@@ -52,20 +53,18 @@ def _render_init(r: dict) -> str:
 @click.option("--stance", type=str, help="affirm, uncertain or deny.")
 @agent_options
 @json_option
+@documented(StoreReport)
 def store(content, category, tags, importance, phase, stance, home, agent_id, as_json):
     """Store a memory and commit it on the agent's working branch.
 
     Storing identical content again reinforces the existing memory.
 
-    \b
-    JSON: a memory (id, content, summary, category, tags, amplitude, phase,
-    stance, origin_agent, ...) plus "deduplicated" and "commit".
     """
     with cli_errors():
         with open_agent(home, agent_id) as agent:
             result = agent.store(content, category=category, tags=list(tags), importance=importance,
                                  phase=phase, stance=stance)
-    emit(result.to_dict(), as_json=as_json,
+    emit(result, as_json=as_json,
          text=lambda r: f"{'reinforced' if r['deduplicated'] else 'stored'} {r['id']} "
                         f"(amplitude {r['amplitude']:.2f}, phase {r['phase']:.2f})")
 
@@ -97,6 +96,7 @@ def _render_hits(result: dict) -> str:
 @click.option("--consensus", is_flag=True, help="Only what the collective promoted to main (after the last pull).")
 @agent_options
 @json_option
+@documented(RecallReport)
 def recall(query, k, min_score, tags, categories, origins, since, until, as_of, include_faded, include_refuted,
            consensus, home, agent_id, as_json):
     """Recall the memories that answer QUERY best. Never creates a commit.
@@ -107,19 +107,13 @@ def recall(query, k, min_score, tags, categories, origins, since, until, as_of, 
     origin, recency, access count). Hits less relevant than --min-score are left
     out; when none passes, the closest is named.
 
-    \b
-    JSON: {"hits": [{"id", "score", "relevance", "similarity", "lexical",
-            "resonance", "strength", "access_count", "disputed", "refuted_by",
-            "valid_until", "summary", "content", "category", "tags",
-            "origin_agent", "amplitude", "created_at"}],
-           "min_score", "closest": a hit or null}
     """
     with cli_errors():
         with open_agent(home, agent_id) as agent:
             result = agent.recall(
                 query, k=k, as_of=as_of, include_faded=include_faded, include_refuted=include_refuted,
                 consensus=consensus, min_score=min_score, tags=list(tags), categories=list(categories),
-                origins=list(origins), since=since, until=until).to_dict()
+                origins=list(origins), since=since, until=until)
     emit(result, as_json=as_json, text=_render_hits)
 
 
@@ -130,12 +124,10 @@ def recall(query, k, min_score, tags, categories, origins, since, until, as_of, 
 @click.option("--include-refuted", is_flag=True, help="Include memories a person's verdict refuted.")
 @agent_options
 @json_option
+@documented(ListReport)
 def list_cmd(limit, offset, tags, categories, origins, since, until, include_refuted, home, agent_id, as_json):
     """List the memories recall can find, newest first, a page at a time.
 
-    \b
-    JSON: {"total", "offset", "memories": [a memory (id, content, summary,
-           category, tags, amplitude, origin_agent, created_at, ...)]}
     """
     with cli_errors():
         with open_agent(home, agent_id) as agent:
@@ -159,14 +151,13 @@ def _render_page(page: dict) -> str:
 @click.argument("memory_id")
 @agent_options
 @json_option
+@documented(ShowReport)
 def show(memory_id, home, agent_id, as_json):
     """Show one memory with its links, access count and dispute.
 
     A memory a verdict refuted shows what refuted it ("refuted_by": the dispute or
     the corrected memory) and since when ("valid_until").
 
-    \b
-    JSON: a memory plus "links", "access_count" and "dispute" ({"dispute", "status"} or null).
     """
     with cli_errors():
         with open_agent(home, agent_id) as agent:
@@ -178,11 +169,10 @@ def show(memory_id, home, agent_id, as_json):
 @click.argument("memory_id")
 @agent_options
 @json_option
+@documented(ForgetReport)
 def forget(memory_id, home, agent_id, as_json):
     """Retract one of the agent's own memories (kept in history, never deleted).
 
-    \b
-    JSON: {"id", "retracted", "changed", "commit"}
     """
     with cli_errors():
         with open_agent(home, agent_id) as agent:
@@ -196,13 +186,12 @@ def forget(memory_id, home, agent_id, as_json):
 @click.argument("text")
 @agent_options
 @json_option
+@documented(UpdateReport)
 def update(memory_id, text, home, agent_id, as_json):
     """Correct one of the agent's own memories: TEXT becomes a new memory whose parent is
     MEMORY_ID (same category, tags and importance), and MEMORY_ID is retracted, in one
     commit. History keeps both.
 
-    \b
-    JSON: {"id", "content", "replaces", "commit"}
     """
     with cli_errors():
         with open_agent(home, agent_id) as agent:
@@ -214,15 +203,14 @@ def update(memory_id, text, home, agent_id, as_json):
 @click.option("-n", "n", default=20, show_default=True, type=int, help="How many commits.")
 @agent_options
 @json_option
+@documented(CommitRecord, many=True)
 def log(n, home, agent_id, as_json):
     """The agent's commits, newest first.
 
-    \b
-    JSON: [{"commit", "author", "email", "date", "message"}]
     """
     with cli_errors():
         with open_agent(home, agent_id) as agent:
-            commits = [c.to_dict() for c in agent.log(n)]
+            commits = agent.log(n)
     emit(commits, as_json=as_json,
          text=lambda cs: "\n".join(f"{c['commit'][:12]} {c['date']} {c['author']}: {c['message']}" for c in cs))
 

@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import click
 
+from ..reports import Proposal, ProposalReport, documented, shape_lines
 from .common import agent_options, cli_errors, emit, json_option, open_agent
 
-PROMOTION_JSON = """\b
-JSON: {"memory", "summary", "content", "origin_agent", "proposed_by", "proposed_at",
-       "note", "endorsements", "status", "decided_by", "decision", "awaiting",
-       "commit", "recorded", "promotions"}"""
+PROMOTION_JSON = "\b\n" + "\n".join(shape_lines(ProposalReport))
 
 remote_argument = click.argument("remote_name", metavar="[REMOTE]", required=False)
 
@@ -76,12 +74,9 @@ def promotions_group():
               "rejected", "all"]), help="Which proposals.")
 @agent_options
 @json_option
+@documented(Proposal, many=True)
 def promotions_list(status, home, agent_id, as_json):
     """List proposals for main as this agent sees them (after its last pull), oldest first.
-
-    \b
-    JSON: [{"memory", "summary", "content", "origin_agent", "proposed_by", "proposed_at",
-            "note", "endorsements", "status", "decided_by", "decision", "awaiting", "commit"}]
     """
     with cli_errors():
         with open_agent(home, agent_id) as agent:

@@ -34,22 +34,27 @@ def review(host, port, token, allow_hosts, by, seconds, home, agent_id, as_json)
     It answers only requests whose Host header names it: its address, localhost,
     127.0.0.1 and [::1] on loopback, and each --allow-host; any other gets 400 (a page
     on another site whose name was pointed at this machine cannot use it).
-    Each dispute shows both claims side by side (origins, this agent's trust in each,
-    similarity, the judge's reason, copies, lineage and each row's Dolt history); the
-    actions are those of `cmem quarantine resolve` and `cmem promotions approve|reject`,
-    each with a note, signed with the reviewer key. Prints the address once it listens.
+    Each dispute shows what differs between the two claims word by word, then both side
+    by side (who said each, this agent's trust in them, the agents standing with each,
+    lineage and each row's Dolt history); the lists search and filter, and obvious false
+    positives take one signed "both stand" verdict each, in bulk. The actions are those of
+    `cmem quarantine resolve` and `cmem promotions approve|reject`, each with a note, signed
+    with the reviewer key. /agents shows every agent of the home, and /agents/NAME/ the same
+    pages for that agent. Prints the address once it listens.
 
     \b
     JSON: {"url", "open" (the address with the token), "agent", "reviewer", "token_required", "hosts"}
     """
+    from ..config import Home
     from ..review import ReviewServer, check_bind, page_hosts
 
     with cli_errors():
         page_hosts(check_bind(host, token), allow_hosts)  # bad input is said before anything is opened
         with open_agent(home, agent_id) as agent:  # the agent exists, whose it is, and who signs
             agent_name, (_, reviewer) = agent.agent_id, agent.reviewer_key(by)
-        server = ReviewServer(lambda: open_agent(home, agent_name), reviewer=reviewer, host=host, port=port,
-                              token=token, allow_hosts=allow_hosts)
+        server = ReviewServer(lambda name=None: open_agent(home, name or agent_name), reviewer=reviewer,
+                              agent_names=Home.at(home).agents, host=host, port=port, token=token,
+                              allow_hosts=allow_hosts)
     try:
         emit({"url": server.url, "open": server.open_url, "agent": agent_name, "reviewer": reviewer,
               "token_required": token is not None, "hosts": sorted(server.hosts)}, as_json=as_json,

@@ -7,6 +7,7 @@ from typing import Iterator
 
 import click
 
+from ..reports import SyncWindowReport, documented
 from .common import agent_options, cli_errors, emit, json_option, open_agent
 from .events import STOP_GRACE, for_option, nats_errors, nats_options
 
@@ -28,18 +29,9 @@ def window_options(func):
                              "(instead of [sync] windows).")(func)
 
 
-def _settings(section, **given):
-    """cmem.toml's [sync] (read by `section`: a home's or a port's), with what the command line gave over it."""
-    from collective.sync.schedule import SyncSettings
-    return section(SyncSettings).merged(**given)
-
-
 def _scheduler(agent, remote, windows, daily, interval, **kwargs):
-    from collective.sync.clock import RealClock
-    from collective.sync.windows import Scheduler
-    port = agent.sync_port()
-    settings = _settings(port.section, windows=windows, daily=daily, interval=interval)
-    return Scheduler(port, settings, kwargs.pop("clock", None) or RealClock(), remote=remote, **kwargs)
+    from collective.sync.windows import scheduler
+    return scheduler(agent.sync_port(), remote=remote, windows=windows, daily=daily, interval=interval, **kwargs)
 
 
 def _render_plan(p: dict) -> str:
@@ -80,19 +72,15 @@ def plan(remote, windows, daily, interval, home, agent_id, as_json):
 
 @sync_group.command("once")
 @agent_sync_options
+@documented(SyncWindowReport)
 def once(remote, windows, daily, interval, home, agent_id, as_json):
     """One window's work now, for cron: cases, burst, priority, queued pulls, then a pull of
     every peer and a push. Outside a window nothing is done. Exit 1 when a piece of work
     failed (the rest was done; the report names it).
-
-    \b
-    JSON: {"open", "done": [{"kind", "priority", "reason", "at", "result"}]}
     """
     with cli_errors():
         with open_agent(home, agent_id) as agent:
-            scheduler = _scheduler(agent, remote, windows, daily, interval)
-            done = scheduler.step(whole_window=True)
-            result = {"open": scheduler.plan()["open"], "done": done}
+            result = _scheduler(agent, remote, windows, daily, interval).once()
     emit(result, as_json=as_json, text=_render_once)
     failed = [d for d in result["done"] if "error" in d["result"]]
     if failed:
@@ -233,9 +221,11 @@ def relay(site_a, site_b, folder, delay, capacity, poll, until_idle, windows, da
     from collective.sync.clock import RealClock
     from collective.sync.link import Link
     from collective.sync.relay import Relay
+    from collective.sync.schedule import SyncSettings
 
     with cli_errors():
-        settings = _settings(Home.at(home).section, windows=windows, daily=daily, delay=delay, capacity=capacity)
+        settings = Home.at(home).section(SyncSettings).merged(windows=windows, daily=daily, delay=delay,
+                                                              capacity=capacity)
         link = Link(_site(site_a, "site_a"), _site(site_b, "site_b"), settings.schedule, settings.delay,
                     settings.capacity, settings.priority_amplitude)
         with _stopping(seconds) as stop, Relay(link, folder, RealClock(stop),

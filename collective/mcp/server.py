@@ -18,7 +18,8 @@ from mcp.server.stdio import stdio_server
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import ValidationError
 
-from .tools import CHANGING, NAMES, READ_ONLY, MemoryTools
+from .person import PersonTools
+from .tools import CHANGING, NAMES, PERSON, READ_ONLY, MemoryTools
 from .unreadable import Answering
 
 if TYPE_CHECKING:
@@ -97,6 +98,11 @@ ARGUMENTS = {
     "note": "why, kept with the proposal",
     "full": "consolidate everything, not only what changed since the last dream",
     "agent_id": "a peer's agent id, as memory_peers gave it",
+    "keep": "which claim stands: a, b, both, or merged (then text is the corrected statement)",
+    "text": "merged: the corrected statement",
+    "supersede": "replace the verdict standing on a resolved dispute",
+    "approve": "true approves (promotes to main), false rejects",
+    "accept": "true takes the new key as the peer's, false refuses it",
     "a": "the first statement",
     "b": "the second statement",
 }
@@ -108,12 +114,13 @@ def _describe_arguments(schema: dict) -> None:
             field["description"] = ARGUMENTS[name]
 
 
-def build_server(agent: Agent) -> MCPServer:
-    """An MCPServer whose tools act on `agent` (which the caller opens and closes)."""
+def build_server(agent: Agent, *, reviewer: str | None = None) -> MCPServer:
+    """An MCPServer whose tools act on `agent` (which the caller opens and closes); with
+    `reviewer`, also a person's decisions, signed with that reviewer's key (person.py)."""
     server = MemoryServer(name="collective-memory", version=version("collective-memory"),
                           instructions=INSTRUCTIONS, log_level="WARNING")
-    tools = MemoryTools(agent)
-    for name in (*READ_ONLY, *CHANGING):
+    tools = PersonTools(agent, reviewer) if reviewer else MemoryTools(agent)
+    for name in (*READ_ONLY, *CHANGING, *(PERSON if reviewer else ())):
         # forget retracts (kept in history), pull merges and may dispute: nothing is destroyed
         hints = ToolAnnotations(read_only_hint=True) if name in READ_ONLY else \
             ToolAnnotations(read_only_hint=False, destructive_hint=False)
@@ -161,6 +168,6 @@ def _as_resource(result: Any) -> str:
     return json.dumps(result)
 
 
-def serve(agent: Agent) -> None:
+def serve(agent: Agent, *, reviewer: str | None = None) -> None:
     """Serve `agent` on standard input and output until the client closes them."""
-    build_server(agent).run("stdio")
+    build_server(agent, reviewer=reviewer).run("stdio")

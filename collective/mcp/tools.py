@@ -9,7 +9,6 @@ write nothing, as on the CLI.
 
 from __future__ import annotations
 
-import json
 import threading
 from typing import TYPE_CHECKING, Annotated, Any, Callable, Literal
 
@@ -17,7 +16,10 @@ from mcp.types import CallToolResult, TextContent
 from pydantic import Field
 
 from ..errors import CollectiveError, one_line
-from ..reports import DisputeReport, PullReport, PushReport, StatusReport, documented
+from ..reports import (DisputeReport, DreamReport, ForgetReport, Judgement, KeyRotation, ListReport, LogReport,
+                       PeersReport, ProposalReport, PullReport, PushReport, RecallReport, ShowReport, StabilityReport,
+                       StatusReport, StoreReport, SyncWindowReport, TrustLedger, UpdateReport, compact, documented,
+                       plain)
 
 if TYPE_CHECKING:
     from ..agent import Agent
@@ -28,9 +30,10 @@ Result = dict[str, Any]
 # unversioned table; it never commits).
 READ_ONLY = ("recall", "list_memories", "show", "log", "status", "disputes", "dispute", "peers", "trust",
              "stability", "judge")
-CHANGING = ("store", "update", "forget", "push", "pull", "promote", "endorse", "dream")
+CHANGING = ("store", "update", "forget", "push", "pull", "sync", "promote", "endorse", "dream", "rotate_key")
 # the names a client's model sees: each says it is about memory, apart from git and shell tools
-NAMES = {"list_memories": "memory_list"} | {name: f"memory_{name}" for name in (*READ_ONLY, *CHANGING)
+PERSON = ("resolve", "reopen", "decide_promotion", "decide_key")  # person.py: a reviewer's server only
+NAMES = {"list_memories": "memory_list"} | {name: f"memory_{name}" for name in (*READ_ONLY, *CHANGING, *PERSON)
                                              if name != "list_memories"}
 DISPUTE_STATUS = Literal["open", "pending", "escalated", "resolved"]
 # the arguments' schemas as the client's model reads them: what each is, its choices and range
@@ -40,11 +43,13 @@ IMPORTANCE = Annotated[float, Field(gt=0, le=1, description="how much it matters
 STANCE = Annotated[Literal["affirm", "uncertain", "deny"] | None,
                    Field(description="whether the text asserts its claim, hedges it or denies it")]
 HOW_MANY = Annotated[int, Field(ge=1, le=10_000, description="how many to return at most")]
+DETAIL = Annotated[bool, Field(description="every field, not only the compact ones (the rest as `cmem ... --json` "
+                                           "prints it)")]
 
 
-def plain(value: Any) -> Any:
-    """JSON types only, as the CLI's --json output renders them (str() for the rest)."""
-    return json.loads(json.dumps(value, default=str))
+def _brief(shape: type, detail: bool) -> Callable[[Any], Any]:
+    """A result as `shape` has it compact (unless `detail`): the tokens a model pays for."""
+    return (lambda result: plain(result)) if detail else (lambda result: compact(plain(result), shape))
 
 
 class MemoryTools:
@@ -55,13 +60,14 @@ class MemoryTools:
         self.agent = agent
         self._lock = threading.Lock()
 
-    def _call(self, work: Callable[[Agent], Any], *, publishes: bool = False) -> Any:
-        """work(agent) as plain JSON, or a tool error with the CLI's line. Returned rather
-        than raised: the SDK would put "Error executing tool NAME: " before a raised one.
-        A tool that changes the agent publishes its events as the CLI's commands do."""
+    def _call(self, work: Callable[[Agent], Any], *, publishes: bool = False,
+              shown: Callable[[Any], Any] = plain) -> Any:
+        """work(agent) as plain JSON (as `shown` renders it), or a tool error with the CLI's line.
+        Returned rather than raised: the SDK would put "Error executing tool NAME: " before a
+        raised one. A tool that changes the agent publishes its events as the CLI's commands do."""
         with self._lock:
             try:
-                done = plain(work(self.agent))
+                done = shown(work(self.agent))
             except CollectiveError as e:
                 return CallToolResult(content=[TextContent(type="text", text=one_line(e))], is_error=True)
             if publishes and self.agent.home.names_nats:
@@ -69,26 +75,26 @@ class MemoryTools:
                 publish_waiting(self.agent.sync_port(), self.agent.home)
             return done
 
+    @documented(StoreReport, lead="Returns", for_click=False)
     def store(self, content: str, category: CATEGORY = "knowledge", tags: list[str] | None = None,
-              importance: IMPORTANCE = 0.5, phase: float | None = None, stance: STANCE = None) -> Result:
+              importance: IMPORTANCE = 0.5, phase: float | None = None, stance: STANCE = None,
+              detail: DETAIL = False) -> StoreReport:
         """Store a memory and commit it on the agent's working branch; storing identical
         content again reinforces the existing memory instead.
 
         category: knowledge, experience, skill, social or emotion. importance: the
         amplitude, in (0, 1]. stance: affirm, uncertain or deny (or phase in radians:
         0 affirms, pi denies).
-
-        Returns the memory: {"id", "content", "summary", "category", "tags", "amplitude",
-        "phase", "stance", "origin_agent", "created_at", ...} plus "deduplicated" (true when
-        it reinforced an existing memory) and "commit" (the commit made).
         """
         return self._call(lambda agent: agent.store(content, category=category, tags=tags or [], importance=importance,
-                                                    phase=phase, stance=stance).to_dict(), publishes=True)
+                                                    phase=phase, stance=stance),
+                          publishes=True, shown=_brief(StoreReport, detail))
 
+    @documented(RecallReport, lead="Returns", for_click=False)
     def recall(self, query: str, k: HOW_MANY = 5, min_score: float | None = None, tags: list[str] | None = None,
                categories: list[str] | None = None, origins: list[str] | None = None, since: str | None = None,
                until: str | None = None, as_of: str | None = None, include_faded: bool = False,
-               include_refuted: bool = False, consensus: bool = False) -> Result:
+               include_refuted: bool = False, consensus: bool = False, detail: DETAIL = False) -> RecallReport:
         """Recall the k memories that best answer the query: found by its words and its
         meaning, ranked by relevance (0 to 1) times a damped resonance (amplitude, trust,
         recency, access). Never commits. A short keyword query works as well as a question.
@@ -101,61 +107,45 @@ class MemoryTools:
         include_faded: also memories whose strength fell below the fade threshold.
         include_refuted: also memories a person's verdict refuted (their refuted_by set).
         consensus: only memories the collective promoted to main (as of the last pull).
-
-        Returns {"hits": [{"id", "score", "relevance", "similarity", "lexical", "resonance",
-        "strength", "access_count", "disputed", "refuted_by", "valid_until", "summary",
-        "content", "category", "tags", "origin_agent", "amplitude", "created_at"}],
-        "min_score", "closest": a hit or null}, best first.
+        Hits come best first.
         """
         return self._call(lambda agent: agent.recall(
             query, k=k, min_score=min_score, tags=tags, categories=categories, origins=origins, since=since,
             until=until, as_of=as_of, include_faded=include_faded, include_refuted=include_refuted,
-            consensus=consensus).to_dict())
+            consensus=consensus), shown=_brief(RecallReport, detail))
 
+    @documented(ListReport, lead="Returns", for_click=False)
     def list_memories(self, limit: HOW_MANY = 20, offset: int = 0, tags: list[str] | None = None,
                       categories: list[str] | None = None, origins: list[str] | None = None,
-                      since: str | None = None, until: str | None = None, include_refuted: bool = False) -> Result:
+                      since: str | None = None, until: str | None = None, include_refuted: bool = False,
+                      detail: DETAIL = False) -> ListReport:
         """Browse the memories recall can find, newest first, a page at a time; filters as
-        for recall.
-
-        Returns {"total", "offset", "memories": [{"id", "content", "summary", "category",
-        "tags", "amplitude", "origin_agent", "created_at", ...}]}.
-        """
+        for recall."""
         return self._call(lambda agent: agent.list_memories(
             limit=limit, offset=offset, tags=tags, categories=categories, origins=origins, since=since,
-            until=until, include_refuted=include_refuted))
+            until=until, include_refuted=include_refuted), shown=_brief(ListReport, detail))
 
-    def show(self, memory_id: str) -> Result:
-        """One memory by id, with its links, access count and dispute.
-
-        Returns the memory ({"id", "content", "category", "amplitude", "origin_agent",
-        "disputed", "retracted", "refuted_by", "valid_until", ...}) plus "links",
-        "access_count" and "dispute" ({"dispute", "status"} or null).
-        """
+    @documented(ShowReport, lead="Returns", for_click=False)
+    def show(self, memory_id: str) -> ShowReport:
+        """One memory by id, whole, with its links, access count and dispute."""
         return self._call(lambda agent: agent.show(memory_id))
 
-    def forget(self, memory_id: str) -> Result:
+    @documented(ForgetReport, lead="Returns", for_click=False)
+    def forget(self, memory_id: str) -> ForgetReport:
         """Retract one of this agent's own memories: a signed, committed change kept in
-        history, never a delete.
-
-        Returns {"id", "retracted", "changed" (false if it was already retracted), "commit"}.
-        """
+        history, never a delete."""
         return self._call(lambda agent: agent.forget(memory_id), publishes=True)
 
-    def update(self, memory_id: str, content: str) -> Result:
+    @documented(UpdateReport, lead="Returns", for_click=False)
+    def update(self, memory_id: str, content: str) -> UpdateReport:
         """Correct one of this agent's own memories: the corrected content becomes a new memory
-        whose parent is the old one, and the old one is retracted (kept in history).
-
-        Returns {"id" (the new memory), "content", "replaces", "commit"}.
-        """
+        whose parent is the old one, and the old one is retracted (kept in history)."""
         return self._call(lambda agent: agent.update(memory_id, content), publishes=True)
 
-    def log(self, n: HOW_MANY = 20) -> Result:
-        """The agent's last n commits, newest first.
-
-        Returns {"commits": [{"commit", "author", "email", "date", "message"}]}.
-        """
-        return self._call(lambda agent: {"commits": [c.to_dict() for c in agent.log(n)]})
+    @documented(LogReport, lead="Returns", for_click=False)
+    def log(self, n: HOW_MANY = 20) -> LogReport:
+        """The agent's last n commits, newest first."""
+        return self._call(lambda agent: {"commits": agent.log(n)})
 
     @documented(StatusReport, lead="Returns", for_click=False)
     def status(self) -> StatusReport:
@@ -177,6 +167,17 @@ class MemoryTools:
         """
         return self._call(lambda agent: agent.pull(remote, peers=peers or [], dry_run=dry_run), publishes=True)
 
+    @documented(SyncWindowReport, lead="Returns", for_click=False)
+    def sync(self, remote: str | None = None) -> SyncWindowReport:
+        """One sync window's work now, as `cmem sync once`: quarantine cases the commons
+        lacks, a finished dream's burst push, important memories first, the pulls a
+        listener queued, then a pull of every peer and a push. Inside the windows of
+        cmem.toml's [sync] only (always, without any); a piece that failed says so in its
+        result and the rest still runs.
+        """
+        from ..sync.windows import scheduler
+        return self._call(lambda agent: scheduler(agent.sync_port(), remote=remote).once(), publishes=True)
+
     @documented(DisputeReport, lead='Returns {"disputes": [...]}, each', for_click=False)
     def disputes(self, status: DISPUTE_STATUS | None = "open") -> Result:
         """Disagreements between two claims, waiting for a person (escalated first, oldest
@@ -190,63 +191,52 @@ class MemoryTools:
         """One dispute, both claims side by side; a case id of it finds it too."""
         return self._call(lambda agent: agent.dispute(dispute_id))
 
-    def promote(self, memory_id: str, note: str | None = None) -> Result:
+    @documented(ProposalReport, lead="Returns", for_click=False)
+    def promote(self, memory_id: str, note: str | None = None) -> ProposalReport:
         """Propose one of this agent's own memories for main, the collective's consensus;
-        it lands there when a reviewer approves it or enough agents endorse it.
-
-        Returns the proposal ({"memory", "origin_agent", "status", "endorsements", ...})
-        plus "promotions" (what crossed the commons).
-        """
+        it lands there when a reviewer approves it or enough agents endorse it."""
         return self._call(lambda agent: agent.promote(memory_id, note=note), publishes=True)
 
-    def endorse(self, memory_id: str) -> Result:
-        """Endorse another agent's proposed memory, signed by this agent.
-
-        Returns the proposal as it stands after it, plus "promotions".
-        """
+    @documented(ProposalReport, lead="Returns", for_click=False)
+    def endorse(self, memory_id: str) -> ProposalReport:
+        """Endorse another agent's proposed memory, signed by this agent; the proposal as it
+        stands after it."""
         return self._call(lambda agent: agent.endorse(memory_id), publishes=True)
 
-    def dream(self, full: bool = False) -> Result:
+    @documented(DreamReport, lead="Returns", for_click=False)
+    def dream(self, full: bool = False) -> DreamReport:
         """Consolidate memory, as a night's sleep would: memories recalled together are
         strengthened, clusters get a synthesis, contradictions found are disputed, faded
         copies pruned; incremental (only what changed since the last dream) unless full.
-        The result is merged into the agent's memory and shared with its peers.
-
-        Returns {"run", "branch", "base", "head", "mode", "status", "jobs", "counts",
-        "clusters", "coherence", "stability": {"before", "after"}, "strengthened", "disputed",
-        "synthesised", "pruned", "coaccess_folded", "shared", "seconds"}, as `cmem dream --json`.
+        The result is merged into the agent's memory and shared with its peers, as
+        `cmem dream --json`.
         """
         return self._call(lambda agent: agent.dream(full=full), publishes=True)
 
-    def peers(self) -> Result:
-        """The agents this one has met: their trust here, last sync and key.
-
-        Returns {"peers": [{"agent", "trust", "last_sync", "last_synced_commit", "key_fingerprint",
-        "memories", "key_warning"}]}, as `cmem agents --json`.
-        """
+    @documented(PeersReport, lead="Returns", for_click=False)
+    def peers(self) -> PeersReport:
+        """The agents this one has met: their trust here, last sync and key, as `cmem agents --json`."""
         return self._call(lambda agent: {"peers": agent.peers()})
 
-    def trust(self, agent_id: str) -> Result:
-        """A peer's trust score here and the ledger of every change to it (why, when, by what).
-
-        Returns {"agent", "trust", "events": [{"delta", "score_after", "reason", "evidence",
-        "verifier", "created_at"}]}, as `cmem trust --json`.
-        """
+    @documented(TrustLedger, lead="Returns", for_click=False)
+    def trust(self, agent_id: str) -> TrustLedger:
+        """A peer's trust score here and the ledger of every change to it (why, when, by what)."""
         return self._call(lambda agent: agent.trust_ledger(agent_id))
 
-    def stability(self) -> Result:
+    @documented(StabilityReport, lead="Returns", for_click=False)
+    def stability(self) -> StabilityReport:
         """How settled the agent's memory is, from 0 to 1: high when the memories recall can
-        return are strong and evenly so, 0 when there are none. Dreams raise it.
-
-        Returns {"stability", "memories" (how many it was taken over)}.
-        """
+        return are strong and evenly so, 0 when there are none. Dreams raise it."""
         return self._call(lambda agent: agent.stability())
 
-    def judge(self, a: str, b: str) -> Result:
+    @documented(Judgement, lead="Returns", for_click=False)
+    def judge(self, a: str, b: str) -> Judgement:
         """How two statements relate, as the merge would see them: constructive (agree),
-        destructive (contradict), partial or independent. Writes nothing.
-
-        Returns {"relation", "confidence", "reason", "matched", "clashed",
-        "phase_difference", "similarity"}.
-        """
+        destructive (contradict), partial or independent. Writes nothing."""
         return self._call(lambda agent: agent.compare(a, b))
+
+    @documented(KeyRotation, lead="Returns", for_click=False)
+    def rotate_key(self) -> KeyRotation:
+        """Replace this agent's signing key: the new key is signed by the old and published
+        on its branch; peers take it at their next pull (push first), as `cmem key rotate`."""
+        return self._call(lambda agent: agent.rotate_key(), publishes=True)

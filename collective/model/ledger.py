@@ -28,5 +28,5 @@ class TrustEvent(Record):
         return json.loads(self.evidence) if self.evidence else {}
 
     def to_dict(self) -> dict:
-        """The documented shape (`cmem agents ledger`): the row with its evidence parsed."""
+        """The documented shape (reports.TrustEvent, `cmem trust`): the row with its evidence parsed."""
         return {**self.to_row(), "evidence": self.facts()}

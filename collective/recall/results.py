@@ -9,6 +9,7 @@ import numpy as np
 
 from ..core import scoring
 from ..model import Memory
+from ..reports import RecallHitReport, RecallReport
 
 # score, relevance, cosine similarity, lexical share, strength, access count, memory id
 Scored = tuple[float, float, float, float, float, int, str]
@@ -24,18 +25,28 @@ class RecallHit:
     relevance: float = 0.0
     lexical: float = 0.0
 
-    def to_dict(self) -> dict:
-        """The documented JSON shape: the score and its parts (relevance from the semantic
-        and lexical evidence, resonance from strength and access)."""
-        return {"id": self.memory.id, "score": round(self.score, 6), "relevance": round(self.relevance, 6),
+    @property
+    def resonance(self) -> float:
+        return float(scoring.resonance(np.array(self.strength), np.array(self.access_count)))
+
+    def why(self) -> str:
+        """The score's parts in words, for whoever reads the hit (a person, or a model)."""
+        said = (f"relevance {self.relevance:.2f} (meaning {self.similarity:.2f}, words {self.lexical:.2f}) "
+                f"x resonance {self.resonance:.2f} (strength {self.strength:.2f}, recalled {self.access_count}x)")
+        return said + ("; disputed" if self.memory.disputed else "") + ("; refuted" if self.memory.refuted_by else "")
+
+    def to_dict(self) -> RecallHitReport:
+        """The documented JSON shape (reports.RecallHitReport): the score and its parts
+        (relevance from the semantic and lexical evidence, resonance from strength and access)."""
+        return {"id": self.memory.id, "content": self.memory.content, "score": round(self.score, 6),
+                "why": self.why(), "origin_agent": self.memory.origin_agent, "disputed": self.memory.disputed,
+                "created_at": self.memory.created_at, "relevance": round(self.relevance, 6),
                 "similarity": round(self.similarity, 6), "lexical": round(self.lexical, 6),
-                "resonance": round(float(scoring.resonance(np.array(self.strength), np.array(self.access_count))), 6),
-                "strength": round(self.strength, 6), "access_count": self.access_count,
-                "disputed": self.memory.disputed, "refuted_by": self.memory.refuted_by,
+                "resonance": round(self.resonance, 6), "strength": round(self.strength, 6),
+                "access_count": self.access_count, "refuted_by": self.memory.refuted_by,
                 "valid_until": self.memory.valid_until, "summary": self.memory.summary,
-                "content": self.memory.content, "category": self.memory.category, "tags": list(self.memory.tags),
-                "origin_agent": self.memory.origin_agent, "amplitude": round(self.memory.amplitude, 6),
-                "created_at": self.memory.created_at}
+                "category": self.memory.category, "tags": list(self.memory.tags),
+                "amplitude": round(self.memory.amplitude, 6)}
 
 
 class Recalled(list):
@@ -47,8 +58,8 @@ class Recalled(list):
         self.closest = closest
         self.min_score = min_score
 
-    def to_dict(self) -> dict:
-        """The documented JSON: {"hits", "min_score", "closest" (a hit or null)}."""
+    def to_dict(self) -> RecallReport:
+        """The documented JSON (reports.RecallReport)."""
         return {"hits": [h.to_dict() for h in self], "min_score": self.min_score,
                 "closest": self.closest.to_dict() if self.closest else None}
 

@@ -12,14 +12,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, ContextManager, TypeVar
 
 import jinja2
+from markupsafe import Markup, escape
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
-from starlette.routing import Route
+from starlette.routing import Mount, Route
 
 from ..errors import BadInput, CollectiveError, NotFound, NotShared, one_line
+from . import present
 from .guard import CSRF_COOKIE, CSRF_FIELD, Guard, Refused, TokenGate
 
 if TYPE_CHECKING:
@@ -33,29 +35,41 @@ HISTORY_LIMIT = 20
 
 
 class ReviewPage:
-    """The page's views. `open_agent()` gives a context manager over the agent reviewed;
-    `reviewer` names the reviewer key every decision is signed with."""
+    """The page's views. `open_agent(name)` gives a context manager over an agent of the
+    home (None: the one the page serves), `agent_names()` names them all; `reviewer` names
+    the reviewer key every decision is signed with. Under /agents/NAME/ every page is
+    about that agent; elsewhere about the one served."""
 
-    def __init__(self, open_agent: Callable[[], ContextManager[Agent]], *, reviewer: str, guard: Guard):
+    def __init__(self, open_agent: Callable[[str | None], ContextManager[Agent]], *, reviewer: str, guard: Guard,
+                 agent_names: Callable[[], list[str]]):
         self.open_agent = open_agent
+        self.agent_names = agent_names
         self.reviewer = reviewer
         self.guard = guard
         self.templates = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True,
                                             undefined=jinja2.StrictUndefined)
-        self.templates.filters["short"] = lambda value, n=12: str(value)[:n]
+        self.templates.filters["short"] = present.short
+        self.templates.filters["closeness"] = present.closeness
+        self.templates.filters["stances"] = present.stances
+        self.templates.globals["when"] = _when
 
     # --- plumbing ----------------------------------------------------------------------
-    async def agent_call(self, work: Callable[[Agent], T]) -> T:
+    async def agent_call(self, request: Request, work: Callable[[Agent], T]) -> T:
+        """work(agent) in a worker thread, on the agent the request's path names."""
+        name = request.path_params.get("agent_id")
+        if name is not None and name not in await run_in_threadpool(self.agent_names):
+            raise NotFound("agent", f"no agent {name!r} in this home")
         def run() -> T:
-            with self.open_agent() as agent:
+            with self.open_agent(name) as agent:
                 return work(agent)
         return await run_in_threadpool(run)
 
     def render(self, request: Request, name: str, status: int = 200, **context: Any) -> HTMLResponse:
         key, new = self.guard.browser_key(request)
         html = self.templates.get_template(name).render({
-            "agent": None, "error": None, "entered": {}, "status_filter": None, **context, "reviewer": self.reviewer,
-            "csrf_field": CSRF_FIELD, "csrf": self.guard.csrf_token(key),
+            "agent": None, "error": None, "entered": {}, "status_filter": None, "searched": {}, "agent_names": [],
+            **context, "reviewer": self.reviewer,
+            "csrf_field": CSRF_FIELD, "csrf": self.guard.csrf_token(key), "base": _base(request),
             "notice": request.query_params.get("done"), "unshared": request.query_params.get("unshared")})
         response = HTMLResponse(html, status_code=status)
         if new:
@@ -74,8 +88,9 @@ class ReviewPage:
             return self.problem(request, 400, f"status: must be one of {', '.join(statuses)}")
         def run(agent: Agent) -> dict:
             return {"agent": agent.agent_id, key: read(agent, None if status == "all" else status)}
+        found = await self.agent_call(request, run)
         return self.render(request, "listing.html", status_filter=status, heading=heading, statuses=statuses,
-                           path=request.url.path, table=f"_{key}_table.html", **await self.agent_call(run))
+                           path=request.url.path, table=f"_{key}_table.html", **_searched(request, found))
 
     async def act(self, request: Request, call: Callable[[Agent], Any], *, done: str,
                   again: Callable[..., Any], entered: dict, page: str | None = None) -> Response:
@@ -84,7 +99,7 @@ class ReviewPage:
         the input was bad."""
         page = page or request.url.path
         try:
-            await self.agent_call(call)
+            await self.agent_call(request, call)
         except NotShared:
             return RedirectResponse(f"{page}?done={done}&unshared=1", status_code=303)
         except BadInput as e:
@@ -98,7 +113,20 @@ class ReviewPage:
         def read(agent: Agent) -> dict:
             return {"agent": agent.agent_id, "disputes": agent.disputes("open"),
                     "promotions": agent.promotions("pending")}
-        return self.render(request, "overview.html", **await self.agent_call(read))
+        return self.render(request, "overview.html", **_searched(request, await self.agent_call(request, read)))
+
+    async def every_agent(self, request: Request) -> Response:
+        """Every agent of the home: its open disputes and pending promotions, and whether it
+        honours this reviewer (a verdict signed here waits where it does not)."""
+        def read() -> list[dict]:
+            found = []
+            for name in self.agent_names():
+                with self.open_agent(name) as agent:
+                    found.append({"name": name, "disputes": agent.disputes("open"),
+                                  "promotions": agent.promotions("pending"),
+                                  "honours": self.reviewer in {r["name"] for r in agent.reviewers()}})
+            return found
+        return self.render(request, "agents.html", agents=await run_in_threadpool(read))
 
     async def dispute_list(self, request: Request) -> Response:
         return await self.listing(request, "Disputes", DISPUTE_STATUSES, lambda a, s: a.disputes(s), "disputes")
@@ -113,10 +141,11 @@ class ReviewPage:
         def read(agent: Agent) -> dict:
             found = agent.dispute(dispute_id)
             held = [m for side in ("a", "b") for m in _side_rows(found[side])]
-            return {"agent": agent.agent_id, "d": found,
+            return {"agent": agent.agent_id, "d": found, "trust": agent.trust_scores(),
+                    "diff": present.word_diff(found["a"]["content"], found["b"]["content"]),
                     "histories": {m: agent.history(m, HISTORY_LIMIT) for m in dict.fromkeys(held)}}
         return self.render(request, "dispute.html", status=status, error=error, entered=entered or {},
-                           **await self.agent_call(read))
+                           **await self.agent_call(request, read))
 
     async def resolve(self, request: Request) -> Response:
         dispute_id = request.path_params["dispute_id"]
@@ -133,7 +162,30 @@ class ReviewPage:
         note = str(form.get("note", ""))
         return await self.act(request, lambda agent: agent.reopen_dispute(dispute_id, note=note, by=self.reviewer),
                               done="reopening", again=self.dispute, entered={"reopen_note": note},
-                              page=f"/disputes/{dispute_id}")
+                              page=f"{_base(request)}/disputes/{dispute_id}")
+
+    async def resolve_many(self, request: Request) -> Response:
+        """One verdict, "both stand", on each dispute selected: the bulk action for false
+        positives. Each is signed and recorded on its own; the first bad one stops the rest."""
+        form = await self.guard.checked_form(request)
+        chosen, note = [str(v) for v in form.getlist("dispute")], str(form.get("note", ""))
+        if not chosen:
+            return self.problem(request, 400, "dispute: select at least one")
+        def run(agent: Agent) -> bool:
+            shared = True
+            for dispute_id in chosen:
+                try:
+                    agent.resolve_dispute(dispute_id, keep="both", note=note, by=self.reviewer)
+                except NotShared:
+                    shared = False
+            return shared
+        try:
+            shared = await self.agent_call(request, run)
+        except BadInput as e:
+            if isinstance(e, NotFound):
+                raise
+            return self.problem(request, 400, one_line(e))
+        return RedirectResponse(f"{_base(request)}/?done={len(chosen)}+verdicts" + ("" if shared else "&unshared=1"), status_code=303)
 
     async def promotion(self, request: Request, *, error: str | None = None, status: int = 200,
                         entered: dict | None = None) -> Response:
@@ -142,7 +194,7 @@ class ReviewPage:
             return {"agent": agent.agent_id, "p": agent.proposal(memory_id),
                     "history": agent.history(memory_id, HISTORY_LIMIT)}
         return self.render(request, "promotion.html", status=status, error=error, entered=entered or {},
-                           **await self.agent_call(read))
+                           **await self.agent_call(request, read))
 
     async def decide(self, request: Request) -> Response:
         memory_id = request.path_params["memory_id"]
@@ -156,17 +208,48 @@ class ReviewPage:
             done=decision, again=self.promotion, entered={"note": note})
 
 
+def _base(request: Request) -> str:
+    """Where the pages of the agent a request is about start: "" for the one served."""
+    name = request.path_params.get("agent_id")
+    return f"/agents/{name}" if name is not None else ""
+
+
+def _when(stamp: str | None) -> Markup:
+    """A time as "3 h ago", the exact time on hover."""
+    if not stamp:
+        return Markup("")
+    return Markup(f'<time datetime="{escape(stamp)}" title="{escape(present.exact(stamp))}">'
+                  f'{escape(present.ago(stamp))}</time>')
+
+
+def _searched(request: Request, found: dict) -> dict:
+    """The disputes found, narrowed by ?q= (words in either claim) and ?agent= (one of its
+    agents); with the agents to choose from and what was asked."""
+    disputes = found.get("disputes")
+    if disputes is None:
+        return found
+    q, agent = request.query_params.get("q", "").strip(), request.query_params.get("agent", "")
+    names = sorted({name for d in disputes for name in d["agents"]})
+    if q:
+        disputes = [d for d in disputes if q.lower() in f'{d["a"]["content"]} {d["b"]["content"]}'.lower()]
+    if agent:
+        disputes = [d for d in disputes if agent in d["agents"]]
+    searched = {k: v for k, v in (("q", q), ("agent", agent)) if v}
+    return {**found, "disputes": disputes, "agent_names": names, "searched": searched}
+
+
 def _side_rows(side: dict) -> list[str]:
     """The rows a side stands on here: its claim and every copy of it."""
     return [side["memory"], *(c["memory"] for c in side.get("copies", ()))]
 
 
-def build_app(open_agent: Callable[[], ContextManager[Agent]], *, reviewer: str, hosts: frozenset[str], port: int,
-              token: str | None = None) -> Starlette:
+def build_app(open_agent: Callable[[str | None], ContextManager[Agent]], *, reviewer: str, hosts: frozenset[str],
+              port: int, agent_names: Callable[[], list[str]], token: str | None = None) -> Starlette:
     """The ASGI app: every request passes the gate (its Host is one of `hosts`, on `port` or
-    none; then the token); every POST the CSRF check."""
+    none; then the token); every POST the CSRF check. The served agent's pages at /, every
+    agent's under /agents/NAME/, and all of them at a glance at /agents."""
     guard = Guard(token, hosts=hosts, port=port)
-    page = ReviewPage(open_agent, reviewer=reviewer, guard=guard)
+    page = ReviewPage(open_agent, reviewer=reviewer, guard=guard, agent_names=agent_names)
 
     async def refused(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, Refused)
@@ -179,9 +262,10 @@ def build_app(open_agent: Callable[[], ContextManager[Agent]], *, reviewer: str,
         assert isinstance(exc, CollectiveError)
         return page.problem(request, 400 if isinstance(exc, BadInput) else 500, one_line(exc))
 
-    routes = [
+    pages = [
         Route("/", page.overview),
         Route("/disputes", page.dispute_list),
+        Route("/disputes/bulk", page.resolve_many, methods=["POST"]),
         Route("/disputes/{dispute_id}", page.dispute),
         Route("/disputes/{dispute_id}", page.resolve, methods=["POST"]),
         Route("/disputes/{dispute_id}/reopen", page.reopen, methods=["POST"]),
@@ -189,6 +273,7 @@ def build_app(open_agent: Callable[[], ContextManager[Agent]], *, reviewer: str,
         Route("/promotions/{memory_id}", page.promotion),
         Route("/promotions/{memory_id}", page.decide, methods=["POST"]),
     ]
+    routes = [*pages, Route("/agents", page.every_agent), Mount("/agents/{agent_id}", routes=pages)]
     handlers = {Refused: refused, NotFound: not_found, 404: not_found, CollectiveError: failed}
     return Starlette(routes=routes, middleware=[Middleware(TokenGate, guard=guard)], exception_handlers=handlers)
 

@@ -71,8 +71,9 @@ class ReviewServer:
     """The page on host:port (0 picks a free port) until `stop()`, or `seconds` pass; it
     answers requests for its own address and loopback's names, and `allow_hosts`."""
 
-    def __init__(self, open_agent: Callable[[], ContextManager[Agent]], *, reviewer: str, host: str = "127.0.0.1",
-                 port: int = 0, token: str | None = None, allow_hosts: Sequence[str] = ()):
+    def __init__(self, open_agent: Callable[[str | None], ContextManager[Agent]], *, reviewer: str,
+                 agent_names: Callable[[], list[str]], host: str = "127.0.0.1", port: int = 0,
+                 token: str | None = None, allow_hosts: Sequence[str] = ()):
         self.address = check_bind(host, token)
         if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65535:
             raise BadInput("port", f"must be a whole number from 0 to 65535, got {port!r}")
@@ -82,7 +83,7 @@ class ReviewServer:
         self._socket = _listen(self.address, port)  # first: the Host check needs the port it got
         try:
             self._server = _server(build_app(open_agent, reviewer=reviewer, token=token, hosts=self.hosts,
-                                             port=self.port))
+                                             port=self.port, agent_names=agent_names))
         except BaseException:
             self._socket.close()
             raise

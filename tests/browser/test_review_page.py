@@ -7,8 +7,10 @@ mars-1's pending proposal of its rover memory; ana reviews as herself.
 from __future__ import annotations
 
 import json
+import os
 import re
 import socket
+from pathlib import Path
 
 import pytest
 
@@ -53,8 +55,20 @@ def test_the_page_shows_both_claims_side_by_side(page, served, world):
         assert page.locator(f"#side-{side} table.history tbody tr").count() >= 1  # arrived, then disputed
     boxes = [page.locator(f"#side-{side}").bounding_box() for side in ("a", "b")]
     assert boxes[0]["x"] < boxes[1]["x"] and abs(boxes[0]["y"] - boxes[1]["y"]) < 1  # side by side
-    assert 0.5 < float(page.locator("#similarity").inner_text()) <= 1.0
-    assert page.locator("#reason").inner_text().startswith("They contradict each other")  # the judge's reason
+    alike = re.fullmatch(r"(.+) \(similarity ([0-9.]+)\)", page.locator("#similarity").inner_text())
+    assert alike and alike[1] == "almost the same words" and 0.5 < float(alike[2]) <= 1.0  # in words, then the number
+    assert page.locator("#stances").inner_text().startswith("opposite")
+    # what differs, word by word: the one word "not", on the side that says it
+    negated = "a" if claims["a"] == NOT_PUMP else "b"
+    assert page.locator(f"#diff-{negated} ins").all_inner_texts() == ["not"]
+    assert page.locator(f"#diff-{'b' if negated == 'a' else 'a'} ins, #diff-{'b' if negated == 'a' else 'a'} del").count() == 0
+    assert not page.locator("#reason").is_visible()  # the judge's own words, on request
+    page.click("#judge summary")
+    assert page.locator("#reason").inner_text().startswith("They contradict each other")
+    for side in ("a", "b"):
+        assert page.locator(f"#side-{side} .signature").inner_text() == "verified at the pull that brought it"
+        assert len(page.locator(f"#side-{side} dd.id").first.inner_text()) == 8  # short ids, the whole on hover
+    assert re.fullmatch(r"just now|\d+ min ago", page.locator("dl.facts time").first.inner_text())
     assert page.locator("#dispute-status").inner_text() in ("pending", "escalated")
     assert page.locator("#reviewer").inner_text() == "ana"
     assert page.locator("form#verdict button").all_inner_texts()[:3] == ["Keep a", "Keep b", "Both stand"]
@@ -247,3 +261,72 @@ def test_a_resolved_dispute_is_reopened_on_the_page_and_the_list_says_who_decide
         (dispute,) = agent.disputes("open")
         assert dispute["reopened"]["by"] == "ana"
         assert not agent.get(dispute["a"]["memory"]).refuted_by and not agent.get(dispute["b"]["memory"]).refuted_by
+
+
+def test_search_and_agent_filters_narrow_the_list_and_a_bulk_verdict_signs_each(page, served, world):
+    page.goto(served.url + "/?q=coolant+pump")
+    assert page.locator("tr.dispute").count() == 1
+    page.goto(served.url + "/?q=greenhouse")
+    assert page.locator("tr.dispute").count() == 0 and page.locator("#no-disputes").is_visible()
+    page.goto(served.url + "/")
+    page.select_option("#filter-agent", "mars-1")
+    page.click("#filters button")
+    page.wait_for_url(re.compile(r"agent=mars-1"))
+    assert page.locator("tr.dispute").count() == 1
+    page.goto(served.url + "/")
+    page.check("tr.dispute input[type=checkbox]")
+    page.fill("#bulk-note", "not a contradiction: different sensors")
+    with page.expect_response(lambda r: r.request.method == "POST") as posted:
+        page.click("#bulk button[value=both]")
+    assert posted.value.status == 303
+    page.wait_for_selector("#no-disputes")
+    assert page.locator("#notice").inner_text() == "Recorded: 1 verdicts."
+    with Agent.open("earth-2", home=world.home) as agent:
+        (dispute,) = agent.disputes("resolved")
+    assert dispute["resolution"]["keep"] == "both" and dispute["resolution"]["by"] == "ana"
+
+
+@pytest.mark.parametrize("width", [1280, 400])
+def test_the_pages_fit_the_screen_and_are_photographed(browser, served, world, width, tmp_path):
+    """No page is wider than the screen, from a phone to a desktop; the screenshots land in
+    $CMEM_SCREENSHOTS when it names a folder (`make screenshots`: the docs' pictures)."""
+    context = browser.new_context(viewport={"width": width, "height": 900})
+    page = context.new_page()
+    shots = Path(os.environ.get("CMEM_SCREENSHOTS") or tmp_path)
+    shots.mkdir(parents=True, exist_ok=True)
+    try:
+        page.goto(served.url + "/")
+        page.screenshot(path=str(shots / f"review-overview-{width}.png"), full_page=True)
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
+        page.locator("tr.dispute a").first.click()
+        page.wait_for_selector("#differs")
+        page.screenshot(path=str(shots / f"review-dispute-{width}.png"), full_page=True)
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
+        page.fill("#note", "pressure test failed on sol 212")
+        page.click("form#verdict button[value=b]")
+        page.wait_for_selector("#resolution")
+        assert page.evaluate("document.documentElement.scrollWidth") <= width  # the history holds in its card
+        for path, name in (("/disputes?status=resolved", "resolved"), ("/agents", "agents")):
+            page.goto(served.url + path)
+            page.screenshot(path=str(shots / f"review-{name}-{width}.png"), full_page=True)
+            assert page.evaluate("document.documentElement.scrollWidth") <= width, path
+    finally:
+        context.close()
+
+
+def test_one_page_shows_every_agent_of_the_home_and_decides_for_any_of_them(page, served, world):
+    page.goto(served.url + "/agents")
+    assert page.locator("section.agent-card").count() == 3
+    assert page.locator("#agent-earth-1 .status").inner_text() == "does not honour ana"
+    assert "1 open dispute," in page.locator("#agent-earth-2 h2").inner_text()
+    page.locator("#agent-earth-2 li.dispute a").click()
+    page.wait_for_url(re.compile(r"/agents/earth-2/disputes/"))
+    page.fill("#note", "pressure test failed on sol 212")
+    page.click("form#verdict button[value=both]")
+    page.wait_for_selector("#resolution")
+    assert "/agents/earth-2/disputes/" in page.url
+    assert page.locator("#agent").inner_text() == "earth-2"
+    with Agent.open("earth-2", home=world.home) as agent:
+        assert agent.disputes("open") == []
+    assert page.goto(served.url + "/agents/nobody/").status == 404
+    assert "nobody" in page.locator("#problem").inner_text()

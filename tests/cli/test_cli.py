@@ -30,7 +30,7 @@ MEMORY_KEYS = {"id", "content", "summary", "category", "tags", "amplitude", "pha
                "merge_history", "created_at", "updated_at", "refuted_by", "valid_until"}
 HIT_KEYS = {"id", "score", "similarity", "strength", "access_count", "disputed", "summary", "content", "category",
             "origin_agent", "amplitude", "created_at", "refuted_by", "valid_until", "relevance", "lexical",
-            "resonance", "tags"}
+            "resonance", "tags", "why"}
 CMEM = Path(sys.executable).with_name("cmem")
 
 

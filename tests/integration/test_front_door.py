@@ -4,20 +4,23 @@ MCP server (its tools) does the same work and returns the same shape from each."
 from __future__ import annotations
 
 import json
-from pathlib import Path
-
 import pytest
 from click.testing import CliRunner
 
 from collective.agent import Agent
 from collective.cli import cli
-from collective.mcp.tools import MemoryTools, plain
-from collective.reports import (DecidedDispute, DisputeReport, PullReport, PushReport, StatusReport, mismatches,
-                                shape_text)
+from collective.mcp.tools import MemoryTools
+from collective.reports import (CommitRecord, DecidedDispute, DisputeReport, DreamReport, ForgetReport, Judgement,
+                                KeyRotation, ListReport, PeerReport, Proposal, ProposalReport, PullReport, PushReport,
+                                RecallReport, ShowReport, StabilityReport, StatusReport, StoreReport, SyncWindowReport,
+                                TrustLedger, UpdateReport, mismatches, plain, shape_text)
+from collective.sync.windows import scheduler
 
 from tests.integration.dream_helpers import store_topics
 
 RECEIVERS = ("python-1", "cli-1", "mcp-1")
+READ_REPORTS = {"recall": RecallReport, "list": ListReport, "log": CommitRecord, "stability": StabilityReport,
+                "judge": Judgement, "disputes": DisputeReport, "peers": PeerReport}
 REPORTS = {"pull": PullReport, "push": PushReport, "status": StatusReport}
 
 
@@ -94,28 +97,36 @@ def test_a_dry_run_pull_has_the_documented_shape_too(collective, cmem):
         assert result["dry_run"] and result["quarantine"] is None and result["dreams"] is None, door
 
 
+# command -> (the shape it returns, the MCP tool that returns it too, or None)
+DOCUMENTED = {
+    ("pull",): (PullReport, "pull"), ("push",): (PushReport, "push"), ("status",): (StatusReport, "status"),
+    ("store",): (StoreReport, "store"), ("recall",): (RecallReport, "recall"), ("list",): (ListReport, "list_memories"),
+    ("show",): (ShowReport, "show"), ("forget",): (ForgetReport, "forget"), ("update",): (UpdateReport, "update"),
+    ("log",): (CommitRecord, None), ("judge",): (Judgement, "judge"), ("dream",): (DreamReport, "dream"),
+    ("promote",): (ProposalReport, "promote"), ("endorse",): (ProposalReport, "endorse"),
+    ("promotions", "list"): (Proposal, None), ("agents",): (PeerReport, None), ("trust",): (TrustLedger, "trust"),
+    ("key", "rotate"): (KeyRotation, "rotate_key"), ("sync", "once"): (SyncWindowReport, "sync"),
+    ("quarantine", "show"): (DisputeReport, "dispute"), ("quarantine", "resolve"): (DecidedDispute, None),
+}
+
+
 def test_each_door_documents_the_shape_it_returns(cmem):
-    """The CLI's help, the CLI and JSON reference pages (written from it) and the MCP tools'
-    descriptions show the shape the verbs return, written from one place."""
-    reference = Path(__file__).resolve().parents[2] / "docs" / "reference"
-    pages = [" ".join((reference / name).read_text().split()) for name in ("cli.md", "json.md")]
-    documented = {**{(verb,): report for verb, report in REPORTS.items()},
-                  ("quarantine", "show"): DisputeReport, ("quarantine", "resolve"): DecidedDispute}
-    for command, report in documented.items():
-        verb = command[-1]
+    """The CLI's help (and so the CLI reference, written from it and kept fresh by its own
+    test) and the MCP tools' descriptions show the shape each verb returns, written from one
+    place."""
+    for command, (report, tool) in DOCUMENTED.items():
         written = " ".join(shape_text(report).split())
-        helped = cmem(*command, "--help").output
-        assert written in " ".join(helped.split()), verb
-        assert all(written in page for page in pages), verb
-        if command in {(v,) for v in REPORTS}:  # the MCP tools of the same name
-            assert written in " ".join(getattr(MemoryTools, verb).__doc__.split()), verb
+        helped = CliRunner().invoke(cli, [*command, "--help"]).output
+        assert written in " ".join(helped.split()), command
+        if tool is not None:
+            assert written in " ".join(getattr(MemoryTools, tool).__doc__.split()), command
 
 
 def test_the_memory_verbs_return_the_same_shape_from_every_door(collective, cmem):
     """store, show, update and forget, each receiver on its own memory, through its own door."""
     text = "The greenhouse pump in module D runs at night."
     python_agent, mcp = collective["python-1"], MemoryTools(collective["mcp-1"])
-    stored = {"python": plain(python_agent.store(text).to_dict()), "mcp": mcp.store(text)}
+    stored = {"python": plain(python_agent.store(text)), "mcp": mcp.store(text, detail=True)}
     done = cmem("store", text, "--agent", "cli-1", "--json")
     assert done.exit_code == 0, done.output
     stored["cli"] = json.loads(done.stdout)
@@ -128,9 +139,11 @@ def test_the_memory_verbs_return_the_same_shape_from_every_door(collective, cmem
     ids = {door: r["id"] for door, r in updated.items()}
     forgot = {"python": plain(python_agent.forget(ids["python"])), "mcp": mcp.forget(ids["mcp"]),
               "cli": json.loads(cmem("forget", ids["cli"], "--agent", "cli-1", "--json").stdout)}
-    for verb, results in (("store", stored), ("show", shown), ("update", updated), ("forget", forgot)):
+    for verb, results, report in (("store", stored, StoreReport), ("show", shown, ShowReport),
+                                  ("update", updated, UpdateReport), ("forget", forgot, ForgetReport)):
         shapes = {door: shape(r, depth=1) for door, r in results.items()}
         assert shapes["python"] == shapes["cli"] == shapes["mcp"], (verb, shapes)
+        assert all(mismatches(r, report) == [] for r in results.values()), verb
 
 
 def _element(result):
@@ -145,11 +158,12 @@ def test_the_reading_verbs_return_the_same_shape_from_every_door(collective, cme
     each holds the same memories; the MCP tools wrap a list under one key."""
     for name in RECEIVERS:
         collective[name].pull()
-    calls = {  # verb: (Python, CLI arguments, MCP)
-        "recall": (lambda a: a.recall("pump module", k=3).to_dict(), ("recall", "pump module", "-k", "3"),
-                   lambda t: t.recall("pump module", k=3)),
-        "list": (lambda a: a.list_memories(limit=3), ("list", "--limit", "3"), lambda t: t.list_memories(limit=3)),
-        "log": (lambda a: [c.to_dict() for c in a.log(2)], ("log", "-n", "2"), lambda t: t.log(2)),
+    calls = {  # verb: (Python, CLI arguments, MCP); MCP in detail, as the others are
+        "recall": (lambda a: a.recall("pump module", k=3), ("recall", "pump module", "-k", "3"),
+                   lambda t: t.recall("pump module", k=3, detail=True)),
+        "list": (lambda a: a.list_memories(limit=3), ("list", "--limit", "3"),
+                 lambda t: t.list_memories(limit=3, detail=True)),
+        "log": (lambda a: a.log(2), ("log", "-n", "2"), lambda t: t.log(2)),
         "stability": (lambda a: a.stability(), ("status",), lambda t: t.stability()),
         "judge": (lambda a: a.compare("Valve 7 is open.", "Valve 7 is not open."),
                   ("judge", "Valve 7 is open.", "Valve 7 is not open."),
@@ -170,3 +184,40 @@ def test_the_reading_verbs_return_the_same_shape_from_every_door(collective, cme
         if verb == "stability":
             shapes = {door: sorted(s) for door, s in shapes.items()}
         assert shapes["python"] == shapes["cli"] == shapes["mcp"], (verb, shapes)
+        if verb in READ_REPORTS:
+            strays = {door: mismatches(_element(r), READ_REPORTS[verb]) for door, r in results.items()
+                      if not (verb == "stability" and door == "cli") and _element(r) != []}
+            assert all(found == [] for found in strays.values()), (verb, strays)
+
+
+def test_the_collective_verbs_return_their_documented_shape_from_every_door(collective, cmem):
+    """sync (one window), promote, endorse, dream and key rotation: each receiver through its
+    own door; what each returns keeps to its report."""
+    earth = collective["earth-1"]
+    proposals = [m["id"] for m in earth.list_memories(limit=len(RECEIVERS))["memories"]]
+    for memory_id in proposals:  # one each: two endorsements would promote it
+        earth.promote(memory_id)
+    doors = {
+        "python": lambda agent, verb, *args: plain(getattr(agent, verb)(*args)),
+        "mcp": lambda agent, verb, *args: getattr(MemoryTools(agent), verb)(*args),
+    }
+    commands = {"sync": ("sync", "once"), "endorse": ("endorse",), "promote": ("promote",),
+                "dream": ("dream",), "rotate_key": ("key", "rotate")}
+    reports = {"sync": SyncWindowReport, "endorse": ProposalReport, "promote": ProposalReport,
+               "dream": DreamReport, "rotate_key": KeyRotation}
+    for name, proposed in zip(RECEIVERS, proposals):
+        agent = collective[name]
+        door = "cli" if name == "cli-1" else "python" if name == "python-1" else "mcp"
+        own = agent.store(f"{name} keeps the spare filters in locker {len(name)}.").memory.id
+        for verb, args in (("sync", ()), ("endorse", (proposed,)), ("promote", (own,)), ("dream", ()),
+                           ("rotate_key", ())):
+            if door == "cli":
+                done = cmem(*commands[verb], *args, "--agent", name, "--json")
+                assert done.exit_code == 0, (verb, done.output)
+                result = json.loads(done.stdout)
+            elif door == "python" and verb == "sync":
+                result = plain(scheduler(agent.sync_port()).once())
+            else:
+                result = doors[door](agent, verb, *args)
+            assert mismatches(result, reports[verb]) == [], (door, verb, result)
+        assert agent.proposal(proposed)["endorsements"] == [name], door

@@ -13,20 +13,29 @@ from typing import Any, AsyncIterator
 
 import anyio
 import pytest
+from typing_extensions import get_type_hints
 
-from collective.reports import PeerPullReport, PullReport, PushReport, StatusReport
+from collective.reports import (DecidedDispute, DreamReport, Judgement, ListReport, PeerPullReport, PeersReport, ProposalReport,
+                                PullReport, PushReport, RecallHitReport, RecallReport, StatusReport, StoreReport,
+                                SyncWindowReport, TrustLedger, mismatches)
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 CMEM = str(Path(sys.executable).parent / "cmem")
 TOOLS = {"memory_store", "memory_update", "memory_recall", "memory_list", "memory_show", "memory_forget", "memory_log", "memory_status",
-         "memory_push", "memory_pull", "memory_disputes", "memory_dispute", "memory_peers", "memory_trust",
+         "memory_push", "memory_pull", "memory_sync", "memory_rotate_key", "memory_disputes", "memory_dispute", "memory_peers", "memory_trust",
          "memory_promote", "memory_endorse", "memory_dream", "memory_stability", "memory_judge"}
+
+TYPED = {"memory_pull": PullReport, "memory_push": PushReport, "memory_status": StatusReport,
+         "memory_store": StoreReport, "memory_recall": RecallReport, "memory_list": ListReport,
+         "memory_sync": SyncWindowReport, "memory_promote": ProposalReport, "memory_dream": DreamReport,
+         "memory_peers": PeersReport, "memory_trust": TrustLedger, "memory_judge": Judgement}
 
 
 @contextlib.asynccontextmanager
-async def served(home: Path, agent_id: str) -> AsyncIterator[ClientSession]:
-    params = StdioServerParameters(command=CMEM, args=["mcp", "--agent", agent_id, "--home", str(home)])
+async def served(home: Path, agent_id: str, *, reviewer: str | None = None) -> AsyncIterator[ClientSession]:
+    params = StdioServerParameters(command=CMEM, args=["mcp", "--agent", agent_id, "--home", str(home),
+                                                       *(["--reviewer", reviewer] if reviewer else [])])
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
         yield session
@@ -74,12 +83,13 @@ def test_lists_every_tool_with_a_schema_and_a_documented_result(agents):
         assert recall.input_schema["required"] == ["query"]
         assert set(recall.input_schema["properties"]) == {"query", "k", "as_of", "include_faded", "include_refuted",
                                                           "consensus", "min_score", "tags", "categories", "origins",
-                                                          "since", "until"}
+                                                          "since", "until", "detail"}
         assert recall.annotations.read_only_hint and not tools["memory_store"].annotations.read_only_hint
-        # the output schemas of the typed reports (collective/reports.py), every field required
-        for name, report in (("memory_pull", PullReport), ("memory_push", PushReport), ("memory_status", StatusReport)):
+        # the output schemas of the typed reports (collective/reports/), required as they are there
+        for name, report in TYPED.items():
             schema = tools[name].output_schema
-            assert set(schema["properties"]) == set(schema["required"]) == set(report.__annotations__), name
+            assert set(schema["properties"]) == set(get_type_hints(report)), name
+            assert set(schema["required"]) == report.__required_keys__, name
         peer = tools["memory_pull"].output_schema["$defs"]["PeerPullReport"]
         assert set(peer["properties"]) == set(PeerPullReport.__annotations__)
     run(scenario)
@@ -98,7 +108,10 @@ def test_a_keyword_and_a_question_in_other_words_find_their_memories_and_filters
             assert [h["id"] for h in (await call(session, "memory_recall", query="pump"))["hits"]] == [pump["id"]]
             theme = await call(session, "memory_recall", query="what theme does the user like?")
             assert [h["id"] for h in theme["hits"]][:1] == [dark["id"]]
-            hit = theme["hits"][0]
+            hit = theme["hits"][0]  # compact: the id, the text, the score and why
+            assert set(hit) == RecallHitReport.__required_keys__ and "meaning" in hit["why"]
+            hit = (await call(session, "memory_recall", query="what theme does the user like?", detail=True))["hits"][0]
+            assert set(hit) == set(get_type_hints(RecallHitReport))
             assert hit["relevance"] == pytest.approx(0.7 * hit["similarity"] + 0.3 * hit["lexical"] ** 2, abs=1e-5)
             nothing = await call(session, "memory_recall", query="what is the capital of France?")
             assert nothing["hits"] == [] and nothing["closest"] is not None
@@ -119,7 +132,7 @@ def test_stores_recalls_and_recalls_as_of_an_earlier_commit(agents, engine):
     async def scenario():
         async with served(agents, "earth-1") as session:
             pump = await call(session, "memory_store", content="The coolant pump on deck 3 is safe to run.",
-                              tags=["deck-3"])
+                              tags=["deck-3"], detail=True)
             seal = await call(session, "memory_store", content="The airlock seal on deck 5 is leaking air.")
             assert pump["tags"] == ["deck-3"] and not pump["deduplicated"] and pump["commit"] != seal["commit"]
             now = await call(session, "memory_recall", query="Is the airlock seal leaking?", k=1)
@@ -297,7 +310,31 @@ def test_an_agent_remembers_over_turns_notices_a_dispute_and_sees_its_peers(agen
             assert "quarantined" in {e["reason"] for e in ledger["events"]}  # its claim was disputed here
             proposed = await call(earth, "memory_promote", memory_id=stored[1]["id"], note="checked twice")
             assert proposed["memory"] == stored[1]["id"] and proposed["status"] == "pending"
+        async with served(agents, "earth-1", reviewer="ada") as person:  # a person reviews through a client
+            tools = {t.name for t in (await person.list_tools()).tools}
+            assert tools - TOOLS == {"memory_resolve", "memory_reopen", "memory_decide_promotion", "memory_decide_key"}
+            decided = await call(person, "memory_resolve", dispute_id=dispute["dispute"], keep="b",
+                                 note="the pump failed its pressure test")
+            assert mismatches(decided, DecidedDispute) == []
+            assert decided["status"] == "resolved" and decided["resolution"]["by"] == "ada"
+            assert (await call(person, "memory_disputes"))["disputes"] == []
+    person_cli(agents)
     run(scenario)
+
+
+def person_cli(home: Path) -> None:
+    """The reviewer ada: a key in the home, honoured by earth-1."""
+    made = subprocess.run([CMEM, "reviewer", "init", "--name", "ada", "--home", str(home), "--json"],
+                          capture_output=True, text=True, check=True)
+    subprocess.run([CMEM, "reviewers", "add", "ada", json.loads(made.stdout)["public_key"], "--agent", "earth-1",
+                    "--home", str(home)], capture_output=True, text=True, check=True)
+
+
+def test_a_server_for_a_reviewer_without_a_key_here_refuses_to_start(agents):
+    done = subprocess.run([CMEM, "mcp", "--agent", "earth-1", "--reviewer", "nobody", "--home", str(agents)],
+                          capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.count("\n") == 1 and "nobody" in done.stderr, done.stderr
 
 
 def test_status_and_open_disputes_are_resources_and_a_prompt_says_how_to_use_memory(agents):

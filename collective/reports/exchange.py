@@ -1,0 +1,82 @@
+"""The exchange's shapes: pull, push and the agent's status."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+# typing_extensions' TypedDict: pydantic (the MCP SDK's output schemas) reads nested ones only from it on 3.11
+from typing_extensions import TypedDict
+
+DRY = "null on a dry run"
+PROMOTIONS = "the consensus exchanged: consensus_moved, taken, refused, main_refused, promoted, pushed"
+PEER_STATUSES = "merged, unchanged, refused, planned"  # model.enums.PeerStatus (imported by no help text: numpy)
+
+
+class PeerPullReport(TypedDict):
+    """One peer's part of a pull."""
+
+    peer: str
+    head: str
+    status: Annotated[str, PEER_STATUSES]
+    commit: str | None
+    summary: Annotated[dict, "what its memories became: new, constructive, partial, destructive, ..."]
+    refused: Annotated[dict, "reason -> count"]
+    pairs: list
+    key: dict | None
+    history: Annotated[dict | None, "taken and offered, when refused as rewritten"]
+    seconds: dict
+
+
+class PullReport(TypedDict):
+    """A pull: every peer that moved merged, the shared branches taken and checked."""
+
+    remote: str
+    dry_run: bool
+    peers: list[PeerPullReport]
+    cases_taken: Annotated[dict | None, DRY]
+    refused: Annotated[dict, 'by source (a peer, "collective/quarantine", "main", "collective/roster"), then reason']
+    promotions: Annotated[dict | None, PROMOTIONS + "; " + DRY]
+    roster: Annotated[dict | None, "collective, version, taken, refused; " + DRY]
+    cases_grouped: Annotated[int | None, "cases that joined a dispute; " + DRY]
+    quarantine: Annotated[dict | None, "the cases shared: pushed, cases, ...; " + DRY]
+    dreams: Annotated[dict | None, "the peers' dream artifacts imported, by trust: remote, runs; " + DRY]
+
+
+class PushReport(TypedDict):
+    """A push of the working branch, and of the shared quarantine when it has news."""
+
+    remote: str
+    branch: str
+    head: str
+    quarantine: Annotated[dict, "the cases shared: pushed, cases, ..."]
+    promotions: Annotated[dict, PROMOTIONS]
+
+
+class StatusCounts(TypedDict):
+    memories: int
+    own: int
+    retracted: int
+    disputed: int
+    absorbed: int
+    peers: int
+    open_cases: int
+    awaiting_reviewer: Annotated[int, "verdicts kept, signed by no reviewer honoured here"]
+    key_changes: Annotated[int, "peer key changes refused, not accepted since"]
+
+
+class StatusReport(TypedDict):
+    """The agent at a glance."""
+
+    agent: str
+    home: str
+    engine: str
+    database: str
+    server: Annotated[str | None, "the Dolt sql-server; null on doltlite"]
+    branch: str
+    head: str
+    schema_version: int
+    counts: StatusCounts
+    stability: float
+    index: Annotated[dict, "built, head, count, current"]
+    remotes: Annotated[dict, "name -> URL"]
+    events: Annotated[dict, "outbox, last_publish"]

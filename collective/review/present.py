@@ -1,0 +1,87 @@
+"""How the review page says things to a person: what differs between two claims, word by
+word; times as "3 h ago" (the exact time on hover); the judge's numbers in words."""
+
+from __future__ import annotations
+
+import difflib
+import math
+from datetime import datetime, timezone
+
+SAME, GONE, NEW = "same", "gone", "new"
+
+
+def word_diff(a: str, b: str) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    """Each claim as (kind, word) runs: words both share are "same"; a's words b lacks are
+    "gone", b's words a lacks "new". What differs is what a reviewer reads first."""
+    wa, wb = a.split(), b.split()
+    left: list[tuple[str, str]] = []
+    right: list[tuple[str, str]] = []
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(a=[w.lower() for w in wa], b=[w.lower() for w in wb],
+                                                      autojunk=False).get_opcodes():
+        if op == "equal":
+            left.append((SAME, " ".join(wa[i1:i2])))
+            right.append((SAME, " ".join(wb[j1:j2])))
+            continue
+        if i2 > i1:
+            left.append((GONE, " ".join(wa[i1:i2])))
+        if j2 > j1:
+            right.append((NEW, " ".join(wb[j1:j2])))
+    return left, right
+
+
+def short(value: object, n: int = 8) -> str:
+    """An id as the page shows it (the whole on hover): a UUID's last characters, since
+    those made at about the same time share their first ones; a hash's first."""
+    text = str(value)
+    return text[-n:] if len(text) == 36 and text.count("-") == 4 else text[:n]
+
+
+def _parsed(stamp: str) -> datetime | None:
+    """An ISO-8601 time, in UTC when it names no zone; None when it is not one."""
+    try:
+        then = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return then if then.tzinfo else then.replace(tzinfo=timezone.utc)
+
+
+def ago(stamp: str | None, now: datetime | None = None) -> str:
+    """An ISO-8601 time as a person says it: "just now", "5 min ago", "3 h ago", "2 days ago"."""
+    then = _parsed(stamp) if stamp else None
+    if then is None:
+        return stamp or ""
+    seconds = ((now or datetime.now(timezone.utc)) - then).total_seconds()
+    if seconds < 0:
+        return "in the future"
+    for unit, size in (("day", 86_400), ("h", 3_600), ("min", 60)):
+        if seconds >= size:
+            count = int(seconds // size)
+            return f"{count} {unit}{'s' if unit == 'day' and count > 1 else ''} ago"
+    return "just now"
+
+
+def exact(stamp: str | None) -> str:
+    """The time to the second, in UTC, for the hover text."""
+    then = _parsed(stamp) if stamp else None
+    return then.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC") if then else (stamp or "")
+
+
+def closeness(similarity: float) -> str:
+    """The cosine of the two claims, in words."""
+    if similarity >= 0.9:
+        return "almost the same words"
+    if similarity >= 0.75:
+        return "about the same thing"
+    if similarity >= 0.5:
+        return "related"
+    return "loosely related"
+
+
+def stances(phase_diff: float) -> str:
+    """The phase difference of the two claims, in words: opposite stances, or the same."""
+    turned = abs(math.remainder(phase_diff, 2 * math.pi))
+    if turned > 2.6:
+        return "opposite: one affirms what the other denies"
+    if turned < 0.5:
+        return "the same stance: they differ in what they say"
+    return "one is less certain than the other"

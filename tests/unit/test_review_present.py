@@ -1,0 +1,42 @@
+"""How the review page words things: the diff of two claims, times, ids, the judge's numbers."""
+
+from __future__ import annotations
+
+import math
+from datetime import datetime, timezone
+
+from collective.review.present import ago, closeness, exact, short, stances, word_diff
+
+NOW = datetime(2026, 12, 2, 12, 0, tzinfo=timezone.utc)
+
+
+def test_the_diff_marks_only_the_words_that_differ_on_the_side_that_has_them():
+    a, b = word_diff("The pump in module C is safe", "The pump in module D is not safe")
+    assert [w for kind, w in a if kind != "same"] == ["C"]
+    assert [(kind, w) for kind, w in b if kind != "same"] == [("new", "D"), ("new", "not")]
+    assert " ".join(w for _, w in a) == "The pump in module C is safe"  # nothing lost from either side
+    assert " ".join(w for _, w in b) == "The pump in module D is not safe"
+    same, _ = word_diff("Valve 7 is OPEN", "valve 7 is open")
+    assert [kind for kind, _ in same] == ["same"]  # case is not a difference of claim
+
+
+def test_times_read_as_a_person_says_them_and_exactly_on_hover():
+    assert ago("2026-12-02T11:59:30+00:00", NOW) == "just now"
+    assert ago("2026-12-02T11:55:00Z", NOW) == "5 min ago"
+    assert ago("2026-12-02T09:00:00+00:00", NOW) == "3 h ago"
+    assert ago("2026-11-30T12:00:00+00:00", NOW) == "2 days ago"
+    assert ago("2026-12-01T12:00:00+00:00", NOW) == "1 day ago"
+    assert ago("not a time", NOW) == "not a time" and ago(None, NOW) == ""
+    assert exact("2026-12-02T09:00:00.123456+00:00") == "2026-12-02 09:00:00 UTC"
+
+
+def test_ids_are_short_and_tell_apart_uuids_made_together():
+    first, second = "01a237c2-4dda-7dc6-8689-6dac7536a9bc", "01a237c2-4dda-7dc6-8689-6dac7536b111"
+    assert short(first) != short(second) and len(short(first)) == 8
+    assert short("c5973e7a9d0f1e2b") == "c5973e7a"
+
+
+def test_the_judges_numbers_in_words():
+    assert closeness(0.98) == "almost the same words" and closeness(0.3) == "loosely related"
+    assert stances(math.pi).startswith("opposite") and stances(-math.pi).startswith("opposite")
+    assert stances(2 * math.pi).startswith("the same") and stances(1.2).startswith("one is less certain")

@@ -2,13 +2,15 @@
 
 Two parts: the shape each command's `--json` prints, as its --help documents it
 (scripts/cli_reference.py reads the help the same way), and the typed reports the front
-door's verbs return (the TypedDicts of collective/reports.py, written by its own
+door's verbs return (the TypedDicts of collective/reports/, written by its own
 `shape_text`). `python scripts/json_reference.py` rewrites the block between the markers;
 `--check` exits 1 when the page is out of date (tests/docs/test_doc_site.py checks the same).
 """
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 import sys
 import textwrap
 from pathlib import Path
@@ -48,10 +50,13 @@ def command_shapes() -> Iterator[tuple[str, str]]:
 
 
 def typed_reports() -> Iterator[tuple[str, type]]:
-    """The TypedDicts collective/reports.py declares, in the order it declares them."""
-    for name, value in vars(reports).items():
-        if is_typeddict(value) and value.__module__ == reports.__name__:
-            yield name, value
+    """The TypedDicts the modules of collective/reports/ declare, each module's in the order
+    it declares them."""
+    for found in pkgutil.iter_modules(reports.__path__):
+        module = importlib.import_module(f"{reports.__name__}.{found.name}")
+        for name, value in vars(module).items():
+            if is_typeddict(value) and value.__module__ == module.__name__:
+                yield name, value
 
 
 def _block(text: str) -> str:
@@ -65,7 +70,7 @@ def reference() -> str:
         parts.append(f"### `{command}`\n\n{_block(paragraph)}")
     parts.append("## The typed reports\n\nWhat `Agent.pull()`, `Agent.push()`, `Agent.status()` and the dispute\n"
                  "verbs return, the `--json` of the matching commands and the results of the matching MCP\n"
-                 "tools, written from `collective/reports.py`.\n")
+                 "tools, written from `collective/reports/`.\n")
     for name, shape in typed_reports():
         doc = " ".join((shape.__doc__ or "").split())
         parts.append(f"### `{name}`\n\n" + (f"{doc}\n\n" if doc else "") + _block(reports.shape_text(shape)))

@@ -10,6 +10,7 @@ unversioned local_access table, buffered.
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
@@ -38,6 +39,7 @@ SCAN_BELOW = 4 * EF_SEARCH  # memories: fewer are all scored exactly, without th
 # NEED_SHARE times the ANN's depth do, the ANN searches 4 times deeper first (measured at 100k:
 # a search 4 times deeper costs less than the cosines of 4 times its depth).
 NEED_SHARE = 4
+SHORT_HASH = re.compile(r"[0-9a-zA-Z]{6,39}")  # the start of a commit hash, as `cmem log` prints it
 # How deep the first ANN search looks. Measured at 100k (scripts/bench_store_recall.py): nearly
 # every hybrid recall widened from 100 to 400, and one search 400 deep costs less than both.
 FIRST_DEPTH = 4 * EF_SEARCH
@@ -253,11 +255,15 @@ class Recall:
                 "memories": [Memory.from_row(rows[mid]).to_dict() for mid in page if mid in rows]}
 
     def resolve_as_of(self, ref: str) -> str:
-        """A commit, branch, tag or timestamp -> a commit hash on this agent's history."""
+        """A commit (whole, or the first characters `cmem log` prints), branch, tag or
+        timestamp -> a commit hash on this agent's history."""
         try:
             return self.repo.resolve(ref)
         except NotFound:
             pass
+        found = self._commit_by_prefix(ref)
+        if found:
+            return found
         try:
             when = parse_time(ref)
         except BadInput:
@@ -266,3 +272,12 @@ class Recall:
             if parse_time(commit.date.replace(" ", "T")) <= when:
                 return commit.hash
         raise NotFound("as-of", f"{ref} is before this agent's first commit")
+
+    def _commit_by_prefix(self, ref: str) -> str | None:
+        """The one commit on this agent's branch whose hash starts with `ref` (None when none)."""
+        if not SHORT_HASH.fullmatch(ref):
+            return None
+        found = {commit.hash for commit in self.repo.log(self.branch) if commit.hash.startswith(ref.lower())}
+        if len(found) > 1:
+            raise BadInput("as-of", f"{ref!r} starts {len(found)} commits' hashes: give more of it")
+        return found.pop() if found else None

@@ -4,13 +4,13 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup dolt chromium demo demo-mars test docs bench bench-quality screenshots clean
+.PHONY: setup dolt chromium demo demo-mars test docs bench bench-quality docs-images clean
 
 setup: $(STAMP)
 
 $(STAMP): pyproject.toml setup.py
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet -e '.[test,docs]'
+	$(BIN)/pip install --quiet -e '.[test,docs,plots]'
 	touch $@
 
 # Dolt sql-server for the scale-out backend, built from its Go module (cached).
@@ -53,9 +53,11 @@ bench: setup
 bench-quality: setup
 	$(BIN)/python scripts/bench_recall_quality.py --table
 
-# The review page's pictures in the docs, taken by its browser tests (so they show the page as it is).
-screenshots: setup chromium
-	CMEM_SCREENSHOTS=docs/images $(BIN)/python -m pytest -q tests/browser -k photographed
+# The docs' pictures, drawn by the tests that check them (so they show the code as it is):
+# the review page's screenshots at two widths, and the plots.
+docs-images: setup chromium
+	CMEM_DOCS_IMAGES=docs/images $(BIN)/python -m pytest -q -p no:xdist tests/browser -k photographed
+	CMEM_DOCS_IMAGES=docs/images $(BIN)/python -m pytest -q -p no:xdist tests/unit/test_plots.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis site

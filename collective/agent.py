@@ -31,6 +31,7 @@ from .quarantine.service import Quarantine
 from .recall import AccessCounter, Recall, Recalled, RecallHit
 from .agent_recall import RecallVerbs
 from .agent_dream import DreamVerbs
+from .agent_pictures import PictureVerbs
 from .agent_review import ReviewVerbs
 from .agent_roster import RosterVerbs
 from .agent_sync import SyncVerbs
@@ -48,7 +49,7 @@ if TYPE_CHECKING:
 __all__ = ["Agent", "MemoryInput", "Recalled", "RecallHit", "StoreResult"]
 
 
-class Agent(RecallVerbs, ReviewVerbs, RosterVerbs, DreamVerbs, SyncVerbs):
+class Agent(RecallVerbs, ReviewVerbs, RosterVerbs, DreamVerbs, SyncVerbs, PictureVerbs):
     """One agent's memory database, branch, key and index."""
 
     def __init__(self, opened: provision.Opened, *, embedder: Embedder | None = None, judge: Judge | None = None):

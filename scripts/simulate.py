@@ -9,7 +9,7 @@ The embedder is the real default one unless --embedder hash.
 
     .venv/bin/python scripts/simulate.py --agents 5 --steps 200 --seed 1 [--minutes 10] [--json]
 
-The JSON: steps (commands run), rounds, commands by kind, typed_errors, faults_injected,
+The JSON: steps (commands run), rounds, commands by kind, typed_errors (and typed_error_lines: each one's first message), faults_injected,
 violations by invariant (each distinct one once per history), signatures (each violation kind with its first evidence), known (the known
 faults met), failures ([{seed, error, steps}]), seeds run, seconds, steps_per_second,
 simulated_minutes (the virtual clock's time over every history).

@@ -151,6 +151,32 @@ def agent_options(func: Callable) -> Callable:
 json_option = click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
 
 
+def plot_option(what: str) -> Callable:
+    """--plot FILE: also draw `what` to FILE (.svg or .png), checked before any work."""
+    def checked(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+        if value is not None:
+            from ..plots import plot_format
+            try:
+                plot_format(value)
+            except BadInput as e:
+                raise UsageFailure(one_line(e)) from e
+        return value
+    return click.option("--plot", "plot_path", metavar="FILE", callback=checked,
+                        help=f"Also draw {what} to FILE (.svg or .png).")
+
+
+def write_plot(path: str | None, picture: str, *args: Any, **kwargs: Any) -> None:
+    """collective.plots' `picture`(*args, **kwargs) written to `path`, when asked for (said
+    on stderr); the plots module (numpy, matplotlib) loads only then."""
+    if path is None:
+        return
+    from pathlib import Path
+
+    from .. import plots
+    Path(path).write_bytes(getattr(plots, picture)(*args, fmt=plots.plot_format(path), **kwargs))
+    click.echo(f"drew {path}", err=True)
+
+
 def filter_options(func: Callable) -> Callable:
     """--tag, --category, --origin, --since, --until: what recall and list are narrowed to."""
     for option in reversed([

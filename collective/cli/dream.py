@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from ..reports import DreamReport, documented
-from .common import agent_options, cli_errors, emit, json_option, open_agent, progress_bars
+from .common import agent_options, cli_errors, emit, json_option, open_agent, plot_option, progress_bars, write_plot
 
 
 def _render(r: dict) -> str:
@@ -31,9 +31,10 @@ def _render(r: dict) -> str:
 @click.option("--review", is_flag=True, help="Leave the dream branch unmerged until `cmem dream accept RUN`.")
 @agent_options
 @json_option
+@plot_option("the run's clusters, on a flat map of their meaning,")
 @click.pass_context
 @documented(DreamReport)
-def dream(ctx, full, jobs, review, home, agent_id, as_json):
+def dream(ctx, full, jobs, review, home, agent_id, as_json, plot_path):
     """Consolidate memory on <agent>/dream/<YYYYmmdd-HHMMSS>, then merge it into working.
     """
     if ctx.invoked_subcommand is not None:
@@ -41,7 +42,11 @@ def dream(ctx, full, jobs, review, home, agent_id, as_json):
     with cli_errors():
         with open_agent(home, agent_id) as agent, progress_bars(as_json=as_json) as progress:
             result = agent.dream(full=full, jobs=jobs, review=review, progress=progress)
+            drawn = agent.dream_map(result["run"]) if plot_path else {}
     emit(result, as_json=as_json, text=_render)
+    if plot_path:
+        write_plot(plot_path, "dream_clusters", drawn["points"], drawn["clusters"], drawn["orders"],
+                   title=f"Dream {drawn['run']}: its clusters")
 
 
 @dream.command("accept")

@@ -8,7 +8,7 @@ import click
 
 from ..errors import HistoryRewritten
 from ..reports import KeyDecision, PeerReport, PullReport, PushReport, TrustLedger, documented, shape_lines
-from .common import agent_options, cli_errors, emit, json_option, open_agent, progress_bars
+from .common import agent_options, cli_errors, emit, json_option, open_agent, plot_option, progress_bars, write_plot
 
 
 @click.group()
@@ -256,9 +256,10 @@ def _render_agents(rows: list[dict]) -> str:
 @click.group(invoke_without_command=True)
 @agent_options
 @json_option
+@plot_option("every peer's trust over time")
 @click.pass_context
 @documented(PeerReport, many=True)
-def agents(ctx, home, agent_id, as_json):
+def agents(ctx, home, agent_id, as_json, plot_path):
     """The peers this agent knows: trust, last sync, key fingerprint, memories held.
 
     A peer whose key changed without a rotation signed by the key held, or an agent
@@ -270,7 +271,9 @@ def agents(ctx, home, agent_id, as_json):
     with cli_errors():
         with open_agent(home, agent_id) as agent:
             result = agent.peers()
+            history = agent.trust_history() if plot_path else {}
     emit(result, as_json=as_json, text=_render_agents)
+    write_plot(plot_path, "trust_over_time", history)
 
 
 def _key_decision(name: str, *, accept: bool, summary: str) -> None:
@@ -295,13 +298,16 @@ _key_decision("reject-key", accept=False, summary="Refuse the new key PEER showe
 @click.argument("peer")
 @agent_options
 @json_option
+@plot_option("PEER's trust over time")
 @documented(TrustLedger)
-def trust_cmd(peer, home, agent_id, as_json):
+def trust_cmd(peer, home, agent_id, as_json, plot_path):
     """A peer's trust score and the ledger of every change to it.
     """
     with cli_errors():
         with open_agent(home, agent_id) as agent:
             result = agent.trust_ledger(peer)
+            history = agent.trust_history(peer) if plot_path else {}
+    write_plot(plot_path, "trust_over_time", history, title=f"Trust in {peer}")
     emit(result, as_json=as_json,
          text=lambda r: "\n".join([f"{r['agent']}: trust {r['trust']:.3f}"] + [
              f"  {e['created_at']} {e['delta']:+.3f} -> {e['score_after']:.3f} {e['reason']} (by {e['verifier']})"

@@ -7,8 +7,8 @@ import click
 from ..errors import BadInput
 from ..reports import (CommitRecord, ForgetReport, ListReport, RecallReport, ShowReport, StatusReport, StoreReport,
                        UpdateReport, documented)
-from .common import (agent_options, cli_errors, emit, filter_options, init_agent, json_option, open_agent,
-                     progress_bars)
+from .common import (agent_options, cli_errors, emit, filter_options, init_agent, json_option, open_agent, plot_option,
+                     progress_bars, write_plot)
 
 
 @click.command()
@@ -256,13 +256,16 @@ def _render_status(s: dict) -> str:
 @click.command()
 @agent_options
 @json_option
+@plot_option("the field's stability, dream by dream,")
 @documented(StatusReport)
-def status(home, agent_id, as_json):
+def status(home, agent_id, as_json, plot_path):
     """Agent, engine, branch, head, counts, field stability and index state."""
     with cli_errors():
         with open_agent(home, agent_id) as agent:
             result = agent.status()
+            runs = agent.stability_history() if plot_path else []
     emit(result, as_json=as_json, text=_render_status)
+    write_plot(plot_path, "stability_over_time", runs)
 
 
 COMMANDS = (init, store, recall, list_cmd, show, forget, update, log, index_cmd, status)

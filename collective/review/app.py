@@ -21,6 +21,7 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 
 from ..errors import BadInput, CollectiveError, NotFound, NotShared, one_line
+from ..plots import Unavailable
 from . import present
 from .guard import CSRF_COOKIE, CSRF_FIELD, Guard, Refused, TokenGate
 
@@ -128,6 +129,26 @@ class ReviewPage:
             return found
         return self.render(request, "agents.html", agents=await run_in_threadpool(read))
 
+    async def pictures(self, request: Request) -> Response:
+        """Trust over time, the field's stability dream by dream, and the last dream's clusters,
+        drawn on the server as SVG (the page needs no script)."""
+        def read(agent: Agent) -> dict:
+            from .. import plots
+            try:
+                drawn = agent.dream_map()
+            except NotFound:
+                drawn = {"run": None, "points": [], "clusters": [], "orders": {}}
+            svgs = {"trust": plots.trust_over_time(agent.trust_history()),
+                    "stability": plots.stability_over_time(agent.stability_history()),
+                    "clusters": plots.dream_clusters(drawn["points"], drawn["clusters"], drawn["orders"],
+                                                     title=f"The last dream's clusters ({drawn['run'] or 'none yet'})")}
+            return {"agent": agent.agent_id, "pictures": {k: _inline(v) for k, v in svgs.items()}}
+        try:
+            found = await self.agent_call(request, read)
+        except Unavailable as e:
+            return self.problem(request, 501, one_line(e))
+        return self.render(request, "pictures.html", **found)
+
     async def dispute_list(self, request: Request) -> Response:
         return await self.listing(request, "Disputes", DISPUTE_STATUSES, lambda a, s: a.disputes(s), "disputes")
 
@@ -214,6 +235,12 @@ def _base(request: Request) -> str:
     return f"/agents/{name}" if name is not None else ""
 
 
+def _inline(svg: bytes) -> Markup:
+    """An SVG document as an element of the page (matplotlib escapes the text it draws)."""
+    text = svg.decode("utf-8")
+    return Markup(text[text.index("<svg"):])
+
+
 def _when(stamp: str | None) -> Markup:
     """A time as "3 h ago", the exact time on hover."""
     if not stamp:
@@ -269,6 +296,7 @@ def build_app(open_agent: Callable[[str | None], ContextManager[Agent]], *, revi
         Route("/disputes/{dispute_id}", page.dispute),
         Route("/disputes/{dispute_id}", page.resolve, methods=["POST"]),
         Route("/disputes/{dispute_id}/reopen", page.reopen, methods=["POST"]),
+        Route("/pictures", page.pictures),
         Route("/promotions", page.promotion_list),
         Route("/promotions/{memory_id}", page.promotion),
         Route("/promotions/{memory_id}", page.decide, methods=["POST"]),

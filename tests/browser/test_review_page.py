@@ -289,10 +289,10 @@ def test_search_and_agent_filters_narrow_the_list_and_a_bulk_verdict_signs_each(
 @pytest.mark.parametrize("width", [1280, 400])
 def test_the_pages_fit_the_screen_and_are_photographed(browser, served, world, width, tmp_path):
     """No page is wider than the screen, from a phone to a desktop; the screenshots land in
-    $CMEM_SCREENSHOTS when it names a folder (`make screenshots`: the docs' pictures)."""
+    $CMEM_DOCS_IMAGES when it names a folder (`make docs-images`: the docs' pictures)."""
     context = browser.new_context(viewport={"width": width, "height": 900})
     page = context.new_page()
-    shots = Path(os.environ.get("CMEM_SCREENSHOTS") or tmp_path)
+    shots = Path(os.environ.get("CMEM_DOCS_IMAGES") or tmp_path)
     shots.mkdir(parents=True, exist_ok=True)
     try:
         page.goto(served.url + "/")
@@ -306,7 +306,7 @@ def test_the_pages_fit_the_screen_and_are_photographed(browser, served, world, w
         page.click("form#verdict button[value=b]")
         page.wait_for_selector("#resolution")
         assert page.evaluate("document.documentElement.scrollWidth") <= width  # the history holds in its card
-        for path, name in (("/disputes?status=resolved", "resolved"), ("/agents", "agents")):
+        for path, name in (("/disputes?status=resolved", "resolved"), ("/agents", "agents"), ("/pictures", "pictures")):
             page.goto(served.url + path)
             page.screenshot(path=str(shots / f"review-{name}-{width}.png"), full_page=True)
             assert page.evaluate("document.documentElement.scrollWidth") <= width, path
@@ -330,3 +330,14 @@ def test_one_page_shows_every_agent_of_the_home_and_decides_for_any_of_them(page
         assert agent.disputes("open") == []
     assert page.goto(served.url + "/agents/nobody/").status == 404
     assert "nobody" in page.locator("#problem").inner_text()
+
+
+def test_the_pictures_page_draws_trust_stability_and_the_last_dream(page, served, world):
+    assert page.goto(served.url + "/pictures").status == 200
+    for name in ("trust", "stability", "clusters"):
+        assert page.locator(f"#picture-{name} svg").count() == 1, name
+    trust = page.locator("#picture-trust svg").text_content()
+    assert "earth-1" in trust and "mars-1" in trust  # earth-2 met both
+    assert "no dreams yet" in page.locator("#picture-stability svg").text_content()
+    assert page.goto(served.url + "/agents/mars-1/pictures").status == 200
+    assert page.locator("#agent").inner_text() == "mars-1"

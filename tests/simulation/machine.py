@@ -27,7 +27,7 @@ from hypothesis.stateful import (Bundle, RuleBasedStateMachine, consumes, initia
 from collective import provision, reviewer_keys
 from collective.agent import Agent
 from collective.config import Home
-from collective.errors import CollectiveError
+from collective.errors import CollectiveError, one_line
 from collective.model import utcnow
 
 from . import faults
@@ -70,6 +70,7 @@ class Tally:
     def __init__(self):
         self.commands: Counter = Counter()
         self.errors: Counter = Counter()      # typed errors, by command and type: answers, not faults
+        self.error_lines: dict[str, str] = {}  # each one's first message: enough to tell an answer from a fault
         self.faults: Counter = Counter()      # faults injected, by kind
         self.violations: Counter = Counter()  # by invariant
         self.signatures: dict[str, str] = {}  # signature -> first evidence
@@ -79,7 +80,8 @@ class Tally:
 
     def to_dict(self) -> dict:
         return {"steps": self.steps, "rounds": self.rounds, "commands": dict(sorted(self.commands.items())),
-                "typed_errors": dict(sorted(self.errors.items())), "faults_injected": dict(sorted(self.faults.items())),
+                "typed_errors": dict(sorted(self.errors.items())), "typed_error_lines": dict(sorted(self.error_lines.items())),
+                "faults_injected": dict(sorted(self.faults.items())),
                 "violations": dict(sorted(self.violations.items())), "signatures": self.signatures,
                 "simulated_minutes": round(self.simulated.total_seconds() / 60, 1)}
 
@@ -181,6 +183,7 @@ class CollectiveMachine(RogueMember, RuleBasedStateMachine):
             self.record(inv.crash(command, error))
             if isinstance(error, CollectiveError):
                 self.tally.errors[f"{command}:{type(error).__name__}"] += 1
+                self.tally.error_lines.setdefault(f"{command}:{type(error).__name__}", one_line(error))
             self.round_spoilt = True
             return None
 

@@ -57,7 +57,7 @@ bench-quality: setup
 # the review page's screenshots at two widths, and the plots.
 docs-images: setup chromium
 	CMEM_DOCS_IMAGES=docs/images $(BIN)/python -m pytest -q -p no:xdist tests/browser -k photographed
-	CMEM_DOCS_IMAGES=docs/images $(BIN)/python -m pytest -q -p no:xdist tests/unit/test_plots.py
+	CMEM_DOCS_IMAGES=docs/images $(BIN)/python -m pytest -q -p no:xdist tests/unit/test_plots.py tests/docs/test_mars_demo.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis site

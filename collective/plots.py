@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 FORMATS = ("svg", "png")
 INSTALL = "pictures need matplotlib: pip install 'collective-memory[plots]'"
 # one colour per lane or series, readable on white and by most colour-blind readers (Okabe-Ito)
+LABEL_LEVELS = (9, -15, 20, -26, 31, -37)  # points above (+) or below (-) a swimlane, nearest first
 PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000")
 
 
@@ -163,18 +164,23 @@ def timeline(lanes: Mapping[str, Sequence[tuple[float, str]]], crossings: Sequen
     rows = {lane: n for n, lane in enumerate(reversed(list(lanes)))}
     for start, end in windows:
         axes.axvspan(start, end, color="#d4f2dc", alpha=0.7, linewidth=0)
+    times = [at for events in lanes.values() for at, _ in events] + [t for c in crossings for t in c[1::2]]
+    gap = 0.09 * ((max(times) - min(times)) if times else 1)  # labels closer than this go on other levels
     for lane, events in lanes.items():
         y = rows[lane]
         axes.axhline(y, color="#d5dae1", linewidth=1, zorder=0)
-        for n, (at, label) in enumerate(sorted(events)):
+        last: dict[int, float] = {}  # a label level (points above or below the lane) -> where its last label sat
+        for at, label in sorted(events):
             axes.plot([at], [y], "o", color=PALETTE[rows[lane] % len(PALETTE)], zorder=3)
-            axes.annotate(label, (at, y), xytext=(0, 9 if n % 2 == 0 else -14), textcoords="offset points",
-                          ha="center", fontsize="x-small")
+            level = next(lv for lv in LABEL_LEVELS if at - last.get(lv, -float("inf")) >= gap or lv == LABEL_LEVELS[-1])
+            last[level] = at
+            axes.annotate(label, (at, y), xytext=(0, level), textcoords="offset points", ha="center",
+                          fontsize="x-small")
     for source, departed, target, landed in crossings:
         axes.annotate("", xy=(landed, rows[target]), xytext=(departed, rows[source]),
                       arrowprops={"arrowstyle": "->", "color": "#6b7580", "linewidth": 1})
     axes.set_yticks(list(rows.values()), list(rows))
-    axes.set_ylim(-0.7, len(lanes) - 0.3)
+    axes.set_ylim(-0.8, len(lanes) - 0.2)
     axes.set_xlabel(unit + (" (green: the link open)" if windows else ""))
     axes.spines[["top", "right", "left"]].set_visible(False)
     axes.set_title(title, loc="left", fontsize="medium")

@@ -72,11 +72,27 @@ class Demo:
         self.relay = Relay(link, root / "relay", self.clock, report=self.copied)
         self.cases: dict[str, dict[str, str]] = {name: {} for name in self.agents}
         self.link_open = False
+        self.lanes: dict[str, list[tuple[float, str]]] = {"Earth": [], "Mars": []}  # the timeline's marks
+        self.crossings: list[tuple[str, float, str, float]] = []
+        self.departed: dict[tuple[str, str, str], float] = {}
 
     def say(self, who: str, text: str) -> None:
         self.lines.append((self.clock.now(), who, text))
 
+    def minutes(self) -> float:
+        return (self.clock.now() - START).total_seconds() / 60
+
+    def mark(self, name: str, label: str) -> None:
+        """A mark on the planet's lane of the timeline (--plot)."""
+        self.lanes["Mars" if SITE_OF.get(name) == "mars" else "Earth"].append((self.minutes(), label))
+
     def copied(self, e: dict) -> None:
+        key = (e["from"], e["to"], e["branch"])
+        if e["event"] == "departed":
+            self.departed[key] = self.minutes()
+        elif e["event"] == "landed" and key in self.departed:
+            self.crossings.append((e["from"].capitalize(), self.departed.pop(key), e["to"].capitalize(),
+                                   self.minutes()))
         if e["event"] == "departed":
             self.say("link", f"{e['from']} -> {e['to']}: {e['branch']} leaves ({e['priority']})")
         elif e["event"] == "landed":
@@ -99,6 +115,8 @@ class Demo:
             if now == START + timedelta(minutes=minute):
                 self.agents[name].store(text, importance=importance)
                 self.say(name, f"learns {text!r}" + (" (priority)" if importance > 0.9 else ""))
+                if text in CLAIMS:
+                    self.mark(name, f"{name}: {'safe' if text == SAFE else 'not safe'}")
         is_open = Schedule.parse(LINK_WINDOWS).window_at(now) is not None
         if is_open != self.link_open:
             self.link_open = is_open
@@ -129,11 +147,16 @@ class Demo:
             earth.resolve_dispute(dispute["dispute"], keep=keep, note=VERDICT_NOTE, by="ana")
             self.say("ana", f"resolves dispute {dispute['dispute'][:8]} on Earth: keep {CLAIMS[UNSAFE]} "
                             f"({VERDICT_NOTE}); {CLAIMS[SAFE]} is refuted")
+            self.mark("earth-2", "ana's verdict: not safe")
 
     def watch_cases(self) -> None:
         for name, agent in self.agents.items():
             for case in agent.cases():
                 if self.cases[name].get(case["id"]) != case["status"]:
+                    if case["status"] in ("pending", "resolved") and not self.cases[name]:
+                        self.mark(name, f"{name}: disputed")
+                    elif case["status"] == "resolved":
+                        self.mark(name, f"{name}: resolved")
                     self.cases[name][case["id"]] = case["status"]
                     self.say(name, f"holds case {case['id'][:8]} ({case['agent_a']} vs {case['agent_b']}): "
                                    f"{case['status']}")
@@ -162,6 +185,16 @@ class Demo:
                 answer = f"{hits[0].memory.content}  ({hits[0].memory.origin_agent})" if hits else "nothing recalled"
                 print(f"    {question:<52} {answer}")
 
+    def plot(self, path: Path) -> None:
+        """The day as two swimlanes: what each planet learned and decided, the copies crossing
+        the link (light time late), and the windows it was open."""
+        from collective import plots
+        windows = [tuple((datetime.fromisoformat(end.replace("Z", "+00:00")) - START).total_seconds() / 60
+                         for end in w.split("/")) for w in LINK_WINDOWS]
+        path.write_bytes(plots.timeline(self.lanes, self.crossings, windows, fmt=plots.plot_format(str(path)),
+                                        unit="minutes after 10:00 UTC", title="Earth and Mars: one pump, two claims"))
+        print(f"drew {path}")
+
     def close(self) -> None:
         self.relay.close()
         for agent in self.agents.values():
@@ -180,13 +213,24 @@ def print_claims() -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--keep", type=Path, help="Build the sites here and keep them (default: a temporary folder).")
+    parser.add_argument("--plot", type=Path, metavar="FILE", help="Also draw the day as two swimlanes (.svg or .png).")
     args = parser.parse_args()
+    if args.plot is not None:
+        from collective import plots
+        from collective.errors import BadInput, one_line
+        try:
+            plots.plot_format(str(args.plot))
+        except BadInput as e:
+            parser.exit(2, f"error: {one_line(e)}\n")
     with tempfile.TemporaryDirectory(prefix="cmem-mars-") as scratch:
         root = args.keep or Path(scratch)
         root.mkdir(parents=True, exist_ok=True)
         demo = Demo(root)
         try:
-            return 0 if demo.run() else 1
+            told = demo.run()
+            if args.plot is not None:
+                demo.plot(args.plot)
+            return 0 if told else 1
         finally:
             demo.close()
 

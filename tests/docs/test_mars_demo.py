@@ -4,15 +4,20 @@ planet recalls at the end, with every agent on both planets holding the resolved
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "mars_demo.py"
 
 
-def test_the_mars_demo_tells_the_story_of_one_contradiction():
-    done = subprocess.run([sys.executable, str(SCRIPT)], capture_output=True, text=True, timeout=300)
+def test_the_mars_demo_tells_the_story_of_one_contradiction(tmp_path):
+    drawn = Path(os.environ.get("CMEM_DOCS_IMAGES") or tmp_path) / "earth-mars-timeline.svg"
+    drawn.parent.mkdir(parents=True, exist_ok=True)
+    done = subprocess.run([sys.executable, str(SCRIPT), "--plot", str(drawn)], capture_output=True, text=True,
+                          timeout=300)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     out = done.stdout
     claims = out.split("\n\n", 1)[0]
@@ -30,3 +35,7 @@ def test_the_mars_demo_tells_the_story_of_one_contradiction():
         part = recalled.split(f"  {name}:", 1)[1].splitlines()[1]
         assert part.rstrip().endswith("The coolant pump in module C is not safe to operate.  (mars-1)"), name
     assert "every agent on both planets holds the same resolved case(s): yes" in out
+    # and the day as two swimlanes: both claims, the verdict, the copies crossing the link
+    drawn_text = " ".join(el.text for el in ET.parse(drawn).getroot().iter() if el.text and el.text.strip())
+    for label in ("Earth", "Mars", "earth-1: safe", "mars-1: not safe", "ana's verdict: not safe", "mars-1: resolved"):
+        assert label in drawn_text, label

@@ -94,8 +94,9 @@ class Agent(RecallVerbs, ReviewVerbs, RosterVerbs, DreamVerbs, SyncVerbs, Pictur
     @classmethod
     def init(cls, agent_id: str, *, home: str | Path | None = None, exist_ok: bool = False,
              embedder: Embedder | None = None, display_name: str | None = None,
-             backend: str | None = None, dolt_url: str | None = None) -> "Agent":
-        """Create the agent's database (branches main and <id>/working), key and own row; open it."""
+             backend: str | None = None, dolt_url: str | None = None, judge: Judge | None = None) -> "Agent":
+        """Create the agent's database (branches main and <id>/working), key and own row; open it
+        (with `judge`, as Agent.open)."""
         the_home = Home.at(home)
         if provision.exists(agent_id, the_home):
             if not exist_ok:
@@ -103,7 +104,7 @@ class Agent(RecallVerbs, ReviewVerbs, RosterVerbs, DreamVerbs, SyncVerbs, Pictur
         else:
             provision.create(agent_id, the_home, embedder=embedder, display_name=display_name,
                              backend=backend, dolt_url=dolt_url)
-        return cls.open(agent_id, home=the_home.root, embedder=embedder)
+        return cls.open(agent_id, home=the_home.root, embedder=embedder, judge=judge)
 
     @classmethod
     def open(cls, agent_id: str | None = None, *, home: str | Path | None = None, embedder: Embedder | None = None,

@@ -52,3 +52,15 @@ def test_open_agent_names_a_missing_agent(tmp_path):
     """ % str(tmp_path / "home"))
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "agent"
+
+
+def test_open_agent_creates_an_agent_with_the_judge_it_is_given(tmp_path):
+    done = run("""
+        from collective import open_agent
+        from collective.judge import CallbackJudge
+        judge = CallbackJudge(lambda a, b, similarity: ("destructive", 0.9, "told so"), floor=0.0)
+        with open_agent("earth-1", home=%r, create=True, judge=judge) as agent:
+            print(agent.judge is judge, agent.compare("The hatch is sealed.", "The door is blue.")["reason"])
+    """ % str(tmp_path / "home"))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == "True told so"

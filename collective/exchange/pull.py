@@ -27,6 +27,7 @@ from ..model.enums import CaseStatus, PeerStatus
 from ..model.refs import agent_of_working, peer_working, working_branch
 from ..reports import PeerPullReport
 from ..peers import Peers
+from ..quarantine import verdicts
 from ..quarantine.refutation import Refutations
 from ..quarantine.signing import sign_case
 from ..roster import service as roster
@@ -311,10 +312,13 @@ class PeerPull:
                    f"independent), {s['updated']} updated, {s['retracted']} retracted")
         # the cases this pull opened or counted again carry our signature
         planned.cases = {cid: sign_case(case, self.identity, self.agent_id) for cid, case in planned.cases.items()}
+        first_meeting = not self.peers.known(planned.peer)
         with self.repo.transaction():
             self.tables.outbox.add(events.merged(planned.peer, planned.head, planned.counts, planned.cases.values(),
                                                  self.tables.cases.by_id(), receiver=self.agent_id))
             merge.apply(self.tables, planned, watermark=watermark)
+            if first_meeting:  # verdicts applied before it was met move its trust now
+                verdicts.owed_to(self.tables, self.peers, planned.peer, now=iso(utcnow()))
             # a named loser new here: what says the same thing is refuted with it
             self.refutations.after_losers([m.id for m in planned.inserts], now=iso(utcnow()))
             self.tables.key_rotations.write(rotations)

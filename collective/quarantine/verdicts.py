@@ -82,7 +82,6 @@ def apply(tables: Tables, peers: Peers, case: Case, *, agent_id: str, amplitude_
     """Flags, penalties, links and trust after one case's verdict. What it refutes is the
     caller's to settle, by the rule every holder evaluates alike (refutation.py)."""
     effect = effects(case)
-    decision = case.decision()
     for winner in effect.winners:
         _give_back(tables, winner, case, amplitude_cap=amplitude_cap, penalty=penalty, now=now)
         for memory_id in copies(tables, winner) - {winner}:
@@ -91,10 +90,29 @@ def apply(tables: Tables, peers: Peers, case: Case, *, agent_id: str, amplitude_
         tables.links.write([{"source_id": case.memory_id_a, "target_id": case.memory_id_b,
                              "link_type": LinkType.PARTIAL_AGREEMENT, "weight": 0.5,
                              "created_by": agent_id, "created_at": now}])
+    _move_trust(tables, peers, case, effect.verdicts, now=now)
+
+
+def _move_trust(tables: Tables, peers: Peers, case: Case, verdicts: Iterable[tuple[str, str]], *, now: str) -> None:
+    """The trust moves a case's verdict makes, once per dispute (an agent not met yet is
+    skipped: `owed_to` makes its moves when it is met)."""
+    decision = case.decision()
     dispute = decision.get("dispute") or case.id
-    moves = [(who, reason) for who, reason in effect.verdicts if not _moved_for(tables, who, reason, dispute)]
+    moves = [(who, reason) for who, reason in verdicts if not _moved_for(tables, who, reason, dispute)]
     peers.move(moves, verifier=decision.get("by", "reviewer"), at=now,
                evidence={"case_id": case.id, "dispute": dispute, "memory_ids": list(case.pair)})
+
+
+def owed_to(tables: Tables, peers: Peers, newcomer: str, *, now: str) -> None:
+    """The trust moves the verdicts applied here made for every agent but `newcomer`, not
+    met then, made for it now that it is: its trust then rests on the evidence, not on
+    whether the verdict or the agent arrived first. Once each, as ever (the ledger says)."""
+    for case_id in sorted(tables.applied_verdicts.case_ids()):
+        case = tables.cases.get(case_id)
+        if case is None or not case.decision():
+            continue
+        _move_trust(tables, peers, case, [(who, why) for who, why in effects(case).verdicts if who == newcomer],
+                    now=now)
 
 
 def withdraw(tables: Tables, applied: Case, *, now: str) -> list[str]:

@@ -225,7 +225,9 @@ def test_an_agent_meeting_a_resolved_pair_later_follows_the_verdict(trio, ana):
     assert case["status"] == "resolved" and case["dispute_count"] == 1
     assert not e2.get(pump.id).disputed and e2.get(not_pump.id).disputed
     assert e2.get(not_pump.id).amplitude == pytest.approx(not_pump.amplitude)  # no dispute penalty either
-    assert [ev["reason"] for ev in e2.trust_ledger("mars-1")["events"]] == []  # no new quarantine penalty
+    # no quarantine penalty; the verdict moves its trust once, as on the agents that met the pair first
+    assert [ev["reason"] for ev in e2.trust_ledger("mars-1")["events"]] == ["verdict_against"]
+    assert [ev["reason"] for ev in e2.trust_ledger("earth-1")["events"]] == ["verdict_for"]
 
 
 def test_absorbers_keep_valid_signatures_for_their_peers(trio):

@@ -350,3 +350,22 @@ def test_a_peers_refutation_of_its_own_copy_is_not_taken_with_it(trio, ana):
     m1.pull()
     assert m1.get(memory.id).refuted_by is None and m1.get(memory.id).valid_until is None
     assert [h.memory.id for h in m1.recall(PUMP)][:1] == [memory.id]
+
+
+def test_a_verdict_met_before_the_agent_it_names_moves_its_trust_when_it_is_met(trio, ana):
+    """earth-2 takes the verdict (from mars-1's pull) before it has met earth-1, whose claim
+    it refutes: the move against earth-1 is made at their first meeting, once."""
+    e1, e2, m1 = trio["earth-1"], trio["earth-2"], trio["mars-1"]
+    e1.store(PUMP)
+    m1.store(NOT_PUMP)
+    resolved_for_mars(trio)
+    m1.push()
+    e2.pull(peers=["mars-1"])
+    assert "earth-1" not in e2.trust_scores()  # not met yet: the verdict could not move its trust
+    assert [e["reason"] for e in e2.trust_ledger("mars-1")["events"]].count("verdict_for") == 1
+    e2.pull()
+    (resolved,) = e2.disputes("resolved")
+    against = [e for e in e2.trust_ledger("earth-1")["events"] if e["reason"] == "verdict_against"]
+    assert [e["evidence"]["dispute"] for e in against] == [resolved["dispute"]]
+    e2.pull()  # and not again
+    assert [e["reason"] for e in e2.trust_ledger("earth-1")["events"]].count("verdict_against") == 1

@@ -118,6 +118,13 @@ def test_a_post_without_the_csrf_token_is_refused(page, served, world):
     assert forged.status == 403
     with Agent.open("earth-2", home=world.home) as agent:
         assert [p["status"] for p in agent.promotions(None)] == ["pending"]
+        (dispute,) = agent.disputes("open")
+    for path in ("/disputes/bulk", f"/agents/earth-2/disputes/{dispute['dispute']}"):  # the bulk verdict too
+        forged = page.request.post(served.url + path, form={"dispute": dispute["dispute"], "keep": "both",
+                                                             "note": "x", "csrf": "0" * 64})
+        assert forged.status == 403, path
+    with Agent.open("earth-2", home=world.home) as agent:
+        assert len(agent.disputes("open")) == 1
 
 
 def test_a_promotion_approved_on_the_page(page, served, world):

@@ -24,6 +24,11 @@ from .errors import CollectiveError
 from .model.promotion import Endorsement
 
 
+# Fewer claims than this are signed here alone: a fork and its results' way back cost
+# what some hundreds of signatures do.
+FORK_SIGNING_FROM = 2000
+
+
 class KeyFileError(CollectiveError):
     """The key file is missing, unreadable or not an Ed25519 key."""
 
@@ -68,6 +73,23 @@ class Identity:
 
     def sign(self, data: bytes) -> str:
         return base64.b64encode(self._key.sign(data)).decode("ascii")
+
+    def sign_many(self, claims: Sequence[bytes]) -> list[str]:
+        """sign() of each; a large batch on every core. OpenSSL's Ed25519 holds the GIL (30 µs
+        a signature here, a third of a batch store's time), so the other parts are signed
+        by forked children, which hold this key already: nothing is sent them."""
+        parts = parallel.split(claims, parallel.workers() if len(claims) >= FORK_SIGNING_FROM else 1)
+        if len(parts) <= 1:
+            return self._sign_all(claims)
+        with parallel.Forked(self._sign_all, parts[1:]) as others:
+            signed = self._sign_all(parts[0])
+            for part in others.results():
+                signed.extend(part)
+        return signed
+
+    def _sign_all(self, claims: Sequence[bytes]) -> list[str]:
+        sign, encode = self._key.sign, base64.b64encode
+        return [encode(sign(data)).decode("ascii") for data in claims]
 
 
 def canonical(doc: dict) -> bytes:

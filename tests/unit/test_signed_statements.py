@@ -7,8 +7,9 @@ import os
 
 import pytest
 
+from collective import identity as identity_module
 from collective.identity import (Identity, KeyFileError, endorsement, endorsement_valid, rotation_claim,
-                                 rotation_reaches)
+                                 rotation_reaches, verify)
 
 AT = "2026-12-01T00:00:00.000000Z"
 
@@ -52,3 +53,13 @@ def test_a_key_file_others_can_read_is_refused(tmp_path):
         Identity.load(path)
     os.chmod(path, 0o600)
     assert Identity.load(path).public_key == made.public_key
+
+
+@pytest.mark.parametrize("count", [0, 3, identity_module.FORK_SIGNING_FROM + 1], ids=["none", "few", "forked"])
+def test_a_batch_is_signed_as_each_claim_alone(tmp_path, count):
+    signer = key(tmp_path, "signer")
+    claims = [f"claim {i}".encode() for i in range(count)]
+    signed = signer.sign_many(claims)
+    assert len(signed) == count
+    assert all(signed[i] == signer.sign(claims[i]) for i in range(0, count, max(1, count // 50)))
+    assert all(verify(signer.public_key, c, s) for c, s in zip(claims[-3:], signed[-3:]))

@@ -10,7 +10,6 @@ import hashlib
 import json
 import os
 import stat
-from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
 from pathlib import Path
 from typing import Sequence
@@ -119,6 +118,7 @@ def verify_many(checks: Sequence[tuple[str, bytes, str]]) -> list[bool]:
     parts = parallel.split(checks, parallel.cores() if len(checks) >= 256 else 1)
     if len(parts) <= 1:
         return [verify(*c) for c in checks]
+    from concurrent.futures import ThreadPoolExecutor  # a store or a recall never verifies: not loaded for them
     with ThreadPoolExecutor(len(parts)) as pool:
         return [ok for part in pool.map(lambda part: [verify(*c) for c in part], parts) for ok in part]
 

@@ -140,11 +140,15 @@ class MiniLMEmbedder:
         return ort.InferenceSession(str(model or self._model_path), options, providers=["CPUExecutionProvider"])
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """Texts go to the model in batches of similar length (a batch is padded to its
+        longest text: texts of 6 to 40 words in the order given pad to about twice their
+        tokens), and come back in the order given."""
         out = np.empty((len(texts), self.dim), dtype=np.float32)
         session = self._session(len(texts))
+        by_length = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         for start in range(0, len(texts), self._batch_size):
-            batch = list(texts[start : start + self._batch_size])
-            encodings = self._tokenizer.encode_batch(batch)
+            chosen = by_length[start : start + self._batch_size]
+            encodings = self._tokenizer.encode_batch([texts[i] for i in chosen])
             ids = np.array([e.ids for e in encodings], dtype=np.int64)
             mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
             hidden = session.run(
@@ -153,7 +157,7 @@ class MiniLMEmbedder:
             )[0]
             weights = mask[:, :, None].astype(np.float32)
             pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
-            out[start : start + len(batch)] = normalise(pooled)
+            out[chosen] = normalise(pooled)
         return out
 
 

@@ -68,3 +68,12 @@ def test_every_session_gives_the_same_vectors(kept, monkeypatch):
     assert float(one[0] @ expected[0]) > 0.99999
     assert np.all(np.sum(many * expected, axis=1) > 0.99999)
     assert np.allclose(np.linalg.norm(many, axis=1), 1.0, atol=1e-5)
+
+
+def test_texts_batched_by_length_come_back_in_the_order_given():
+    embedder = MiniLMEmbedder(batch_size=2)
+    embedder._embedded = 10**6
+    texts = TEXTS * 2 + ["a"]
+    together = embedder.embed(texts)
+    alone = np.vstack([embedder.embed([t]) for t in texts])
+    assert np.all(np.sum(together * alone, axis=1) > 0.99999)

@@ -6,12 +6,13 @@ line per measurement.
   embedder) as a batch store runs it (batches of 64, the optimised model kept on disk,
   onnxruntime's threads). Baseline: the model alone (its ONNX session on the same
   token ids, no tokenizing or pooling). Beside it, other settings of the same model on
-  the same texts: other batch sizes, one thread, the unoptimised model (on 256 of them).
+  the same texts: other batch sizes, one thread, threads that sleep instead of spinning
+  while they wait, the unoptimised model (on 256 of them).
 - store_text_per_s: Agent.store_many of texts of 6 to 40 words with the default
   embedder, one commit. Baseline: the embedder alone on the same texts.
 
     python scripts/bench_embed.py            # 2,000 texts each
-    python scripts/bench_embed.py --quick    # 64: seconds
+    python scripts/bench_embed.py --quick    # 8, each setting once: seconds
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ import onnxruntime as ort
 from benchkit import parse_args
 
 SEED = 20260402
-QUICK = {"n": 64}
+QUICK = {"n": 8}
 WORDS = ("the coolant pump pressure in module habitat crew rover survey ridge water ice storm dust valve loop "
          "hatch sealed open reading sensor deck units nominal returned before after during station array power "
          "battery airlock oxygen filter replaced checked tuesday north south seven twelve degrees").split()
@@ -49,21 +50,25 @@ def texts(n: int, low: int, high: int, rng: np.random.Generator) -> list[str]:
     return [" ".join(rng.choice(WORDS, int(k))) for k in rng.integers(low, high, n)]
 
 
-def rate(fn, count: int, runs: int = 2) -> float:
-    """count / seconds of fn, the best of `runs` (the first may meet a cold cache or a
-    burst of other work)."""
+RUNS = 2  # each rate is the best of this many (the first may meet a cold cache or other work)
+
+
+def rate(fn, count: int, runs: int | None = None) -> float:
+    """count / seconds of fn, the best of `runs` (default RUNS)."""
     best = float("inf")
-    for _ in range(runs):
+    for _ in range(runs or RUNS):
         t = time.perf_counter()
         fn()
         best = min(best, time.perf_counter() - t)
     return round(count / best, 1)
 
 
-def session(model: Path, *, threads: int = 0, optimise: bool = False):
+def session(model: Path, *, threads: int = 0, optimise: bool = False, spin: bool = True):
     options = ort.SessionOptions()
     options.log_severity_level = 3
     options.intra_op_num_threads = threads
+    if not spin:
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     if not optimise:
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
     return ort.InferenceSession(str(model), options, providers=["CPUExecutionProvider"])
@@ -95,6 +100,8 @@ def bench_embed(n: int) -> None:
                            len(items))
         others = {f"batch {b}": rate(lambda b=b: variant(embedder, own, b)(items), len(items)) for b in (16, 32, 128)}
         others["one thread"] = rate(lambda: variant(embedder, session(kept, threads=1))(items), len(items))
+        others["threads that do not spin"] = rate(lambda: variant(embedder, session(kept, spin=False))(items),
+                                                  len(items))
         few = items[:256]  # ~10x slower: fewer
         others["unoptimised model"] = rate(lambda: variant(embedder, session(source))(few), len(few))
         print(json.dumps({"measurement": "embed_per_s", "texts": name, "n": len(items),
@@ -124,6 +131,8 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=2000, help="texts per measurement (default 2000)")
     args = parse_args(parser, argv, QUICK)
+    global RUNS
+    RUNS = 1 if args.quick else RUNS
     work = Path(tempfile.mkdtemp(prefix="cmem-bench-embed-"))
     try:
         bench_embed(args.n)

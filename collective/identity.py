@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Sequence
 
 from cryptography.exceptions import InvalidSignature
-from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from .runtime import parallel
@@ -40,6 +39,7 @@ class Identity:
 
     @classmethod
     def generate(cls, path: Path) -> "Identity":
+        from cryptography.hazmat.primitives import serialization
         key = Ed25519PrivateKey.generate()
         pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
                                 serialization.NoEncryption())
@@ -58,7 +58,7 @@ class Identity:
             if mode & 0o077:
                 raise KeyFileError(f"key file {path} can be read by group or others (mode {mode:04o}): "
                                    f"run chmod 600 {path}")
-            key = serialization.load_pem_private_key(path.read_bytes(), password=None)
+            key = _private_key(path.read_bytes())
         except (OSError, ValueError) as e:
             raise KeyFileError(f"cannot read the key {path}: {e}") from e
         if not isinstance(key, Ed25519PrivateKey):
@@ -67,8 +67,7 @@ class Identity:
 
     @property
     def public_key(self) -> str:
-        raw = self._key.public_key().public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
-        return base64.b64encode(raw).decode("ascii")
+        return base64.b64encode(self._key.public_key().public_bytes_raw()).decode("ascii")
 
     def sign(self, data: bytes) -> str:
         return base64.b64encode(self._key.sign(data)).decode("ascii")
@@ -89,6 +88,28 @@ class Identity:
     def _sign_all(self, claims: Sequence[bytes]) -> list[str]:
         sign, encode = self._key.sign, base64.b64encode
         return [encode(sign(data)).decode("ascii") for data in claims]
+
+
+# An unencrypted PKCS#8 Ed25519 key (RFC 8410), the form generate() writes: these 16 bytes,
+# then the 32-byte seed.
+_PKCS8_ED25519 = bytes.fromhex("302e020100300506032b657004220420")
+
+
+def _private_key(pem: bytes):
+    """The private key of a PEM file. The form generate() writes is read here, its DER being
+    a fixed prefix and the seed: every command opens its agent's key, and cryptography's
+    serialization package (its SSH, RSA, DSA and EC readers) costs about as much to import
+    as the rest of cryptography. Any other file goes to that package's reader."""
+    lines = pem.strip().splitlines()
+    if len(lines) >= 3 and lines[0] == b"-----BEGIN PRIVATE KEY-----" and lines[-1] == b"-----END PRIVATE KEY-----":
+        try:
+            der = base64.b64decode(b"".join(line.strip() for line in lines[1:-1]), validate=True)
+        except ValueError:
+            der = b""
+        if len(der) == len(_PKCS8_ED25519) + 32 and der.startswith(_PKCS8_ED25519):
+            return Ed25519PrivateKey.from_private_bytes(der[len(_PKCS8_ED25519):])
+    from cryptography.hazmat.primitives import serialization
+    return serialization.load_pem_private_key(pem, password=None)
 
 
 def canonical(doc: dict) -> bytes:

@@ -9,6 +9,7 @@ back through the port Agent.sync_port makes.
 
 from __future__ import annotations
 
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
@@ -17,17 +18,12 @@ from .config import Home, Settings
 from .embedders import Embedder
 from .embedding_model import EmbeddingModel
 from .errors import AgentExists
-from .exchange import Exchange
-from .exchange.remotes import Remotes
 from .index.keeper import IndexKeeper
 from .reports import (ForgetReport, Judgement, KeyDecision, KeyRotation, PeerReport, Proposal, ProposalReport,
                       PullReport, PushReport, ShowReport, StabilityReport, StatusReport, TrustLedger, UpdateReport)
 from .model import DEFAULT_AMPLITUDE, Memory, events, utcnow, validate_ref
 from .peers import Peers
-from .promotion import Promotions
-from .quarantine.disputes import Disputes
 from .quarantine.refutation import Refutations, SameClaim
-from .quarantine.service import Quarantine
 from .recall import AccessCounter, Recall, Recalled, RecallHit
 from .agent_recall import RecallVerbs
 from .agent_dream import DreamVerbs
@@ -35,7 +31,6 @@ from .agent_pictures import PictureVerbs
 from .agent_review import ReviewVerbs
 from .agent_roster import RosterVerbs
 from .agent_sync import SyncVerbs
-from .roster.service import Rosters
 from .runtime.progress import Progress
 from .store.port import Commit
 from .store.tables import Tables
@@ -43,8 +38,14 @@ from .upkeep import Upkeep
 from .writer import MemoryInput, StoreResult, Writer
 
 if TYPE_CHECKING:
+    from .exchange import Exchange
+    from .exchange.remotes import Remotes
     from .judge import Judge
     from .merge import Comparator
+    from .promotion import Promotions
+    from .quarantine.disputes import Disputes
+    from .quarantine.service import Quarantine
+    from .roster.service import Rosters
 
 __all__ = ["Agent", "MemoryInput", "Recalled", "RecallHit", "StoreResult"]
 
@@ -73,22 +74,46 @@ class Agent(RecallVerbs, ReviewVerbs, RosterVerbs, DreamVerbs, SyncVerbs, Pictur
                                                          self.settings.similarity_threshold))
         self.writer = Writer(self.repo, tables, self.model, self.identity, self.upkeep, self.refutations,
                              agent_id=self.agent_id, settings=self.settings)
-        self.quarantine = Quarantine(self.repo, tables, self.peers_view, self.upkeep, self.refutations,
-                                     agent_id=self.agent_id,
-                                     branch=self.branch, threshold=self.settings.escalation_threshold,
-                                     identity=lambda: self.identity,
-                                     amplitude_cap=self.settings.amplitude_cap, penalty=self.settings.dispute_penalty)
-        self.disputes_view = Disputes(self.repo, tables, self.peers_view, self.quarantine, agent_id=self.agent_id,
-                                      reason=lambda a, b, similarity: self.judge.judge(a, b, similarity).reason)
-        self.remote_names = Remotes(self.repo, default=self.home.setting("remote"))
-        self.promotion = Promotions(self.repo, tables, self.peers_view, self.upkeep, identity=lambda: self.identity,
-                                    agent_id=self.agent_id, branch=self.branch)
-        self.rosters = Rosters(self.repo, tables, agent_id=self.agent_id)
-        self.exchange = Exchange(self.repo, tables, self.remote_names, self.quarantine, keeper=self.keeper,
-                                 model=self.model, peers=self.peers_view, upkeep=self.upkeep,
-                                 comparator=self.comparator, identity=self.identity, agent_id=self.agent_id,
-                                 branch=self.branch, settings=self.settings, promotions=self.promotion,
-                                 rosters=self.rosters)
+
+    # --- the services a store never uses, built (and their modules loaded) on first use -----
+    @cached_property
+    def quarantine(self) -> Quarantine:
+        from .quarantine.service import Quarantine
+        return Quarantine(self.repo, self.tables, self.peers_view, self.upkeep, self.refutations,
+                          agent_id=self.agent_id, branch=self.branch,
+                          threshold=self.settings.escalation_threshold, identity=lambda: self.identity,
+                          amplitude_cap=self.settings.amplitude_cap, penalty=self.settings.dispute_penalty)
+
+    @cached_property
+    def disputes_view(self) -> Disputes:
+        from .quarantine.disputes import Disputes
+        return Disputes(self.repo, self.tables, self.peers_view, self.quarantine, agent_id=self.agent_id,
+                        reason=lambda a, b, similarity: self.judge.judge(a, b, similarity).reason)
+
+    @cached_property
+    def remote_names(self) -> Remotes:
+        from .exchange.remotes import Remotes
+        return Remotes(self.repo, default=self.home.setting("remote"))
+
+    @cached_property
+    def promotion(self) -> Promotions:
+        from .promotion import Promotions
+        return Promotions(self.repo, self.tables, self.peers_view, self.upkeep, identity=lambda: self.identity,
+                          agent_id=self.agent_id, branch=self.branch)
+
+    @cached_property
+    def rosters(self) -> Rosters:
+        from .roster.service import Rosters
+        return Rosters(self.repo, self.tables, agent_id=self.agent_id)
+
+    @cached_property
+    def exchange(self) -> Exchange:
+        from .exchange import Exchange
+        return Exchange(self.repo, self.tables, self.remote_names, self.quarantine, keeper=self.keeper,
+                        model=self.model, peers=self.peers_view, upkeep=self.upkeep,
+                        comparator=self.comparator, identity=self.identity, agent_id=self.agent_id,
+                        branch=self.branch, settings=self.settings, promotions=self.promotion,
+                        rosters=self.rosters)
 
     # --- lifecycle -------------------------------------------------------
     @classmethod

@@ -20,8 +20,9 @@ from .identity import Identity
 from .quarantine.refutation import Refutations
 from .reports import StoreReport
 from .judge.stance import estimate as estimate_stance
-from .model import (DEFAULT_AMPLITUDE, Memory, content_hash, events, iso, summarise, utcnow, uuid7,
-                    validate_amplitude, validate_category, validate_content, validate_tags, validate_vector)
+from .model import (DEFAULT_AMPLITUDE, Memory, content_hash, events, iso, summarise, unit_rows, utcnow, uuid7,
+                    uuid7s, validate_amplitude, validate_category, validate_content, validate_tags, validate_vector)
+from .runtime import fast
 from .runtime.gc_pause import gc_paused
 from .runtime.retry import retrying
 from .store.tables import Tables
@@ -103,7 +104,7 @@ class Writer:
         if not items:
             return []
         with gc_paused():
-            prepared = [self._prepare(item) for item in items]
+            prepared = self._prepare_all(items)
             self._embed_missing(prepared)
             return self._write(prepared)
 
@@ -118,10 +119,20 @@ class Writer:
         memory.signature = self.identity.sign(memory.claim())
         return memory
 
-    def _prepare(self, item: MemoryInput) -> dict:
+    def _prepare_all(self, items: Sequence[MemoryInput]) -> list[dict]:
+        """_prepare of each, the vectors checked at once where every item brings a good one."""
+        vectors = [item.vector for item in items]
+        rows = unit_rows(vectors, self.model.dim) if all(v is not None for v in vectors) else None
+        if rows is None:  # some to embed, or one bad: each on its own, the first bad one named
+            return [self._prepare(item) for item in items]
+        return [self._prepare(item, row) for item, row in zip(items, rows)]
+
+    def _prepare(self, item: MemoryInput, checked_vector: Any = None) -> dict:
         content = validate_content(item.content)
         phase, stance = phase_mod.resolve(content, estimator=estimate_stance, phase=item.phase, stance=item.stance)
-        vector = validate_vector(item.vector, self.model.dim) if item.vector is not None else None
+        vector = checked_vector
+        if vector is None and item.vector is not None:
+            vector = validate_vector(item.vector, self.model.dim)
         return {"content": content, "hash": content_hash(content), "category": validate_category(item.category),
                 "tags": validate_tags(item.tags), "amplitude": validate_amplitude(item.importance),
                 "phase": phase, "stance": stance, "vector": vector, "model_version": self.model.version}
@@ -130,8 +141,9 @@ class Writer:
         missing = [p for p in prepared if p["vector"] is None]
         if missing:
             vectors = self.model.embed([p["content"] for p in missing])
-            for p, v in zip(missing, vectors):
-                p["vector"] = validate_vector(v, self.model.embedder.dim)
+            rows = unit_rows(vectors, self.model.embedder.dim)
+            for i, p in enumerate(missing):
+                p["vector"] = rows[i] if rows is not None else validate_vector(vectors[i], self.model.embedder.dim)
 
     def _write(self, prepared: list[dict]) -> list[StoreResult]:
         results = retrying(lambda: self._write_once(prepared), retry_on=SerializationFailure,
@@ -162,9 +174,11 @@ class Writer:
         return results
 
     def _plan(self, prepared: list[dict], by_hash: dict[str, Memory]) -> list[StoreResult]:
-        """A new memory for each text, or the live one with its hash and stance reinforced."""
+        """A new memory for each text, or the live one with its hash and stance reinforced;
+        the new ones signed together."""
         now = iso(utcnow())
         results: list[StoreResult] = []
+        ids = iter(uuid7s(len(prepared)))
         for p in prepared:
             existing = by_hash.get(p["hash"])
             if existing is not None and wave.phase_difference(existing.phase, p["phase"]) < wave.CONSTRUCTIVE_MAX:
@@ -173,19 +187,32 @@ class Writer:
                 existing.updated_at, existing.sync_version = now, existing.sync_version + 1
                 results.append(StoreResult(existing, deduplicated=True))
                 continue
-            memory = self._new_memory(p, now)
+            memory = self._unsigned(p, now, next(ids))
             by_hash[p["hash"]] = memory
             results.append(StoreResult(memory))
+        new = [r.memory for r in results if not r.deduplicated]
+        signatures = self.identity.sign_many([m.claim(hashed=m.content_hash) for m in new])
+        for memory, signature in zip(new, signatures):
+            memory.signature = signature
         return results
 
     def _new_memory(self, p: dict, now: str) -> Memory:
-        memory = Memory(
-            id=uuid7(), content=p["content"], summary=summarise(p["content"]), vector=p["vector"],
-            dim=int(p["vector"].shape[0]), model_version=p["model_version"], content_hash=p["hash"],
-            amplitude=p["amplitude"], phase=p["phase"], stance=p["stance"], category=p["category"],
-            tags=p["tags"], origin_agent=self.agent_id, created_at=now, updated_at=now)
-        memory.signature = self.identity.sign(memory.claim())
+        memory = self._unsigned(p, now, uuid7())
+        memory.signature = self.identity.sign(memory.claim(hashed=memory.content_hash))
         return memory
+
+    def _unsigned(self, p: dict, now: str, memory_id: str) -> Memory:
+        """A new memory of this agent from a prepared input, every field given (no defaults
+        to apply, so built without the dataclass's __init__: a batch makes thousands)."""
+        content, vector = p["content"], p["vector"]
+        return fast.from_fields(Memory, {
+            "id": memory_id, "content": content, "summary": summarise(content), "vector": vector,
+            "dim": int(vector.shape[0]), "model_version": p["model_version"], "content_hash": p["hash"],
+            "amplitude": p["amplitude"], "phase": p["phase"], "category": p["category"],
+            "origin_agent": self.agent_id, "created_at": now, "updated_at": now, "stance": p["stance"],
+            "tags": p["tags"], "layer": 0, "sync_version": 1, "merge_history": [], "last_consolidated_at": None,
+            "disputed": False, "hallucinated": False, "parents": [], "absorbed_into": None, "retracted": False,
+            "signature": "", "refuted_by": None, "valid_until": None})
 
     def _own_by_hash(self, hashes: set[str]) -> dict[str, Memory]:
         """This agent's live memories with these content hashes (what a store reinforces)."""

@@ -14,6 +14,8 @@ and review (the web page); common holds what they share.
 
 from __future__ import annotations
 
+from ..runtime import blas_threads  # noqa: F401  (first: before anything loads numpy)
+
 import os
 import sys
 from typing import Any

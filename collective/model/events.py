@@ -14,15 +14,16 @@ at most 4 KB.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Mapping, Sequence
 
 from ..errors import BadInput
 from .case import Case
 from .enums import EventType as E
-from .memory import SUMMARY_CHARS, Memory, iso, utcnow, uuid7
+from .memory import SUMMARY_CHARS, Memory, iso, utcnow, uuid7s
 from .words import topic
 
 MAX_EVENT_BYTES = 4096
@@ -40,6 +41,11 @@ _NUM, _INT, _STR, _LIST, _MAP = (int, float), (int,), (str,), (list,), (dict,)
 class Schema:
     required: Mapping[str, tuple]
     optional: Mapping[str, tuple] = field(default_factory=dict)
+
+    @functools.cached_property
+    def kinds(self) -> dict[str, tuple]:
+        """Every field's kinds, required and optional."""
+        return {**self.required, **self.optional}
 
 
 _MEMORY = {"origin": _STR, "category": _STR, "amplitude": _NUM, "tags": _LIST}
@@ -101,11 +107,21 @@ class Sender:
 
     def stamp(self, draft: Draft) -> dict:
         """The unsigned envelope for a draft, checked against the size limit."""
-        payload = draft.payload if self.summary else {k: v for k, v in draft.payload.items() if k != "summary"}
-        envelope = {"event_id": uuid7(), "entity_id": draft.entity_id, "event_type": draft.event_type,
-                    "ts": iso(utcnow()), "agent": self.agent, "payload": payload}
-        check_size(envelope)
-        return envelope
+        return self.stamp_all([draft])[0][0]
+
+    def stamp_all(self, drafts: Sequence[Draft]) -> list[tuple[dict, bytes]]:
+        """Each draft's unsigned envelope with its canonical bytes (what its signature will
+        cover), checked against the size limit; drafts written together (in one
+        transaction) share their time."""
+        ts, stamped = iso(utcnow()), []
+        for draft, event_id in zip(drafts, uuid7s(len(drafts))):
+            payload = draft.payload if self.summary else {k: v for k, v in draft.payload.items() if k != "summary"}
+            envelope = {"event_id": event_id, "entity_id": draft.entity_id, "event_type": draft.event_type,
+                        "ts": ts, "agent": self.agent, "payload": payload}
+            signed = canonical(envelope)
+            _check_size(len(signed) + SIGNATURE_ROOM, draft.event_type)  # as long as encode(envelope)
+            stamped.append((envelope, signed))
+        return stamped
 
     def subject(self, event_type: str) -> str:
         return subject(self.collective, self.agent, event_type)
@@ -135,20 +151,28 @@ def subject_parts(subject_: str) -> dict:
     return {"agent": parts[2].replace("~", "."), "event_type": parts[3]}
 
 
+# json.dumps(..., sort_keys=True, separators=(",", ":"), ensure_ascii=False), one encoder for all
+_CANONICAL_JSON = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+SIGNATURE_ROOM = 100  # what the signature adds to an envelope not yet signed
+
+
 def canonical(envelope: Mapping[str, Any]) -> bytes:
     """The signed bytes: every envelope field but the signature, keys sorted, no spaces."""
-    return json.dumps({k: envelope[k] for k in ENVELOPE_FIELDS}, sort_keys=True, separators=(",", ":"),
-                      ensure_ascii=False).encode("utf-8")
+    return _CANONICAL_JSON.encode({k: envelope[k] for k in ENVELOPE_FIELDS}).encode("utf-8")
 
 
 def encode(envelope: Mapping[str, Any]) -> bytes:
     return json.dumps(dict(envelope), separators=(",", ":"), ensure_ascii=False).encode("utf-8")
 
 
-def check_size(envelope: Mapping[str, Any], *, signature_room: int = 100) -> None:
-    size = len(encode(envelope)) + (0 if "signature" in envelope else signature_room)
+def check_size(envelope: Mapping[str, Any], *, signature_room: int = SIGNATURE_ROOM) -> None:
+    _check_size(len(encode(envelope)) + (0 if "signature" in envelope else signature_room),
+                envelope.get("event_type"))
+
+
+def _check_size(size: int, event_type: Any) -> None:
     if size > MAX_EVENT_BYTES:
-        raise EventRefused("oversize", f"{envelope.get('event_type')} event is {size} bytes (limit {MAX_EVENT_BYTES})")
+        raise EventRefused("oversize", f"{event_type} event is {size} bytes (limit {MAX_EVENT_BYTES})")
 
 
 def check_payload(event_type: str, payload: Any) -> None:
@@ -159,14 +183,16 @@ def check_payload(event_type: str, payload: Any) -> None:
     if not isinstance(payload, dict):
         raise EventRefused("malformed", f"{event_type} payload must be an object")
     _check_metadata_only(payload, event_type)
-    missing = sorted(set(schema.required) - set(payload))
-    if missing:
+    if not all(name in payload for name in schema.required):
+        missing = sorted(set(schema.required) - set(payload))
         raise EventRefused("missing_field", f"{event_type} payload lacks {', '.join(missing)}")
-    kinds = {**schema.required, **schema.optional}
+    kinds = schema.kinds
     for name, value in payload.items():
-        if name not in kinds:
+        kind = kinds.get(name)
+        if kind is None:
             raise EventRefused("unknown_field", f"{event_type} payload has no field {name!r}")
-        if not isinstance(value, kinds[name]) or isinstance(value, bool) or not _plain(value):
+        if (not isinstance(value, kind) or value is True or value is False  # a bool is no number here
+                or (isinstance(value, _NESTED) and not _plain(value))):
             raise EventRefused("malformed", f"{event_type} field {name!r} has the wrong kind")
         if isinstance(value, str) and len(value) > (SUMMARY_CHARS if name == "summary" else MAX_TEXT):
             raise EventRefused("oversize", f"{event_type} field {name!r} is too long")
@@ -181,17 +207,25 @@ def _plain(value: Any) -> bool:
     return True
 
 
+_NESTED = (dict, list)
+
+
 def _check_metadata_only(value: Any, event_type: str) -> None:
+    """No key named like content at any depth, no list of more than a few numbers. (Only
+    objects and lists hold anything to check: other values are not gone into.)"""
     if isinstance(value, dict):
         for key, item in value.items():
             if str(key).lower() in FORBIDDEN_FIELDS:
                 raise EventRefused("content", f"{event_type} payload carries {key!r}: events are metadata only")
-            _check_metadata_only(item, event_type)
+            if isinstance(item, _NESTED):
+                _check_metadata_only(item, event_type)
     elif isinstance(value, list):
-        if sum(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value) > MAX_NUMBERS:
+        if len(value) > MAX_NUMBERS and sum(isinstance(v, (int, float)) and not isinstance(v, bool)
+                                            for v in value) > MAX_NUMBERS:
             raise EventRefused("content", f"{event_type} payload carries a list of numbers (a vector?)")
         for item in value:
-            _check_metadata_only(item, event_type)
+            if isinstance(item, _NESTED):
+                _check_metadata_only(item, event_type)
 
 
 def check_envelope(envelope: Any) -> dict:

@@ -12,7 +12,7 @@ import re
 import time
 from dataclasses import dataclass, field, fields
 from datetime import datetime, timezone
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -52,15 +52,26 @@ _last_v7 = 0
 
 def uuid7() -> str:
     """Time-ordered UUID (RFC 9562 v7), monotonic within this process."""
+    return uuid7s(1)[0]
+
+
+def uuid7s(count: int) -> list[str]:
+    """`count` ids as uuid7 makes them, strictly increasing, for a batch: one clock read
+    and one call for the random bits."""
     global _last_v7
     ms = time.time_ns() // 1_000_000
-    rand = int.from_bytes(os.urandom(10), "big")
-    value = (ms << 80) | (0x7 << 76) | ((rand >> 64) & 0xFFF) << 64 | (0b10 << 62) | (rand & ((1 << 62) - 1))
-    if value <= _last_v7:  # same millisecond: keep ids strictly increasing
-        value = _last_v7 + 1
-    _last_v7 = value
-    h = f"{value:032x}"  # the canonical 8-4-4-4-12 form, without building a uuid.UUID
-    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+    random_bits = os.urandom(10 * count)
+    last, ids = _last_v7, []
+    for start in range(0, 10 * count, 10):
+        rand = int.from_bytes(random_bits[start:start + 10], "big")
+        value = (ms << 80) | (0x7 << 76) | ((rand >> 64) & 0xFFF) << 64 | (0b10 << 62) | (rand & ((1 << 62) - 1))
+        if value <= last:  # same millisecond: keep ids strictly increasing
+            value = last + 1
+        last = value
+        h = f"{value:032x}"  # the canonical 8-4-4-4-12 form, without building a uuid.UUID
+        ids.append(f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}")
+    _last_v7 = last
+    return ids
 
 
 def text_problem(value: str) -> str | None:
@@ -191,6 +202,21 @@ def validate_vector(vector: Any, dim: int) -> np.ndarray:
     return array / norm
 
 
+def unit_rows(vectors: Sequence[Any], dim: int) -> np.ndarray | None:
+    """What validate_vector makes of each, at once: a (len(vectors), dim) float32 array of
+    unit rows; None where any one of them would fail (validate_vector then says which and why)."""
+    try:
+        matrix = np.asarray(vectors, dtype=np.float32)
+    except (TypeError, ValueError):
+        return None
+    if matrix.shape != (len(vectors), dim) or not np.isfinite(matrix).all():
+        return None
+    norms = np.linalg.norm(matrix, axis=1)
+    if not norms.all():
+        return None
+    return matrix / norms[:, None]
+
+
 _ABBREVIATIONS = frozenset("dr mr mrs ms prof st no vs approx e.g i.e etc cf fig eq sgt lt cmdr capt".split())
 
 
@@ -216,6 +242,8 @@ def content_hash(content: str) -> str:
 
 
 _BLOB_DTYPE = np.dtype("<f4")
+# json.dumps(doc, sort_keys=True, separators=(",", ":")), without building an encoder a call
+_CANONICAL_JSON = json.JSONEncoder(sort_keys=True, separators=(",", ":"))
 
 
 def vector_to_blob(vector: np.ndarray) -> bytes:
@@ -301,15 +329,16 @@ class Memory:
         out.merge_history = [dict(h) for h in self.merge_history]
         return out
 
-    def claim(self) -> bytes:
+    def claim(self, *, hashed: str | None = None) -> bytes:
         """The signed part: what the origin asserted. Amplitude, phase, vector, flags
         and links are each holder's own state and change with merges and dreams
         (a constructive merge blends the absorber's vector, so signing the vector
-        would make every absorber's signature fail at its peers)."""
+        would make every absorber's signature fail at its peers). `hashed`: the
+        content's hash where the caller just computed it from this content."""
         doc = {
             "id": self.id,
             "origin_agent": self.origin_agent,
-            "content_hash": content_hash(self.content),
+            "content_hash": hashed or content_hash(self.content),
             "model_version": self.model_version,
             "category": self.category,
             "stance": self.stance,
@@ -318,7 +347,7 @@ class Memory:
             "created_at": self.created_at,
             "retracted": bool(self.retracted),
         }
-        return json.dumps(doc, sort_keys=True, separators=(",", ":")).encode("utf-8")
+        return _CANONICAL_JSON.encode(doc).encode("utf-8")
 
     def to_dict(self, *, with_vector: bool = False) -> dict:
         """The documented JSON shape of a memory."""

@@ -14,10 +14,12 @@ import contextlib
 import os
 import pickle
 import signal
-from concurrent.futures import Future, ThreadPoolExecutor
-from typing import Callable, Iterator, Sequence, TypeVar
+from typing import TYPE_CHECKING, Callable, Iterator, Sequence, TypeVar
 
 from ..errors import CollectiveError
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -119,6 +121,7 @@ def _collect(pid: int, read_end: int):
 def in_background(fn: Callable[..., R], *args, **kwargs) -> Iterator["Future[R]"]:
     """Run fn(*args, **kwargs) on another thread while the block runs; the block gets its
     Future. Pays off only when fn spends its time outside the GIL."""
+    from concurrent.futures import ThreadPoolExecutor  # not loaded by the many commands that never need it
     with ThreadPoolExecutor(1) as pool:
         yield pool.submit(fn, *args, **kwargs)
 
@@ -126,6 +129,7 @@ def in_background(fn: Callable[..., R], *args, **kwargs) -> Iterator["Future[R]"
 def pipelined(fn: Callable[[T], R], items: Sequence[T]) -> Iterator[R]:
     """fn over each item on another thread, in order, so the caller works on one
     result while the next ones are computed."""
+    from concurrent.futures import ThreadPoolExecutor
     with ThreadPoolExecutor(1) as pool:
         futures = [pool.submit(fn, item) for item in items]
         for future in futures:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterable, Sequence
 
 from ..model import iso, utcnow
-from ..model.events import Draft, Sender, canonical
+from ..model.events import Draft, Sender
 
 if TYPE_CHECKING:
     from .port import Repository
@@ -35,14 +35,14 @@ class Outbox:
         if self.sender is None:
             return []
         at = iso(utcnow())
-        envelopes = [self.sender.stamp(d) for d in drafts]
-        rows = [{"event_id": e["event_id"], "subject": self.sender.subject(e["event_type"]),
-                 "envelope": canonical(e).decode("utf-8"), "created_at": at,
-                 "sent_at": None} for e in envelopes]
+        stamped = self.sender.stamp_all(list(drafts))
+        subjects = {t: self.sender.subject(t) for t in {e["event_type"] for e, _ in stamped}}
+        rows = [{"event_id": e["event_id"], "subject": subjects[e["event_type"]], "envelope": signed.decode("utf-8"),
+                 "created_at": at, "sent_at": None} for e, signed in stamped]
         if rows:
             self.repo.insert(self.name, rows)
             self._bound()
-        return envelopes
+        return [e for e, _ in stamped]
 
     def _bound(self) -> None:
         over = self.depth() - self.limit if self.limit is not None else 0

@@ -3,6 +3,7 @@ and bad input refused before anything is written."""
 
 from __future__ import annotations
 
+import json
 import math
 
 import numpy as np
@@ -84,6 +85,25 @@ def test_store_many_is_one_commit(agent):
     assert agent.repo.log(agent.branch)[1].hash == before
     assert agent.log(1)[0].message == "store 7 memories, reinforce 1"
     assert agent.store_many([]) == [] and commit_count(agent) == commits + 1
+
+def test_a_batch_with_vectors_stores_whole_signed_memories_and_their_events(agent):
+    rng = np.random.default_rng(7)
+    vectors = rng.normal(size=(40, agent.dim)).astype(np.float32)
+    results = agent.store_many([MemoryInput(f"reading {n}: deck {n % 3} is dry", tags=["deck", f"r{n}"],
+                                            vector=v) for n, v in enumerate(vectors)])
+    events = {r["event_id"]: r for r in agent.repo.select("local_outbox")}
+    assert len(events) == 40
+    for result, vector in zip(results, vectors):
+        held = agent.get(result.memory.id)
+        assert vars(result.memory).keys() == vars(held).keys()  # every field, as a memory read back has them
+        assert {k: v for k, v in vars(result.memory).items() if k != "vector"} == {
+            k: v for k, v in vars(held).items() if k != "vector"}
+        assert np.allclose(held.vector, vector / np.linalg.norm(vector), atol=1e-6)
+        assert verify(agent.identity.public_key, held.claim(), held.signature)
+    stored = [json.loads(r["envelope"]) for r in events.values()]
+    assert sorted(e["entity_id"] for e in stored) == sorted(r.memory.id for r in results)
+    assert all(e["event_type"] == "memory.stored" and e["payload"]["tags"] == ["deck", e["payload"]["tags"][1]]
+               for e in stored)
 
 @pytest.mark.parametrize("vector, problem", [
     (np.ones(10), "expected 64 dimensions"),

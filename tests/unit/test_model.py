@@ -12,8 +12,8 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from collective.errors import BadInput
-from collective.model import (Memory, blob_to_vector, content_hash, summarise, uuid7, validate_amplitude,
-                              validate_phase, validate_vector, vector_to_blob)
+from collective.model import (Memory, blob_to_vector, content_hash, summarise, unit_rows, uuid7, uuid7s,
+                              validate_amplitude, validate_phase, validate_vector, vector_to_blob)
 from collective.model.memory import SUMMARY_CHARS
 
 TAU = 2 * math.pi
@@ -68,6 +68,27 @@ def test_uuid7_is_time_ordered_and_versioned():
     ids = [uuid7() for _ in range(500)]
     assert ids == sorted(ids) and len(set(ids)) == 500
     assert all(i[14] == "7" and i[19] in "89ab" for i in ids)
+
+
+def test_a_batch_of_ids_is_ordered_with_the_ids_made_one_at_a_time():
+    ids = [uuid7(), *uuid7s(2000), uuid7(), *uuid7s(1), *uuid7s(0)]
+    assert ids == sorted(ids) and len(set(ids)) == 2003
+    assert all(len(i) == 36 and i[14] == "7" and i[19] in "89ab" for i in ids)
+
+
+@given(st.lists(st.lists(st.floats(-100, 100), min_size=8, max_size=8), min_size=1, max_size=5))
+def test_unit_rows_are_what_validate_vector_makes_of_each(vectors):
+    assume(all(np.linalg.norm(np.asarray(v, dtype=np.float32)) > 1e-3 for v in vectors))
+    rows = unit_rows(vectors, 8)
+    assert rows.shape == (len(vectors), 8) and rows.dtype == np.float32
+    for row, vector in zip(rows, vectors):
+        assert np.allclose(row, validate_vector(vector, 8), atol=1e-6)
+
+
+@pytest.mark.parametrize("bad", [np.ones(3), np.zeros(4), [1.0, float("nan"), 0, 0], [float("inf"), 0, 0, 0], "abcd",
+                                 None, [[1.0, 0, 0, 0]]])
+def test_unit_rows_leave_a_batch_with_a_bad_vector_to_validate_vector(bad):
+    assert unit_rows([np.ones(4), bad], 4) is None
 
 
 @given(st.text(alphabet=string.ascii_letters + " \t\n", min_size=1, max_size=80))

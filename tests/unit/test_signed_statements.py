@@ -7,8 +7,9 @@ import os
 
 import pytest
 
+from collective import identity as identity_module
 from collective.identity import (Identity, KeyFileError, endorsement, endorsement_valid, rotation_claim,
-                                 rotation_reaches)
+                                 rotation_reaches, verify)
 
 AT = "2026-12-01T00:00:00.000000Z"
 
@@ -52,3 +53,37 @@ def test_a_key_file_others_can_read_is_refused(tmp_path):
         Identity.load(path)
     os.chmod(path, 0o600)
     assert Identity.load(path).public_key == made.public_key
+
+
+@pytest.mark.parametrize("count", [0, 3, identity_module.FORK_SIGNING_FROM + 1], ids=["none", "few", "forked"])
+def test_a_batch_is_signed_as_each_claim_alone(tmp_path, count):
+    signer = key(tmp_path, "signer")
+    claims = [f"claim {i}".encode() for i in range(count)]
+    signed = signer.sign_many(claims)
+    assert len(signed) == count
+    assert all(signed[i] == signer.sign(claims[i]) for i in range(0, count, max(1, count // 50)))
+    assert all(verify(signer.public_key, c, s) for c, s in zip(claims[-3:], signed[-3:]))
+
+
+def test_a_key_file_reads_as_cryptography_reads_it(tmp_path):
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    written = key(tmp_path, "mine")
+    pem = (tmp_path / "mine.pem").read_bytes()
+    library = serialization.load_pem_private_key(pem, password=None)
+    loaded = Identity.load(tmp_path / "mine.pem")
+    assert loaded.public_key == written.public_key
+    assert loaded.sign(b"claim") == written.sign(b"claim") == Identity(library).sign(b"claim")
+    crlf = tmp_path / "crlf.pem"  # the same key, other line ends: read alike
+    crlf.write_bytes(pem.replace(b"\n", b"\r\n"))
+    crlf.chmod(0o600)
+    assert Identity.load(crlf).public_key == written.public_key
+    others = {"ec.pem": ec.generate_private_key(ec.SECP256R1()).private_bytes(
+                  serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()),
+              "cut.pem": pem[:60] + pem[-26:], "garbage.pem": b"-----BEGIN PRIVATE KEY-----\n!!\n-----END PRIVATE KEY-----\n"}
+    for name, content in others.items():
+        path = tmp_path / name
+        path.write_bytes(content)
+        path.chmod(0o600)
+        with pytest.raises(KeyFileError):
+            Identity.load(path)

@@ -51,12 +51,16 @@ class SameClaim:
     def vector(self, memory: Memory) -> np.ndarray:
         """The memory's own embedding: the vector its origin stored, while no absorption
         here blended it; else its text embedded here, one text at a time (a batch may round
-        differently). A memory of another model: its text embedded here."""
-        if (not _blended(memory) and memory.model_version == self.model.version
-                and memory.vector.shape[0] == self.model.dim):
+        differently). A memory of another model: its text embedded here. "Here" is the
+        embedder this process embeds with (loaded for it), not the model the agent's row
+        names: a process whose embedder differs (a CLI beside an agent made with another)
+        must not compare vectors of two models, or of two sizes."""
+        embedder = self.model.embedder
+        if (not _blended(memory) and memory.model_version == embedder.model_version
+                and memory.vector.shape[0] == embedder.dim):
             return memory.vector
         if memory.content not in self._embedded:
-            self._embedded[memory.content] = np.asarray(self.model.embed([memory.content])[0], dtype=np.float32)
+            self._embedded[memory.content] = np.asarray(embedder.embed([memory.content])[0], dtype=np.float32)
         return self._embedded[memory.content]
 
     def __call__(self, a: Memory, b: Memory) -> bool:

@@ -78,3 +78,31 @@ def test_a_pull_that_takes_nothing_makes_no_commit(trio):
             if agent.repo.head(agent.branch) != before and re.search(r": 0 new .*, 0 updated, 0 retracted", message):
                 empty.append(f"{agent.agent_id}: {message}")
     assert empty == []
+
+
+def test_a_pull_in_a_process_whose_embedder_differs_compares_one_model(trio):
+    """A `cmem pull` beside agents made with another embedder: the agent's row names their
+    model, the process embeds with its own. The refutation rule compared the stored vectors
+    of the one with the other's embeddings of blended memories and failed on their sizes
+    (simulator seed 1488, 5 agents, hash embedder; a CLI child pulling). Every vector it
+    compares now comes from the embedder the process embeds with."""
+    import dataclasses
+
+    from collective.embedders import HashEmbedder
+    from collective.model.enums import Relation
+    from collective.quarantine.refutation import SameClaim
+
+    earth = trio[0]
+    plain = earth.store(FACT).memory
+    blended = dataclasses.replace(earth.store(CONTRADICTION).memory,
+                                  merge_history=[{"type": Relation.CONSTRUCTIVE}])
+
+    class RowSaysOneProcessEmbedsAnother:
+        version, dim = plain.model_version, plain.vector.shape[0]  # what the agent's row names
+        embedder = HashEmbedder(dim=32)                           # what this process embeds with
+
+        def embed(self, texts):
+            return self.embedder.embed(texts)
+
+    same = SameClaim(lambda: None, RowSaysOneProcessEmbedsAnother(), threshold=0.9)
+    assert {same.vector(m).shape for m in (plain, blended)} == {(32,)}

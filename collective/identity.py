@@ -61,6 +61,9 @@ class Identity:
             key = _private_key(path.read_bytes())
         except (OSError, ValueError) as e:
             raise KeyFileError(f"cannot read the key {path}: {e}") from e
+        except TypeError as e:  # cryptography's answer to an encrypted key read without a password
+            raise KeyFileError(f"cannot read the key {path}: it is encrypted (keys are kept unencrypted, "
+                               f"mode 600)") from e
         if not isinstance(key, Ed25519PrivateKey):
             raise KeyFileError(f"{path} is not an Ed25519 key")
         return cls(key)

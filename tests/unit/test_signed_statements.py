@@ -87,3 +87,15 @@ def test_a_key_file_reads_as_cryptography_reads_it(tmp_path):
         path.chmod(0o600)
         with pytest.raises(KeyFileError):
             Identity.load(path)
+
+
+def test_an_encrypted_key_file_is_refused_in_one_line(tmp_path):
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+    path = tmp_path / "locked.pem"
+    path.write_bytes(Ed25519PrivateKey.generate().private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+        serialization.BestAvailableEncryption(b"secret")))
+    path.chmod(0o600)
+    with pytest.raises(KeyFileError, match=r"it is encrypted"):
+        Identity.load(path)

@@ -33,7 +33,8 @@ def memory(content: str, *, vector: np.ndarray | None = None, phase: float | Non
                   created_at=stamp, updated_at=stamp, signature="sig")
 
 
-MODEL = SimpleNamespace(embed=EMBEDDER.embed, version=EMBEDDER.model_version, dim=EMBEDDER.dim)
+# the agent's model as the rule sees it: what its row names, and the embedder this process embeds with
+MODEL = SimpleNamespace(embed=EMBEDDER.embed, version=EMBEDDER.model_version, dim=EMBEDDER.dim, embedder=EMBEDDER)
 
 
 def same() -> SameClaim:

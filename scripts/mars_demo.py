@@ -87,18 +87,17 @@ class Demo:
         self.lanes["Mars" if SITE_OF.get(name) == "mars" else "Earth"].append((self.minutes(), label))
 
     def copied(self, e: dict) -> None:
-        key = (e["from"], e["to"], e["branch"])
+        key, route = (e["from"], e["to"], e["branch"]), f"{e['from']} -> {e['to']}: {e['branch']}"
         if e["event"] == "departed":
             self.departed[key] = self.minutes()
-        elif e["event"] == "landed" and key in self.departed:
-            self.crossings.append((e["from"].capitalize(), self.departed.pop(key), e["to"].capitalize(),
-                                   self.minutes()))
-        if e["event"] == "departed":
-            self.say("link", f"{e['from']} -> {e['to']}: {e['branch']} leaves ({e['priority']})")
+            self.say("link", f"{route} leaves ({e['priority']})")
         elif e["event"] == "landed":
-            self.say("link", f"{e['from']} -> {e['to']}: {e['branch']} lands on {e['to']}'s commons")
+            if key in self.departed:  # an arrow on the timeline, from departure to landing
+                self.crossings.append((e["from"].capitalize(), self.departed.pop(key), e["to"].capitalize(),
+                                       self.minutes()))
+            self.say("link", f"{route} lands on {e['to']}'s commons")
         else:
-            self.say("link", f"{e['from']} -> {e['to']}: {e['branch']} refused: {e['reason']}")
+            self.say("link", f"{route} refused: {e['reason']}")
 
     def work(self, name: str, work, result: dict) -> None:
         pull = result.get("pull") or {}

@@ -49,7 +49,7 @@ DETAIL = Annotated[bool, Field(description="every field, not only the compact on
 
 def _brief(shape: type, detail: bool) -> Callable[[Any], Any]:
     """A result as `shape` has it compact (unless `detail`): the tokens a model pays for."""
-    return (lambda result: plain(result)) if detail else (lambda result: compact(plain(result), shape))
+    return plain if detail else (lambda result: compact(plain(result), shape))
 
 
 class MemoryTools:

@@ -14,9 +14,11 @@ classify runs start with a judge that has nothing in memory, as in a new
 process: they read those kept analyses and analyse the peer's texts, judging
 on every core. Then a second peer's memories are pulled the same way
 ("second_peer_pull"). Targets (for the first pull): total <= 10 s, classify
->= 5x faster than brute force. The pulls use the learned judge (`--judge
-rules`: the rule judge); both judges plan the same exact candidates in the same
-run, each cold ("judges_on_exact_candidates": seconds and relations).
+>= 5x faster than brute force. The pulls use the default judge, the cascade
+(`--judge learned`: the learned judge without the cross-encoder; `--judge
+rules`: the rule judge); every judge plans the same exact candidates in the
+same run, each cold ("judges_on_exact_candidates": seconds and relations, and
+for the cascade how many pairs its cross-encoder read).
 
     python scripts/bench_merge.py                     # 100k local, 10k remote
     python scripts/bench_merge.py --n-local 20000 --n-remote 2000
@@ -44,8 +46,10 @@ from collective.judge import cache as analyses
 from collective.agent import Agent, MemoryInput
 from collective.runtime.gc_pause import gc_paused
 from collective.judge import LearnedJudge, RuleJudge
+from collective.judge.cascade import CascadeJudge
 
-JUDGES = {"learned": LearnedJudge, "rules": RuleJudge}  # the default learned judge, and the rule judge before it
+# the default judge (the cascade), the learned judge without its cross-encoder, and the rule judge
+JUDGES = {"cascade": CascadeJudge, "learned": LearnedJudge, "rules": RuleJudge}
 from collective.model import Memory, utcnow
 
 from benchkit import VectorsOnly, parse_args
@@ -163,6 +167,15 @@ class Classify:
         return time.perf_counter() - clock, planned
 
 
+def encoder_read(candidates: dict, fresh, absorb_at: float) -> int:
+    """How many of these pairs the cascade's cross-encoder reads (counted here, since the pull
+    judges in forked workers whose counts die with them)."""
+    judge = CascadeJudge()
+    pairs = [(c, m, s) for m in fresh for c, s in merge.judged_candidates(m, candidates, judge.candidate_floor)]
+    return sum(not judge.settled(judge.weigh(judge.analyse(c.content), judge.analyse(m.content), s), absorb_at)
+               for c, m, s in pairs)
+
+
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--n-local", type=int, default=100_000, help="memories the receiver holds")
@@ -171,7 +184,7 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--clusters", type=int, default=0, help="topic clusters (default: n_local / 50)")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--dir", help="work folder (default: a temporary one, removed afterwards)")
-    parser.add_argument("--judge", choices=sorted(JUDGES), default="learned", help="the judge the pulls use (default: learned, the default judge)")
+    parser.add_argument("--judge", choices=sorted(JUDGES), default="cascade", help="the judge the pulls use (default: cascade, the default judge)")
     parser.add_argument("--profile", help="write a cProfile of the pull to this file and print its top lines")
     args = parse_args(parser, argv, QUICK)
 
@@ -271,6 +284,7 @@ def main(argv: list[str] | None = None) -> dict:
                 name: {"plan_s": round(secs, 3), "pairs": len(plan.pairs),
                        "relations": {r: plan.counts[r] for r in ("constructive", "partial", "destructive", "independent")}}
                 for name, (secs, plan) in judged.items()},
+            "cascade_encoder_read": encoder_read(exact, classify.fresh, phase_floor),
             "summary": {k: report["summary"][k] for k in ("new", "constructive", "partial", "destructive",
                                                            "independent", "links")},
             "cases": len(report["summary"]["cases"]),

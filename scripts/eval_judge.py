@@ -6,10 +6,12 @@ Usage: scripts/eval_judge.py FILE.jsonl [--json]
 Each line is {"a": ..., "b": ..., "label": ..., "kind": ...}; "label" is one
 of constructive, destructive, partial, independent; "kind" (a sub-kind) is
 optional. Both texts are embedded with the default embedder, the cosine is
-computed, and three judges are scored in the same run:
+computed, and four judges are scored in the same run:
 
-- judge:    collective.judge.LearnedJudge (the learned judge, the default)
-- rules:    collective.judge.RuleJudge (the rule judge alone, the judge before it)
+- judge:    the default judge (collective.judge.default_judge): the cascade,
+            CascadeJudge, where the cross-encoder is installed, else the learned judge
+- learned:  collective.judge.LearnedJudge (the learned judge without the cross-encoder)
+- rules:    collective.judge.RuleJudge (the rule judge alone)
 - baseline: "cosine >= 0.6 plus negation cues": cosine < 0.6 -> independent;
             else exactly one text has a negation cue -> destructive;
             else constructive.
@@ -20,7 +22,9 @@ relation is wrongly called constructive (absorbed); then per sub-kind the
 accuracy and the share called destructive (contradiction recall for the
 destructive kinds, false alarms for the others); and the speed of both built-in
 judges (analyse texts/s, load kept analyses/s, judge pairs/s on
-already-analysed texts). ``--json`` prints one JSON object instead.
+already-analysed texts), and for the cascade its pairs/s as a whole (texts
+analysed, one core), the cross-encoder's own pairs/s and how many pairs it
+read. ``--json`` prints one JSON object instead.
 
 Exit 2 with a one-line message for a missing or malformed file; exit 1 if
 the embedder cannot be loaded.
@@ -36,7 +40,7 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-from collective.judge import RELATIONS, LearnedJudge, RuleJudge
+from collective.judge import RELATIONS, LearnedJudge, RuleJudge, default_judge
 
 BASELINE_COSINE = 0.6
 _NEG_CUE = re.compile(r"\b(?:not|no|never|none|nothing|nobody|neither|nor|without|cannot)\b|n't\b|n’t\b", re.I)
@@ -146,11 +150,33 @@ def measure_speed(pairs: list[dict], sims: list[float], judge_class=LearnedJudge
     }
 
 
+def judged(judge, pairs: list[dict], sims: list[float]) -> list:
+    triples = [(p["a"], p["b"], s) for p, s in zip(pairs, sims)]
+    many = getattr(judge, "judge_many", None)
+    return many(triples) if many else [judge.judge(a, b, s) for a, b, s in triples]
+
+
+def measure_cascade(pairs: list[dict], sims: list[float]) -> dict:
+    """The cascade from fresh (texts analysed, every open pair read), and its encoder alone;
+    CPU time of this process, the encoder on one thread."""
+    from collective.judge.cascade import CascadeJudge
+
+    judge = CascadeJudge()
+    t0 = time.process_time()
+    judged(judge, pairs, sims)
+    whole = time.process_time() - t0
+    t0 = time.process_time()
+    judge.encoder.read([(p["a"], p["b"]) for p in pairs])
+    alone = time.process_time() - t0
+    return {"judge_pairs_per_s": round(len(pairs) / max(whole, 1e-9)),
+            "encoder_pairs_per_s": round(len(pairs) / max(alone, 1e-9)), "encoder_read": judge.opened}
+
+
 def _fmt(x) -> str:
     return "  n/a" if x is None else f"{100 * x:5.1f}"
 
 
-JUDGES = ("judge", "rules", "baseline")
+JUDGES = ("judge", "learned", "rules", "baseline")
 
 
 def print_report(path: str, result: dict) -> None:
@@ -167,13 +193,17 @@ def print_report(path: str, result: dict) -> None:
         for t in RELATIONS:
             print(f"{t:14s}" + "".join(f"{r['confusion'][t][p]:8d}" for p in RELATIONS))
         print("wrongly called constructive: " + ", ".join(f"{t} {_fmt(v).strip()}%" for t, v in r["wrongly_constructive"].items()))
-    print("\nper sub-kind: accuracy (judge, rules, baseline), called destructive (judge, rules, baseline), n")
+    print("\nper sub-kind: accuracy (judge, learned, rules, baseline), called destructive (the same), n")
     for k, v in result["judge"]["per_kind"].items():
         rows = [result[name]["per_kind"][k] for name in JUDGES]
         acc = " ".join(f"{100 * x['accuracy']:5.1f}" for x in rows)
         des = " ".join(f"{100 * x['called_destructive']:5.1f}" for x in rows)
         print(f"  {k:34s} {acc}   {des}  {v['n']:4d}")
-    for name in ("judge", "rules"):
+    cascade = result["speed"].get("cascade")
+    if cascade:
+        print(f"\nspeed (cascade): {cascade['judge_pairs_per_s']} pairs/s as a whole, the cross-encoder "
+              f"{cascade['encoder_pairs_per_s']} pairs/s alone; it read {cascade['encoder_read']} of {result['n']} pairs")
+    for name in ("learned", "rules"):
         sp = result["speed"][name]
         print(f"\nspeed ({name}): analyse {sp['analyse_texts_per_s']} texts/s, load {sp['load_kept_analyses_per_s']} kept analyses/s, "
               f"judge {sp['judge_pairs_per_s']} pairs/s (analysed texts, CPU time)")
@@ -200,18 +230,22 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: embedder unavailable: {e}", file=sys.stderr)
         return 1
     sims = [float(x) for x in (va * vb).sum(axis=1)]
-    judge, rules = LearnedJudge(), RuleJudge()
-    verdicts = [judge.judge(p["a"], p["b"], s) for p, s in zip(pairs, sims)]
+    judge, learned, rules = default_judge(), LearnedJudge(), RuleJudge()
+    verdicts = judged(judge, pairs, sims)
     labels = [p["label"] for p in pairs]
     kinds = [p["kind"] for p in pairs]
     result = {
         "file": args.file,
         "n": len(pairs),
+        "default_judge": type(judge).__name__,
         "judge": score(labels, [v.relation for v in verdicts], kinds),
+        "learned": score(labels, [v.relation for v in judged(learned, pairs, sims)], kinds),
         "rules": score(labels, [rules.judge(p["a"], p["b"], s).relation for p, s in zip(pairs, sims)], kinds),
         "baseline": score(labels, [baseline(p["a"], p["b"], s) for p, s in zip(pairs, sims)], kinds),
-        "speed": {"judge": measure_speed(pairs, sims, LearnedJudge), "rules": measure_speed(pairs, sims, RuleJudge)},
+        "speed": {"learned": measure_speed(pairs, sims, LearnedJudge), "rules": measure_speed(pairs, sims, RuleJudge)},
     }
+    if hasattr(judge, "judge_many"):
+        result["speed"]["cascade"] = measure_cascade(pairs, sims)
     if args.errors:
         result["errors"] = [
             {"a": p["a"], "b": p["b"], "label": p["label"], "kind": p["kind"], "predicted": v.relation,

@@ -34,10 +34,13 @@ _DEFAULT_JUDGE: LearnedJudge | None = None
 
 
 def default_judge() -> LearnedJudge:
-    """The process-wide judge (its analysis cache is shared): the LearnedJudge. On writers
-    it never read it is as accurate as the rules alone and absorbs about half as many
-    contradictions, the costly error (tests/data/README.md)."""
+    """The process-wide judge (its analysis cache is shared): the CascadeJudge, the learned
+    judge with the cross-encoder on the pairs it leaves open, or the LearnedJudge alone where
+    the cross-encoder is not installed (tests/data/README.md has both judges' scores)."""
     global _DEFAULT_JUDGE
     if _DEFAULT_JUDGE is None:
-        _DEFAULT_JUDGE = LearnedJudge()
+        from .cascade import CascadeJudge, shipped_cascade
+        from .cross_encoder import shipped
+
+        _DEFAULT_JUDGE = CascadeJudge() if shipped() and shipped_cascade() else LearnedJudge()
     return _DEFAULT_JUDGE

@@ -23,6 +23,7 @@ import math
 import re
 from functools import lru_cache
 from importlib import resources
+from typing import NamedTuple
 
 import numpy as np
 
@@ -38,8 +39,10 @@ COMBINER_FILE = "combiner.json"
 class Combiner:
     """Standardise the features, then softmax(W x + b) over the four relations."""
 
+    expected_features = FEATURES
+
     def __init__(self, spec: dict):
-        if tuple(spec["features"]) != FEATURES or tuple(spec["classes"]) != RELATIONS:
+        if tuple(spec["features"]) != self.expected_features or tuple(spec["classes"]) != RELATIONS:
             raise ValueError("combiner file does not match this judge's features; rebuild it with scripts/train_judge.py")
         self.mean = np.array(spec["mean"], dtype=np.float64)
         self.scale = np.array(spec["scale"], dtype=np.float64)
@@ -78,16 +81,18 @@ _DISAGREEMENT = tuple(FEATURES.index(name) for name in (
     "any_clash", "polarity_one", "negation_parity", "loose_state_clash", "retracts_one", "rule_destructive"))
 
 
-def decide(p: list[float], x: list[float], constructive_min: float) -> int:
+def decide(p: list[float], x: list[float], constructive_min: float, *, disagreement: bool | None = None) -> int:
     """The most probable relation, except that constructive is said only when its probability
     reaches `constructive_min` and the objects are not different (absorbing would hide one),
-    and destructive without any sign of disagreement only at `DESTRUCTIVE_UNSEEN_MIN`."""
+    and destructive without any sign of disagreement only at `DESTRUCTIVE_UNSEEN_MIN`.
+    `disagreement`: a sign the features cannot show (the cross-encoder's), if any."""
     p = list(p)
+    signs = disagreement or any(x[k] for k in _DISAGREEMENT)
     while True:
         best = p.index(max(p))
         if best == _CONSTRUCTIVE and (x[_DIFFERENT] > 0 or p[best] < constructive_min):
             p[best] = -1.0
-        elif best == _DESTRUCTIVE and p[best] < DESTRUCTIVE_UNSEEN_MIN and not any(x[k] for k in _DISAGREEMENT):
+        elif best == _DESTRUCTIVE and p[best] < DESTRUCTIVE_UNSEEN_MIN and not signs:
             p[best] = -1.0
         else:
             return best
@@ -96,6 +101,17 @@ def decide(p: list[float], x: list[float], constructive_min: float) -> int:
 def _wording(text: str) -> str:
     """A text's words in order, case and punctuation aside."""
     return " ".join(re.findall(r"\w+", text.casefold()))
+
+
+class Weighed(NamedTuple):
+    """A pair as the learned judge weighed it: the rules' verdict, the features, the
+    probabilities and the relation decided (`final`: a verdict that needs no weighing)."""
+
+    rule: Verdict
+    x: list[float]
+    p: list[float]
+    k: int
+    final: Verdict | None = None
 
 
 @lru_cache(maxsize=1)
@@ -114,19 +130,36 @@ class LearnedJudge(RuleJudge):
         self.combiner = combiner or shipped_combiner()
 
     def compare(self, A: Analysis, B: Analysis, sim: float) -> Verdict:
+        return self.verdict(self.weigh(A, B, sim))
+
+    def weigh(self, A: Analysis, B: Analysis, sim: float) -> Weighed:
         rule, x = judge_features(A, B, sim, self.floor)
         if A.words == B.words and _wording(A.text) == _wording(B.text):
-            return rule  # the same words: no pair like it was trained on, and the rules read it whole
+            # the same words: no pair like it was trained on, and the rules read it whole
+            return Weighed(rule, x, [], RELATIONS.index(rule.relation), final=rule)
         p = self.combiner.probabilities(x)
-        k = decide(p, x, self.combiner.constructive_min)
-        relation = RELATIONS[k]
-        confidence = round(p[k], 3)
+        return Weighed(rule, x, p, decide(p, x, self.combiner.constructive_min))
+
+    def verdict(self, w: Weighed, *, read_together: bool = False) -> Verdict:
+        if w.final is not None:
+            return w.final
+        relation, rule = RELATIONS[w.k], w.rule
+        confidence = round(w.p[w.k], 3)
         if relation == rule.relation:
             return Verdict(relation, confidence, rule.reason, rule.matched, rule.clashed)
-        return Verdict(relation, confidence, self._reason(relation, k, x, rule), rule.matched, rule.clashed)
+        reason = (read_together_reason(relation, rule) if read_together
+                  else self._reason(relation, w.k, w.x, rule))
+        return Verdict(relation, confidence, reason, rule.matched, rule.clashed)
 
     def _reason(self, relation: str, k: int, x: list[float], rule: Verdict) -> str:
         push = self.combiner.contributions(x, k)
         top = [FEATURES[i] for i in np.argsort(-push, kind="stable")[:3] if push[i] > 0 and not FEATURES[i].startswith("rule_")]
         why = ", ".join(name.replace("_", " ") for name in top) or "the evidence as a whole"
         return f"{relation.capitalize()}, weighing {why}; the rules alone said: {rule.reason}"
+
+
+def read_together_reason(relation: str, rule: Verdict) -> str:
+    """Why the cross-encoder's reading overrode the rules, in words."""
+    said = {"constructive": "say the same thing", "destructive": "cannot both be true",
+            "partial": "partly agree", "independent": "are about different things"}[relation]
+    return f"Read together, the two memories {said}; the rules alone said: {rule.reason}"

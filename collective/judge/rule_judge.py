@@ -63,9 +63,14 @@ class RuleJudge:
     def judge(self, a: str, b: str, similarity: float) -> Verdict:
         sim = float(similarity)
         if not sim >= self.floor:  # also catches NaN
-            return Verdict("independent", 0.95, f"Cosine {sim:.2f} is below the candidate floor {self.floor:.2f}.")
+            return below_floor(sim, self.floor)
         return self.compare(self.analyse(a), self.analyse(b), sim)
 
     def compare(self, A: Analysis, B: Analysis, sim: float) -> Verdict:
         """The verdict of the first rule that answers (the last always does)."""
         return decide(A, B, sim, Findings(A, B, self.floor))[0]
+
+
+def below_floor(sim: float, floor: float) -> Verdict:
+    """The verdict on a pair too far apart to be asked about."""
+    return Verdict("independent", 0.95, f"Cosine {sim:.2f} is below the candidate floor {floor:.2f}.")

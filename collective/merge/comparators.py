@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Iterator, Mapping, Protocol
+from typing import Iterator, Mapping, Protocol, Sequence
 
 from ..core import phase as phase_mod
 from ..core import wave
@@ -69,7 +69,20 @@ class JudgeComparator:
         return bool(getattr(self.judge, "fork_safe", False))
 
     def relate(self, local: Memory, remote: Memory, similarity: float) -> PairVerdict:
-        verdict = self.judge.judge(local.content, remote.content, similarity)
+        return self._turned(self.judge.judge(local.content, remote.content, similarity), local, remote, similarity)
+
+    def relate_many(self, pairs: Sequence[tuple[Memory, Memory, float]]) -> list[PairVerdict]:
+        """`relate` for many pairs at once: a judge with `judge_many` (the cascade, whose
+        cross-encoder reads the pairs it leaves open in one go) is asked once, told the cosine
+        from which an agreement is absorbed."""
+        many = getattr(self.judge, "judge_many", None)
+        if many is None:
+            return [self.relate(local, remote, s) for local, remote, s in pairs]
+        verdicts = many([(local.content, remote.content, s) for local, remote, s in pairs], absorb_at=self.threshold)
+        return [self._turned(v, local, remote, s) for v, (local, remote, s) in zip(verdicts, pairs)]
+
+    def _turned(self, verdict, local: Memory, remote: Memory, similarity: float) -> PairVerdict:
+        """The judge's verdict turned by the writers' explicit stances, then gated by the threshold."""
         if verdict.relation == wave.INDEPENDENT:
             return PairVerdict(wave.INDEPENDENT, math.nan, similarity, verdict.confidence, verdict.reason)
         turn = (phase_mod.stance_offset(local.content, local.phase, local.stance, estimate_stance)

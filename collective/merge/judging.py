@@ -57,7 +57,8 @@ def judging(comparator: Comparator, pairs: Sequence[Pair], *, unread: set[str],
     done = 0
 
     def work(chunk: Sequence[Pair]) -> tuple[list[PairVerdict], dict[str, bytes]]:
-        verdicts = [comparator.relate(local, remote, s) for local, remote, s in chunk]
+        many = getattr(comparator, "relate_many", None)
+        verdicts = many(chunk) if many else [comparator.relate(local, remote, s) for local, remote, s in chunk]
         made = {}
         if keeping and os.getpid() != parent:  # a worker's analyses die with it unless sent
             met = {t for local, remote, _ in chunk for t in (local.content, remote.content)} & unread

@@ -1,0 +1,150 @@
+"""`CascadeJudge`, the default judge where the cross-encoder is installed: the learned
+judge first, the cross-encoder on what it leaves open.
+
+The slot readers and the learned combiner (`learned.LearnedJudge`) are fast and
+right about numbers and units, times, days and identifiers ("pump P-101" /
+"pump P-102"). They cannot know that "in theatre having surgery" rules out
+"discharged home". So each pair is first weighed as the learned judge weighs it,
+and the cross-encoder (`cross_encoder.CrossEncoder`, read in both orders)
+reads it only when:
+
+- the learned judge would call it constructive at a cosine the caller absorbs
+  at (`absorb_at`, the merge's similarity threshold): absorbing hides a
+  memory, so every absorption is checked; or
+- the learned judge's most likely relation is below `gate` (uncertain),
+
+and never when the verdict rests on a clash of numbers, times or days, or on
+two different identities: those the readers settle. A second small model
+(`judge_data/cascade.json`, scripts/train_cascade.py) weighs the learned judge's
+probabilities and the encoder's reading together. The encoder runs in
+batches: `judge_many` reads all the open pairs of a call in one go, which is
+how the merge asks (`merge.JudgeComparator.relate_many`).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from functools import lru_cache
+from importlib import resources
+from typing import Sequence
+
+import numpy as np
+
+from .cross_encoder import READING, CrossEncoder, shipped
+from .features import FEATURES
+from .learned import Combiner, LearnedJudge, Weighed, decide
+from .lexicon import CANDIDATE_FLOOR
+from .protocol import RELATIONS, Verdict
+from .rule_judge import below_floor
+
+CASCADE_FILE = "cascade.json"
+# the first look's evidence the second model also sees
+CARRIED = ("any_clash", "different_objects", "polarity_one", "rule_destructive", "cosine")
+CASCADE_FEATURES = tuple(f"log_p_{r}" for r in RELATIONS) + READING + CARRIED
+_CARRIED_AT = tuple(FEATURES.index(name) for name in CARRIED)
+_SETTLED_BY_SLOTS = tuple(FEATURES.index(f"clash_{s}") for s in ("number", "time", "day"))
+_MATCHED_BY_SLOTS = tuple(FEATURES.index(f"match_{s}") for s in ("number", "time", "day"))
+_OTHER_SIGNS = tuple(FEATURES.index(n) for n in ("any_clash", "polarity_one", "loose_state_clash", "retracts_one"))
+_DIFFERENT, _COSINE = FEATURES.index("different_objects"), FEATURES.index("cosine")
+_CONSTRUCTIVE, _DESTRUCTIVE, _INDEPENDENT = (RELATIONS.index(r) for r in ("constructive", "destructive", "independent"))
+_CE_CONTRADICTS = tuple(READING.index(n) for n in ("ce_destructive", "ce_ab_contradiction", "ce_ba_contradiction"))
+
+
+def cascade_features(p: Sequence[float], x: Sequence[float], reading: Sequence[float]) -> list[float]:
+    """The second model's inputs, in the order of `CASCADE_FEATURES`."""
+    return [math.log(max(v, 1e-6)) for v in p] + list(reading) + [x[k] for k in _CARRIED_AT]
+
+
+def encoder_disagrees(reading: Sequence[float]) -> bool:
+    """The encoder's own sign of a contradiction, which the readers may not see."""
+    return max(reading[k] for k in _CE_CONTRADICTS) >= 0.5
+
+
+def readers_agree(x: Sequence[float]) -> bool:
+    """The readers matched a number, time or day and found no sign of disagreement ("14:00"
+    and "2 pm"): their ground, which the encoder (no arithmetic, no clock) may not overturn."""
+    return any(x[k] for k in _MATCHED_BY_SLOTS) and not any(x[k] for k in _OTHER_SIGNS)
+
+
+class Cascade(Combiner):
+    """The second model: a Combiner over `CASCADE_FEATURES`, with the gate it was fitted with."""
+
+    expected_features = CASCADE_FEATURES
+
+    def __init__(self, spec: dict):
+        super().__init__(spec)
+        self.gate = float(spec["gate"])
+
+
+@lru_cache(maxsize=1)
+def shipped_cascade() -> Cascade | None:
+    path = resources.files("collective.judge") / "judge_data" / CASCADE_FILE
+    return Cascade(json.loads(path.read_text(encoding="utf-8"))) if path.is_file() else None
+
+
+class CascadeJudge(LearnedJudge):
+    """The learned judge, with the cross-encoder on the pairs it leaves open; pure and offline."""
+
+    fork_safe = True  # the encoder builds its session per process
+
+    def __init__(self, *, floor: float = CANDIDATE_FLOOR, cache_size: int = 65536, combiner: Combiner | None = None,
+                 encoder: CrossEncoder | None = None, cascade: Cascade | None = None):
+        super().__init__(floor=floor, cache_size=cache_size, combiner=combiner)
+        self.encoder = encoder or shipped()
+        self.cascade = cascade or shipped_cascade()
+        self.opened = 0  # pairs the encoder read
+
+    def settled(self, w: Weighed, absorb_at: float = 0.0) -> bool:
+        """Whether the first look stands without the encoder. `absorb_at`: the cosine from
+        which the caller absorbs an agreement (the merge's similarity threshold)."""
+        if self.encoder is None or self.cascade is None or w.final is not None:
+            return True
+        if w.k == _DESTRUCTIVE and any(w.x[i] for i in _SETTLED_BY_SLOTS):
+            return True  # numbers, times and days: the readers' own ground
+        if w.k == _INDEPENDENT and w.x[_DIFFERENT] > 0:
+            return True  # two identities ("P-101" / "P-102")
+        if w.k == _CONSTRUCTIVE and w.x[_COSINE] >= absorb_at:
+            return False  # an absorption hides a memory: always checked
+        return max(w.p) >= self.cascade.gate
+
+    def compare(self, A, B, sim: float) -> Verdict:
+        return self._decided([self.weigh(A, B, sim)], [(A.text, B.text)])[0]
+
+    def judge_many(self, pairs: Sequence[tuple[str, str, float]], *, absorb_at: float = 0.0) -> list[Verdict]:
+        """Verdicts for (a, b, cosine) triples, the encoder reading every open pair in one go.
+        An agreement below `absorb_at` is checked only when the first look is unsure."""
+        out: list[Verdict | None] = [None] * len(pairs)
+        looks, texts, at = [], [], []
+        for i, (a, b, sim) in enumerate(pairs):
+            sim = float(sim)
+            if not sim >= self.floor:
+                out[i] = below_floor(sim, self.floor)
+                continue
+            looks.append(self.weigh(self.analyse(a), self.analyse(b), sim))
+            texts.append((a, b))
+            at.append(i)
+        for i, verdict in zip(at, self._decided(looks, texts, absorb_at)):
+            out[i] = verdict
+        return out  # type: ignore[return-value]
+
+    def _decided(self, looks: list[Weighed], texts: list[tuple[str, str]], absorb_at: float = 0.0) -> list[Verdict]:
+        open_ = [j for j, w in enumerate(looks) if not self.settled(w, absorb_at)]
+        verdicts = [self.verdict(w) for w in looks]
+        if not open_:
+            return verdicts
+        readings = self.encoder.read([texts[j] for j in open_])
+        self.opened += len(open_)
+        for j, reading in zip(open_, readings):
+            verdicts[j] = self.second_look(looks[j], reading)
+        return verdicts
+
+    def second_look(self, w: Weighed, reading: np.ndarray) -> Verdict:
+        p = self.cascade.probabilities(cascade_features(w.p, w.x, reading))
+        if readers_agree(w.x) and w.k != _DESTRUCTIVE:
+            p[_DESTRUCTIVE] = 0.0
+        k = decide(p, w.x, self.cascade.constructive_min, disagreement=encoder_disagrees(reading) or None)
+        if k == w.k:
+            return self.verdict(w)
+        second = Weighed(w.rule, w.x, p, k)
+        return self.verdict(second, read_together=True)

@@ -26,6 +26,7 @@ from importlib import resources
 
 import numpy as np
 
+from . import signs
 from .analysis import Analysis
 from .features import FEATURES, judge_features
 from .lexicon import CANDIDATE_FLOOR
@@ -59,10 +60,11 @@ class Combiner:
         total = sum(e)
         return [v / total for v in e]
 
-    def contributions(self, x: list[float], k: int) -> np.ndarray:
-        """How much each feature pushed relation k above the average of the others."""
+    def contributions(self, x: list[float], k: int, against: int | None = None) -> np.ndarray:
+        """How much each feature pushed relation k above relation `against`, or above the
+        average of the others."""
         z = (np.asarray(x) - self.mean) / self.scale
-        others = np.delete(self.coef, k, axis=0).mean(axis=0)
+        others = self.coef[against] if against is not None else np.delete(self.coef, k, axis=0).mean(axis=0)
         return (self.coef[k] - others) * z
 
 
@@ -123,10 +125,23 @@ class LearnedJudge(RuleJudge):
         confidence = round(p[k], 3)
         if relation == rule.relation:
             return Verdict(relation, confidence, rule.reason, rule.matched, rule.clashed)
-        return Verdict(relation, confidence, self._reason(relation, k, x, rule), rule.matched, rule.clashed)
+        return Verdict(relation, confidence, self._reason(k, p, x, rule, A, B, sim), rule.matched, rule.clashed)
 
-    def _reason(self, relation: str, k: int, x: list[float], rule: Verdict) -> str:
-        push = self.combiner.contributions(x, k)
-        top = [FEATURES[i] for i in np.argsort(-push, kind="stable")[:3] if push[i] > 0 and not FEATURES[i].startswith("rule_")]
-        why = ", ".join(name.replace("_", " ") for name in top) or "the evidence as a whole"
-        return f"{relation.capitalize()}, weighing {why}; the rules alone said: {rule.reason}"
+    def _reason(self, k: int, p: list[float], x: list[float], rule: Verdict, A: Analysis, B: Analysis, sim: float) -> str:
+        """The relation, what each text says, and why: the more likely relation `decide` passed
+        over, else up to two signs that pushed the model most towards it rather than the next
+        most likely, in plain words (`signs`)."""
+        best = p.index(max(p))
+        if best != k:
+            return signs.learned_reason(RELATIONS[k], A, B, rule.clashed, passed_over=RELATIONS[best])
+        runner_up = max((j for j in range(len(p)) if j != k), key=p.__getitem__)
+        push = self.combiner.contributions(x, k, against=runner_up)  # why k and not the next most likely
+        said: list[str] = []
+        for i in np.argsort(-push, kind="stable"):
+            if push[i] <= 0 or len(said) == 2:
+                break
+            above = x[i] > self.combiner.mean[i]
+            phrase = signs.plain(FEATURES[i], bool(above), A, B, sim)
+            if phrase and phrase not in said:
+                said.append(phrase)
+        return signs.learned_reason(RELATIONS[k], A, B, rule.clashed, said=said)

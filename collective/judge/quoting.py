@@ -25,6 +25,7 @@ LONG_CLAIM = 18  # words; a longer sentence is quoted by its clause around the f
 _FUNCTION_WORDS = (L.STOPWORDS | L.DETERMINERS | L.PRONOUNS | L.NEGATORS | L.HEDGES | L.QUALIFIERS
                    | L.LABEL_WORDS | L.APPROXIMATORS)
 _KEEP_CAPITAL = frozenset(L.TITLES | set(L.WEEKDAYS) | set(L.MONTHS) - {"may", "march"})
+_NOT_FIRST_NAMES = _FUNCTION_WORDS | _KEEP_CAPITAL  # capitalised words before a surname that are no first name
 _ABBREVIATIONS = frozenset({"dr", "mr", "mrs", "ms", "mx", "prof", "capt", "cmdr", "cdr", "lt", "sgt", "st"})
 _PLURAL_VERBS = frozenset({"are", "were", "have", "do", "aren't", "weren't", "haven't", "don't"})
 _SINGULAR_VERBS = frozenset({"is", "was", "has", "does", "isn't", "wasn't", "hasn't", "doesn't"})
@@ -115,18 +116,44 @@ def locate(x: Analysis, slot: str, value: str) -> tuple[int, int] | None:
         return find(text, value)
     if slot == "day":
         return _find_weekday(text, value) if value in L.WEEKDAYS.values() else find(text, value)
+    if slot == "object" and value.startswith("tag "):
+        return _tagged(text, value[4:])
     if slot in ("place", "role", "object"):
         return find(text, value, True) or find_stems(text, tuple(value.split()), True)
     if slot in ("person", "owner"):
         span = find(text, value + ("'s" if slot == "owner" else ""))
         if span and slot == "person":
-            m = re.search(r"\b(\w+)\.?\s+$", text[:span[0]])
-            if m and m.group(1).lower() in L.TITLES:
-                span = (m.start(), span[1])  # "Dr. Okafor"
+            m = re.search(r"\b([A-Z]\w*)\.?\s+$", text[:span[0]])
+            before = m.group(1).lower() if m else ""
+            if m and (before in L.TITLES or before not in _NOT_FIRST_NAMES and m.group().strip()[-1] != "."):
+                span = (m.start(), span[1])  # "Dr. Okafor", "Sofia Park"
         return span
     if slot == "negation":
         return find_stems(text, (value,))
     return None
+
+
+def _tagged(text: str, ident: str) -> tuple[int, int] | None:
+    """A tag ("P-101") with the noun that names what it tags: "pump P-101", "the P-101 feed pump"."""
+    span = find(text, ident)
+    if span is None:
+        return None
+    words = reading(text).words
+    k = next(i for i, (s, _, _) in enumerate(words) if s >= span[0])
+    if k > 0 and _noun(words[k - 1][2], words[k][2]):
+        return words[k - 1][0], span[1]
+    end = k
+    while end + 1 < len(words) and end - k < 2 and _noun(words[end + 1][2], _at(words, end + 2)):
+        end += 1
+    return _with_article(text, (span[0], words[end][1]))
+
+
+def _noun(w: str, after: str) -> bool:
+    return w not in _FUNCTION_WORDS and not verb_like(w, after)
+
+
+def _at(words: list, k: int) -> str:
+    return words[k][2] if k < len(words) else ""
 
 
 def _find_weekday(text: str, short: str) -> tuple[int, int] | None:
@@ -165,40 +192,18 @@ class Pair:
     def decap(self, fragment: str) -> str:
         """A fragment to stand inside a sentence: its first word in lower case unless it is a
         name, a title, a weekday, a month or an acronym ("The pump" -> "the pump", "EVA" stays)."""
-        m = WORD.match(fragment) if fragment[:1].isupper() else None
-        if not m or m.group() == "I" or m.group().startswith(("I'", "I’")):
+        first = _capital(fragment)
+        if first is None or first[1] and first[0] in self.names:
             return fragment
-        w = m.group()
-        low = w.lower()
-        if low not in _FUNCTION_WORDS and (any(c.isupper() or c.isdigit() for c in w[1:]) or low in _KEEP_CAPITAL
-                                           or low.removesuffix("'s").removesuffix("’s") in self.names):
-            return fragment
-        return low + fragment[len(w):]
+        return fragment[:len(first[0])].lower() + fragment[len(first[0]):]
 
     def shorten(self, first: str, second: str) -> str:
         """The second of two claims about one subject, the subject said again as "it" or "they":
         ("the pump is safe", "the pump is not safe") -> "it is not safe". People are named again."""
-        wa, wb = [w.lower() for w in WORD.findall(first)] + ["", ""], list(WORD.finditer(second))
-        lb = [m.group().lower() for m in wb] + ["", ""]
-        shared = 0
-        while shared < min(len(wa), len(lb)) - 2 and wa[shared] == lb[shared]:
-            shared += 1
-        # the subject: the shared words before a verb on both sides where the claims part
-        n = next((k for k in range(1, shared + 1)
-                  if verb_like(wa[k], wa[k + 1]) and verb_like(lb[k], lb[k + 1]) and _parts_at(wa, lb, k)), 0)
-        if not n:
+        cut = _subject_cut(first, second)
+        if cut is None or cut[0] in self.names:
             return second
-        head = wa[n - 1].removesuffix("'s")
-        if not (n >= 2 or wa[0] in L.DETERMINERS) or wa[0] in L.PRONOUNS or head in self.names or head in _PEOPLE_WORDS:
-            return second
-        verb = lb[n]
-        if verb in _PLURAL_VERBS:
-            pronoun = "they"
-        elif verb in _SINGULAR_VERBS or verb.endswith("s") and not verb.endswith("ss"):
-            pronoun = "it"
-        else:
-            pronoun = "they" if head.endswith("s") and not head.endswith(("ss", "us", "is")) else "it"
-        return pronoun + " " + second[wb[n].start():]
+        return cut[1] + " " + second[cut[2]:]
 
     def sides(self, at_a=None, at_b=None) -> tuple[str, str]:
         """What a says and what b says (b's subject as a pronoun when it is a's)."""
@@ -209,6 +214,49 @@ class Pair:
         """ "a says X; b says Y" """
         x, y = self.sides(at_a, at_b)
         return f"a says {x}; b says {y}"
+
+
+@lru_cache(maxsize=65536)
+def _capital(fragment: str) -> tuple[str, bool] | None:
+    """The fragment's first word (possessive aside) when it may go to lower case, and whether
+    only a name keeps it; None when it stays as written."""
+    m = WORD.match(fragment) if fragment[:1].isupper() else None
+    if not m or m.group() == "I" or m.group().startswith(("I'", "I’")):
+        return None
+    w = m.group()
+    low = w.lower()
+    if low in _FUNCTION_WORDS:
+        return low, False
+    if any(c.isupper() or c.isdigit() for c in w[1:]) or low in _KEEP_CAPITAL:
+        return None
+    return low.removesuffix("'s").removesuffix("’s"), True
+
+
+@lru_cache(maxsize=65536)
+def _subject_cut(first: str, second: str) -> tuple[str, str, int] | None:
+    """Where the second claim's predicate starts when both claims share their subject: (the
+    subject's head word, "it" or "they", the predicate's first character); None when not."""
+    wa, wb = [w.lower() for w in WORD.findall(first)] + ["", ""], list(WORD.finditer(second))
+    lb = [m.group().lower() for m in wb] + ["", ""]
+    shared = 0
+    while shared < min(len(wa), len(lb)) - 2 and wa[shared] == lb[shared]:
+        shared += 1
+    # the subject: the shared words before a verb on both sides where the claims part
+    n = next((k for k in range(1, shared + 1)
+              if verb_like(wa[k], wa[k + 1]) and verb_like(lb[k], lb[k + 1]) and _parts_at(wa, lb, k)), 0)
+    if not n:
+        return None
+    head = wa[n - 1].removesuffix("'s")
+    if not (n >= 2 or wa[0] in L.DETERMINERS) or wa[0] in L.PRONOUNS or head in _PEOPLE_WORDS:
+        return None
+    verb = lb[n]
+    if verb in _PLURAL_VERBS:
+        pronoun = "they"
+    elif verb in _SINGULAR_VERBS or verb.endswith("s") and not verb.endswith("ss"):
+        pronoun = "it"
+    else:
+        pronoun = "they" if head.endswith("s") and not head.endswith(("ss", "us", "is")) else "it"
+    return head, pronoun, wb[n].start()
 
 
 @lru_cache(maxsize=65536)

@@ -98,8 +98,8 @@ def contradiction(a: Analysis, b: Analysis, clashed) -> str:
 
 
 def versus(a: Analysis, b: Analysis, clashed) -> str:
-    """ "a says X; b says Y": the claims around the first clash, b by its values alone when
-    only values clash ("a says the tank holds 150 L; b says 90 L")."""
+    """ "a says X; b says Y": the claims around the first clash, b by its value alone when
+    only one value clashes ("a says the tank holds 150 L; b says 90 L")."""
     p = Pair(a, b)
     at_a = at_b = None
     values_b: list[str] = []
@@ -114,8 +114,8 @@ def versus(a: Analysis, b: Analysis, clashed) -> str:
                 values_b.append(value)
         else:
             only_values = False
-    if only_values and values_b:
-        return f"a says {p.claim(a, at_a)}; b says {' and '.join(values_b)}"
+    if only_values and len(values_b) == 1:
+        return f"a says {p.claim(a, at_a)}; b says {values_b[0]}"
     return p.both_say(at_a, at_b)
 
 

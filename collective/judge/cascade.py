@@ -36,7 +36,7 @@ from .features import FEATURES
 from .learned import Combiner, LearnedJudge, Weighed, decide
 from .lexicon import CANDIDATE_FLOOR
 from .protocol import RELATIONS, Verdict
-from .rule_judge import below_floor
+from .rule_judge import floor_verdict
 
 CASCADE_FILE = "cascade.json"
 # the first look's evidence the second model also sees
@@ -119,7 +119,7 @@ class CascadeJudge(LearnedJudge):
         for i, (a, b, sim) in enumerate(pairs):
             sim = float(sim)
             if not sim >= self.floor:
-                out[i] = below_floor(sim, self.floor)
+                out[i] = floor_verdict(sim, self.floor)
                 continue
             looks.append(self.weigh(self.analyse(a), self.analyse(b), sim))
             texts.append((a, b))
@@ -146,5 +146,4 @@ class CascadeJudge(LearnedJudge):
         k = decide(p, w.x, self.cascade.constructive_min, disagreement=encoder_disagrees(reading) or None)
         if k == w.k:
             return self.verdict(w)
-        second = Weighed(w.rule, w.x, p, k)
-        return self.verdict(second, read_together=True)
+        return self.verdict(w._replace(p=p, k=k), read_together=True)

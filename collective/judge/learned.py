@@ -27,6 +27,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from . import signs
 from .analysis import Analysis
 from .features import FEATURES, judge_features
 from .lexicon import CANDIDATE_FLOOR
@@ -62,14 +63,15 @@ class Combiner:
         total = sum(e)
         return [v / total for v in e]
 
-    def contributions(self, x: list[float], k: int) -> np.ndarray:
-        """How much each feature pushed relation k above the average of the others."""
+    def contributions(self, x: list[float], k: int, against: int | None = None) -> np.ndarray:
+        """How much each feature pushed relation k above relation `against`, or above the
+        average of the others."""
         z = (np.asarray(x) - self.mean) / self.scale
-        others = np.delete(self.coef, k, axis=0).mean(axis=0)
+        others = self.coef[against] if against is not None else np.delete(self.coef, k, axis=0).mean(axis=0)
         return (self.coef[k] - others) * z
 
 
-_DIFFERENT = FEATURES.index("different_objects")
+_DIFFERENT, _COSINE = FEATURES.index("different_objects"), FEATURES.index("cosine")
 _CONSTRUCTIVE = RELATIONS.index("constructive")
 _DESTRUCTIVE = RELATIONS.index("destructive")
 # a contradiction the features show no sign of needs this probability (grouped cross-validation
@@ -111,6 +113,8 @@ class Weighed(NamedTuple):
     x: list[float]
     p: list[float]
     k: int
+    A: Analysis
+    B: Analysis
     final: Verdict | None = None
 
 
@@ -136,9 +140,9 @@ class LearnedJudge(RuleJudge):
         rule, x = judge_features(A, B, sim, self.floor)
         if A.words == B.words and _wording(A.text) == _wording(B.text):
             # the same words: no pair like it was trained on, and the rules read it whole
-            return Weighed(rule, x, [], RELATIONS.index(rule.relation), final=rule)
+            return Weighed(rule, x, [], RELATIONS.index(rule.relation), A, B, final=rule)
         p = self.combiner.probabilities(x)
-        return Weighed(rule, x, p, decide(p, x, self.combiner.constructive_min))
+        return Weighed(rule, x, p, decide(p, x, self.combiner.constructive_min), A, B)
 
     def verdict(self, w: Weighed, *, read_together: bool = False) -> Verdict:
         if w.final is not None:
@@ -147,19 +151,32 @@ class LearnedJudge(RuleJudge):
         confidence = round(w.p[w.k], 3)
         if relation == rule.relation:
             return Verdict(relation, confidence, rule.reason, rule.matched, rule.clashed)
-        reason = (read_together_reason(relation, rule) if read_together
-                  else self._reason(relation, w.k, w.x, rule))
+        reason = (read_together_reason(relation, w.A, w.B, rule) if read_together
+                  else self._reason(w.k, w.p, w.x, rule, w.A, w.B, w.x[_COSINE]))
         return Verdict(relation, confidence, reason, rule.matched, rule.clashed)
 
-    def _reason(self, relation: str, k: int, x: list[float], rule: Verdict) -> str:
-        push = self.combiner.contributions(x, k)
-        top = [FEATURES[i] for i in np.argsort(-push, kind="stable")[:3] if push[i] > 0 and not FEATURES[i].startswith("rule_")]
-        why = ", ".join(name.replace("_", " ") for name in top) or "the evidence as a whole"
-        return f"{relation.capitalize()}, weighing {why}; the rules alone said: {rule.reason}"
+    def _reason(self, k: int, p: list[float], x: list[float], rule: Verdict, A: Analysis, B: Analysis, sim: float) -> str:
+        """The relation, what each text says, and why: the more likely relation `decide` passed
+        over, else up to two signs that pushed the model most towards it rather than the next
+        most likely, in plain words (`signs`)."""
+        best = p.index(max(p))
+        if best != k:
+            return signs.learned_reason(RELATIONS[k], A, B, rule.clashed, passed_over=RELATIONS[best])
+        runner_up = max((j for j in range(len(p)) if j != k), key=p.__getitem__)
+        push = self.combiner.contributions(x, k, against=runner_up)  # why k and not the next most likely
+        said: list[str] = []
+        for i in np.argsort(-push, kind="stable"):
+            if push[i] <= 0 or len(said) == 2:
+                break
+            above = x[i] > self.combiner.mean[i]
+            phrase = signs.plain(FEATURES[i], bool(above), A, B, sim)
+            if phrase and phrase not in said:
+                said.append(phrase)
+        return signs.learned_reason(RELATIONS[k], A, B, rule.clashed, said=said)
 
 
-def read_together_reason(relation: str, rule: Verdict) -> str:
-    """Why the cross-encoder's reading overrode the rules, in words."""
-    said = {"constructive": "say the same thing", "destructive": "cannot both be true",
-            "partial": "partly agree", "independent": "are about different things"}[relation]
-    return f"Read together, the two memories {said}; the rules alone said: {rule.reason}"
+def read_together_reason(relation: str, A: Analysis, B: Analysis, rule: Verdict) -> str:
+    """Why the cross-encoder's reading stands where the readers saw otherwise, in words."""
+    finds = {"constructive": "they say the same thing", "destructive": "they cannot both be true",
+             "partial": "they agree only in part", "independent": "they are about different things"}[relation]
+    return signs.learned_reason(relation, A, B, rule.clashed, said=[f"read together, {finds}"])

@@ -42,6 +42,11 @@ class Verdict:
         }
 
 
+def below_floor(similarity: float, floor: float) -> str:
+    """The reason for a pair too far apart to be judged at all."""
+    return f"They are too unlike to compare: their cosine similarity is {similarity:.2f}, below the floor of {floor:.2f}."
+
+
 @runtime_checkable
 class Judge(Protocol):
     def judge(self, a: str, b: str, similarity: float) -> Verdict: ...
@@ -72,7 +77,7 @@ class CallbackJudge:
     def judge(self, a: str, b: str, similarity: float) -> Verdict:
         sim = float(similarity)
         if self.floor is not None and not sim >= self.floor:
-            return Verdict("independent", 0.95, f"Cosine {sim:.2f} is below the candidate floor {self.floor:.2f}.")
+            return Verdict("independent", 0.95, below_floor(sim, self.floor))
         out = self._fn(a, b, sim)
         if isinstance(out, Verdict):
             out = (out.relation, out.confidence, out.reason)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from .. import judge as judge_package
 from .analysis import Analysis, analysis_version, dump_analysis, load_analysis
 from .lexicon import CANDIDATE_FLOOR
-from .protocol import Verdict
+from .protocol import Verdict, below_floor
 from .rules import Findings, decide
 
 
@@ -63,7 +63,7 @@ class RuleJudge:
     def judge(self, a: str, b: str, similarity: float) -> Verdict:
         sim = float(similarity)
         if not sim >= self.floor:  # also catches NaN
-            return below_floor(sim, self.floor)
+            return floor_verdict(sim, self.floor)
         return self.compare(self.analyse(a), self.analyse(b), sim)
 
     def compare(self, A: Analysis, B: Analysis, sim: float) -> Verdict:
@@ -71,6 +71,6 @@ class RuleJudge:
         return decide(A, B, sim, Findings(A, B, self.floor))[0]
 
 
-def below_floor(sim: float, floor: float) -> Verdict:
+def floor_verdict(sim: float, floor: float) -> Verdict:
     """The verdict on a pair too far apart to be asked about."""
-    return Verdict("independent", 0.95, f"Cosine {sim:.2f} is below the candidate floor {floor:.2f}.")
+    return Verdict("independent", 0.95, below_floor(sim, floor))

@@ -34,6 +34,7 @@ slot rules record.
 
 from __future__ import annotations
 
+from . import reasons
 from .analysis import Analysis
 from .lexicon import PARAPHRASE_COSINE, SUBSTITUTION_COSINE, TOPIC_COSINE
 from .protocol import Verdict
@@ -100,7 +101,7 @@ def _match_objects(a: Analysis, b: Analysis, matched: list, different: list) -> 
 
 def different_objects(a: Analysis, b: Analysis, sim: float, found: Findings) -> Verdict | None:
     if found.different:
-        return _verdict("independent", 0.8, f"Different objects that share vocabulary: {'; '.join(found.different)}.",
+        return _verdict("independent", 0.8, reasons.different_objects(a, b, found.different),
                         found.matched, [f"object:{d}" for d in found.different])
     return None
 
@@ -108,15 +109,14 @@ def different_objects(a: Analysis, b: Analysis, sim: float, found: Findings) -> 
 def different_topics(a: Analysis, b: Analysis, sim: float, found: Findings) -> Verdict | None:
     topic = sim >= TOPIC_COSINE or (found.same_object or found.coverage >= 0.5) and sim >= found.floor
     if not topic:
-        return _verdict("independent", 0.7, f"Different topics: cosine {sim:.2f} and no shared object.", found.matched, found.clashed)
+        return _verdict("independent", 0.7, reasons.different_topics(sim), found.matched, found.clashed)
     return None
 
 
 def retraction(a: Analysis, b: Analysis, sim: float, found: Findings) -> Verdict | None:
     if a.retracts != b.retracts:
-        who = "second" if b.retracts else "first"
         found.clashed.append("retraction")
-        return _verdict("destructive", 0.8, f"The {who} memory retracts what the other states.", found.matched, found.clashed)
+        return _verdict("destructive", 0.8, reasons.retraction(a, b), found.matched, found.clashed)
     return None
 
 
@@ -192,7 +192,7 @@ def people(a: Analysis, b: Analysis, sim: float, found: Findings) -> Verdict | N
         if found.shared_people:
             found.matched.append(f"person:{sorted(a.people & b.people)[0]}")
         elif a.personal or b.personal:
-            return _verdict("independent", 0.65, f"Different people ({sorted(a.people)[0]}, {sorted(b.people)[0]}) with the same kind of condition.", found.matched, [])
+            return _verdict("independent", 0.65, reasons.different_people(a, b), found.matched, [])
         else:
             found.clashed.append(f"person:{sorted(a.people)[0]} vs {sorted(b.people)[0]}")
     return None
@@ -232,8 +232,7 @@ def negation(a: Analysis, b: Analysis, sim: float, found: Findings) -> Verdict |
 
 def hedge(a: Analysis, b: Analysis, sim: float, found: Findings) -> Verdict | None:
     if a.hedged != b.hedged:
-        who = "first" if a.hedged else "second"
-        return _verdict("partial", 0.65, f"The {who} memory only hedges what the other states.", found.matched, found.clashed)
+        return _verdict("partial", 0.65, reasons.hedge(a, b), found.matched, found.clashed)
     return None
 
 
@@ -241,21 +240,20 @@ def clash_of_other_subjects(a: Analysis, b: Analysis, sim: float, found: Finding
     """States that clash about different subjects do not bear on the same thing."""
     if (found.clashed and found.substitution and not (a.people or b.people or a.roles or b.roles)
             and not any(c.startswith(("number", "time", "day", "place")) for c in found.clashed) and sim < SUBSTITUTION_COSINE):
-        return _verdict("independent", 0.55, "Different subjects: their states do not bear on the same thing.", found.matched, [])
+        return _verdict("independent", 0.55, reasons.other_subjects(a, b, same_statement=False), found.matched, [])
     return None
 
 
 def contradiction(a: Analysis, b: Analysis, sim: float, found: Findings) -> Verdict | None:
     if found.clashed:
         conf = 0.75 + 0.05 * min(3, len(found.clashed)) if sim >= TOPIC_COSINE else 0.6
-        return _verdict("destructive", conf, f"They contradict each other on {_say(found.clashed)}.", found.matched, found.clashed)
+        return _verdict("destructive", conf, reasons.contradiction(a, b, found.clashed), found.matched, found.clashed)
     return None
 
 
 def restriction(a: Analysis, b: Analysis, sim: float, found: Findings) -> Verdict | None:
     if a.qualified != b.qualified:
-        who = "first" if a.qualified else "second"
-        return _verdict("partial", 0.6, f"The {who} memory restricts the other's claim.", found.matched, found.clashed)
+        return _verdict("partial", 0.6, reasons.restriction(a, b), found.matched, found.clashed)
     return None
 
 
@@ -264,34 +262,31 @@ def same_statement_other_subjects(a: Analysis, b: Analysis, sim: float, found: F
     # "module A" in both may hold two things (its scrubber, its filter)
     shared_id = any(m.startswith("object:tag ") for m in found.matched)
     if found.substitution and not shared_id and (found.same_claim >= 0.5 or (sim < TOPIC_COSINE and not found.slot_matched())):
-        return _verdict("independent", 0.6, "The same statement about different subjects.", found.matched, found.clashed)
+        return _verdict("independent", 0.6, reasons.other_subjects(a, b, same_statement=True), found.matched, found.clashed)
     return None
 
 
 def other_attribute(a: Analysis, b: Analysis, sim: float, found: Findings) -> Verdict | None:
     if found.same_object and a.attributes and b.attributes and not (a.attributes & b.attributes) and not found.slot_matched():
-        what = f"{sorted(a.attributes)[0]} vs {sorted(b.attributes)[0]}"
-        return _verdict("partial", 0.6, f"Same object, different attributes ({what}).", found.matched, found.clashed)
+        return _verdict("partial", 0.6, reasons.other_attribute(a, b), found.matched, found.clashed)
     return None
 
 
 def agreement(a: Analysis, b: Analysis, sim: float, found: Findings) -> Verdict | None:
     if found.slot_matched() or found.coverage >= 0.6 or sim >= PARAPHRASE_COSINE:
         conf = 0.6 + 0.4 * max(0.0, min(1.0, (sim - TOPIC_COSINE) / (1 - TOPIC_COSINE)))
-        what = f"on {_say(found.matched)}" if found.matched else f"(cosine {sim:.2f}, no slot clashes)"
-        return _verdict("constructive", conf, f"They agree {what}.", found.matched, found.clashed)
+        return _verdict("constructive", conf, reasons.agreement(a, b, found.matched), found.matched, found.clashed)
     return None
 
 
 def same_object_otherwise(a: Analysis, b: Analysis, sim: float, found: Findings) -> Verdict | None:
     if found.same_object:
-        shared = ", ".join(m.partition(":")[2] for m in found.matched if m.startswith(("object", "owner", "person"))) or "the subject"
-        return _verdict("partial", 0.55, f"Same object ({shared}), different attributes.", found.matched, found.clashed)
+        return _verdict("partial", 0.55, reasons.same_object(a, b), found.matched, found.clashed)
     return None
 
 
 def nothing_in_common(a: Analysis, b: Analysis, sim: float, found: Findings) -> Verdict:
-    return _verdict("independent", 0.5, f"Nothing asserted in common (cosine {sim:.2f}).", found.matched, found.clashed)
+    return _verdict("independent", 0.5, reasons.nothing_in_common(a, b, sim), found.matched, found.clashed)
 
 
 # The order is the judge's logic: the first rule that answers decides. The gates
@@ -347,15 +342,6 @@ def _places_compatible(a: frozenset, b: frozenset) -> bool:
 
 def _verdict(relation: str, confidence: float, reason: str, matched, clashed) -> Verdict:
     return Verdict(relation, round(min(1.0, max(0.0, confidence)), 3), reason, tuple(matched), tuple(clashed))
-
-
-def _say(tags) -> str:
-    """ "number:101 kPa vs 87 kPa" -> "number (101 kPa vs 87 kPa)", joined for a sentence."""
-    parts = []
-    for t in tags:
-        slot, _, detail = t.partition(":")
-        parts.append(f"{slot} ({detail})" if detail else slot)
-    return ", ".join(parts)
 
 
 def _fmt_day(kind_: str, v) -> str:

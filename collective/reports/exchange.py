@@ -9,6 +9,7 @@ from typing_extensions import TypedDict
 
 DRY = "null on a dry run"
 PROMOTIONS = "the consensus exchanged: consensus_moved, taken, refused, main_refused, promoted, pushed"
+PAIRS = "remote, local, relation, similarity, phase_difference, reason (the judge's: a is the local memory, b the remote)"
 PEER_STATUSES = "merged, unchanged, refused, planned"  # model.enums.PeerStatus (imported by no help text: numpy)
 
 
@@ -21,7 +22,7 @@ class PeerPullReport(TypedDict):
     commit: str | None
     summary: Annotated[dict, "what its memories became: new, constructive, partial, destructive, ..."]
     refused: Annotated[dict, "reason -> count"]
-    pairs: list
+    pairs: Annotated[list, PAIRS]
     key: dict | None
     history: Annotated[dict | None, "taken and offered, when refused as rewritten"]
     seconds: dict

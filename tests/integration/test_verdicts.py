@@ -5,6 +5,7 @@ verdict and the memories arrive first, and followed by later merges."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -47,7 +48,9 @@ def test_one_dispute_per_claim_the_same_on_every_agent(trio, ana):
     dispute = seen["earth-1"][0]
     assert dispute["status"] in ("pending", "escalated") and dispute["case_count"] == 2
     assert dispute["agents"] == ["earth-1", "earth-2", "mars-1"]
-    assert "negation" in dispute["reason"]  # the judge's reason for the two claims
+    # the judge's reason for the two claims, in their own words
+    assert re.fullmatch(r"a says .+ safe to operate; b says .+ safe to operate\.", dispute["reason"]), dispute["reason"]
+    assert "not safe" in dispute["reason"]
     assert side_of(dispute, pump.id) == side_of(dispute, pump_too.id) != side_of(dispute, not_pump.id)
 
 

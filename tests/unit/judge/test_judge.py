@@ -265,7 +265,7 @@ def test_the_rule_judge_is_a_judge_that_answers_below_its_floor_without_reading(
     safe, unsafe = "The reactor is safe.", "The reactor is not safe."
     assert rj.judge(safe, unsafe, CANDIDATE_FLOOR).relation == "destructive"
     v = rj.judge(safe, unsafe, CANDIDATE_FLOOR - 0.01)
-    assert v.relation == "independent" and "candidate floor" in v.reason and v.phase_difference is None
+    assert v.relation == "independent" and "similarity is 0.29, below the floor of 0.30" in v.reason and v.phase_difference is None
     raised = RuleJudge(floor=0.5)
     assert raised.candidate_floor == 0.5
     assert raised.judge(safe, unsafe, 0.45).relation == "independent"

@@ -16,8 +16,10 @@ from .common import cli_errors, emit, json_option
 def judge_cmd(a, b, as_json):
     """How two memories relate: constructive, destructive, partial or independent.
 
-    Prints the relation, a confidence and the reason (which slots matched or
-    clashed), as the merge and the dream's detect stage would see them.
+    Prints the relation, a confidence and the reason (what a and b each say, in
+    their own words), as the default judge gives them to the merge and the
+    dream's detect stage: the slot readers and the learned combiner, with the
+    cross-encoder on the pairs they leave open.
     """
     from ..judge import compare_texts
     with cli_errors():

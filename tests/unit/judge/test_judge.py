@@ -470,7 +470,8 @@ def test_eval_script_json(tmp_path, embedder):
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
     assert out["n"] == 3
-    for name in ("judge", "rules", "baseline"):
+    assert out["default_judge"] == "CascadeJudge"
+    for name in ("judge", "learned", "rules", "baseline"):
         res = out[name]
         assert set(res["per_relation"]) == set(RELATIONS)
         assert set(res["confusion"]) == set(RELATIONS)
@@ -478,5 +479,6 @@ def test_eval_script_json(tmp_path, embedder):
         assert "constructive/(none)" in res["per_kind"]
     assert out["judge"]["accuracy"] == 1.0
     assert out["judge"]["wrongly_constructive"]["destructive"] == 0.0
-    for name in ("judge", "rules"):
+    for name in ("cascade", "learned", "rules"):
         assert out["speed"][name]["judge_pairs_per_s"] > 0
+    assert out["speed"]["cascade"]["encoder_pairs_per_s"] > 0 and out["speed"]["cascade"]["encoder_read"] >= 1

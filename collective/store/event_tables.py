@@ -16,6 +16,12 @@ LAST_PUBLISH = "events.last_publish"
 OUTBOX_FULL = "events.dropped.outbox_full"  # unsent events the outbox's bound let go
 
 
+def _chunks(ids: Sequence[str], size: int = 500) -> Iterable[list[str]]:
+    """Ids a few hundred at a time: SQLite refuses a statement with more than 32,766 variables."""
+    for start in range(0, len(ids), size):
+        yield list(ids[start:start + size])
+
+
 class Outbox:
     """`local_outbox`: events written beside the change they report, as the canonical
     JSON their signature covers; sent_at set once NATS acknowledged them. Without a sender
@@ -50,7 +56,8 @@ class Outbox:
             return
         oldest = [r["event_id"] for r in self.repo.select(self.name, {"sent_at": None}, columns=("event_id",),
                                                            order_by="event_id", limit=over)]
-        self.repo.delete(self.name, {"event_id": oldest})
+        for chunk in _chunks(oldest):
+            self.repo.delete(self.name, {"event_id": chunk})
         dropped = self.repo.select(STATE, {"name": OUTBOX_FULL})
         count = int(dropped[0]["value"]) if dropped else 0
         self.repo.upsert(STATE, [{"name": OUTBOX_FULL, "value": str(count + len(oldest))}], key=["name"])
@@ -61,8 +68,8 @@ class Outbox:
 
     def mark_sent(self, event_ids: Sequence[str], *, at: str) -> None:
         """In the caller's transaction: these were acknowledged; the last publish is now."""
-        for start in range(0, len(event_ids), 500):
-            self.repo.update(self.name, {"sent_at": at}, {"event_id": list(event_ids[start:start + 500])})
+        for chunk in _chunks(event_ids):
+            self.repo.update(self.name, {"sent_at": at}, {"event_id": chunk})
         self.repo.upsert(STATE, [{"name": LAST_PUBLISH, "value": at}], key=["name"])
 
     def last_publish(self) -> str | None:

@@ -14,6 +14,8 @@ from collective.config import Home
 from collective.dream import report as dream_report
 from collective.dream.stages import transfer
 from collective.errors import StorageError
+from collective.model import events
+from collective.store.event_tables import Outbox
 from collective.quarantine import cases as quarantine
 from events_support import met
 from tests.integration.dream_helpers import store_topics
@@ -171,3 +173,18 @@ def test_events_switched_off_write_nothing_and_the_outbox_is_bounded(two, home):
         before = earth.tables.outbox.count()
         earth.store("Rover 9 is charged.")
         assert earth.tables.outbox.count() == before
+
+
+def test_an_outbox_far_over_its_bound_drops_its_oldest_in_one_go(two):
+    """A bound lowered under tens of thousands of waiting events (or an outbox that grew
+    before it had one) dropped them in one statement, over SQLite's 32,766 variables: the
+    change that wrote the next event failed."""
+    earth = two["earth-1"]
+    outbox = Outbox(earth.repo, earth.tables.outbox.sender)
+    drafts = [events.memory_event(events.E.MEMORY_STORED, earth.store("Rover 1 is charged.").memory)] * 33_000
+    with earth.repo.transaction():
+        outbox.add(drafts)
+    outbox.limit = 10
+    with earth.repo.transaction():
+        outbox.add(drafts[:1])
+    assert outbox.depth() == 10

@@ -104,6 +104,9 @@ class CascadeJudge(LearnedJudge):
             return True  # numbers, times and days: the readers' own ground
         if w.k == _INDEPENDENT and w.x[_DIFFERENT] > 0:
             return True  # two identities ("P-101" / "P-102")
+        if w.A.words == w.B.words and not w.rule.clashed:
+            return True  # the same words, only an aside or punctuation apart: one claim
+            # (the encoder reads "(report 12)" / "(report 20451)" as a contradiction)
         if w.k == _CONSTRUCTIVE and w.x[_COSINE] >= absorb_at:
             return False  # an absorption hides a memory: always checked
         return max(w.p) >= self.cascade.gate

@@ -67,6 +67,18 @@ def test_the_readers_settle_numbers_times_and_identities_without_the_encoder():
     assert judge.opened == 0
 
 
+def test_the_same_words_an_aside_apart_are_one_claim_without_the_encoder():
+    # the encoder alone reads the differing report numbers as a contradiction
+    judge = CascadeJudge()
+    a, b = ("Coolant pump 17 in module R is safe to operate (report 12)",
+            "Coolant pump 17 in module R is safe to operate (report 20451)")
+    assert judge.encoder.read([(a, b)])[0][READING.index("ce_destructive")] > 0.5
+    for sim in (0.7, 0.95):
+        verdict = judge.judge(a, b, sim)
+        assert verdict == LearnedJudge().judge(a, b, sim) and verdict.relation != "destructive"
+    assert judge.opened == 0
+
+
 def test_every_pair_the_learned_judge_would_absorb_is_read():
     judge, learned = CascadeJudge(), LearnedJudge()
     a, b = "The supply drop landed intact.", "The cargo lander touched down undamaged."

@@ -171,10 +171,11 @@ class Agent(RecallVerbs, ReviewVerbs, RosterVerbs, DreamVerbs, SyncVerbs, Pictur
 
     @property
     def judge(self) -> Judge:
-        """The pairwise judge this agent uses (Agent.open(..., judge=...), else the rule judge)."""
+        """The pairwise judge this agent uses (Agent.open(..., judge=...), else the default judge,
+        or the cascade where `[merge] cross_encoder` is true)."""
         if self._judge is None:
             from .judge import default_judge  # loads the rule judge on first use: `cmem store` never needs it
-            self._judge = default_judge()
+            self._judge = default_judge(cascade=self.settings.cross_encoder)
         return self._judge
 
     def comparator(self) -> Comparator:

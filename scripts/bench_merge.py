@@ -14,9 +14,9 @@ classify runs start with a judge that has nothing in memory, as in a new
 process: they read those kept analyses and analyse the peer's texts, judging
 on every core. Then a second peer's memories are pulled the same way
 ("second_peer_pull"). Targets (for the first pull): total <= 10 s, classify
->= 5x faster than brute force. The pulls use the default judge, the cascade
-(`--judge learned`: the learned judge without the cross-encoder; `--judge
-rules`: the rule judge); every judge plans the same exact candidates in the
+>= 5x faster than brute force. The pulls use the default judge, the learned
+judge (`--judge cascade`: with the cross-encoder on the pairs it leaves open;
+`--judge rules`: the rule judge); every judge plans the same exact candidates in the
 same run, each cold ("judges_on_exact_candidates": seconds and relations, and
 for the cascade how many pairs its cross-encoder read).
 
@@ -48,7 +48,7 @@ from collective.runtime.gc_pause import gc_paused
 from collective.judge import LearnedJudge, RuleJudge
 from collective.judge.cascade import CascadeJudge
 
-# the default judge (the cascade), the learned judge without its cross-encoder, and the rule judge
+# the learned judge (the default), the cascade ([merge] cross_encoder), and the rule judge
 JUDGES = {"cascade": CascadeJudge, "learned": LearnedJudge, "rules": RuleJudge}
 from collective.model import Memory, utcnow
 
@@ -184,7 +184,7 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--clusters", type=int, default=0, help="topic clusters (default: n_local / 50)")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--dir", help="work folder (default: a temporary one, removed afterwards)")
-    parser.add_argument("--judge", choices=sorted(JUDGES), default="cascade", help="the judge the pulls use (default: cascade, the default judge)")
+    parser.add_argument("--judge", choices=sorted(JUDGES), default="learned", help="the judge the pulls use (default: learned, the default judge)")
     parser.add_argument("--profile", help="write a cProfile of the pull to this file and print its top lines")
     args = parse_args(parser, argv, QUICK)
 

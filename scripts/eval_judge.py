@@ -8,9 +8,9 @@ of constructive, destructive, partial, independent; "kind" (a sub-kind) is
 optional. Both texts are embedded with the default embedder, the cosine is
 computed, and four judges are scored in the same run:
 
-- judge:    the default judge (collective.judge.default_judge): the cascade,
-            CascadeJudge, where the cross-encoder is installed, else the learned judge
-- learned:  collective.judge.LearnedJudge (the learned judge without the cross-encoder)
+- judge:    the cascade, CascadeJudge (the learned judge with the cross-encoder
+            on the pairs it leaves open; `[merge] cross_encoder = true`)
+- learned:  collective.judge.LearnedJudge (the default judge)
 - rules:    collective.judge.RuleJudge (the rule judge alone)
 - baseline: "cosine >= 0.6 plus negation cues": cosine < 0.6 -> independent;
             else exactly one text has a negation cue -> destructive;
@@ -230,14 +230,14 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: embedder unavailable: {e}", file=sys.stderr)
         return 1
     sims = [float(x) for x in (va * vb).sum(axis=1)]
-    judge, learned, rules = default_judge(), LearnedJudge(), RuleJudge()
+    judge, learned, rules = default_judge(cascade=True), LearnedJudge(), RuleJudge()
     verdicts = judged(judge, pairs, sims)
     labels = [p["label"] for p in pairs]
     kinds = [p["kind"] for p in pairs]
     result = {
         "file": args.file,
         "n": len(pairs),
-        "default_judge": type(judge).__name__,
+        "judge_class": type(judge).__name__,
         "judge": score(labels, [v.relation for v in verdicts], kinds),
         "learned": score(labels, [v.relation for v in judged(learned, pairs, sims)], kinds),
         "rules": score(labels, [rules.judge(p["a"], p["b"], s).relation for p, s in zip(pairs, sims)], kinds),

@@ -44,6 +44,8 @@ class Settings:
     dispute_penalty: float = setting(wave.DISPUTE_PENALTY, "a dispute weakens both sides: amplitude x "
                                      "(1 - this x similarity)", table="merge")
     escalation_threshold: int = setting(3, "disputes of one pair before its case is escalated", table="merge")
+    cross_encoder: bool = setting(False, "the judge hands the pairs it is unsure of, and every agreement it would "
+                                  "absorb, to the cross-encoder (the cascade judge; slower)", table="merge")
     fade_threshold: float = setting(0.05, "strength under which a memory is faded: left out of recall, kept",
                                     table="recall")
     min_score: float = setting(MIN_SCORE, "least relevance a recalled memory has", table="recall",

@@ -8,13 +8,14 @@ difference (0, pi, pi/2) on top of the writers' stances.
 The built-in judges are pure and offline. `RuleJudge` reads each text into
 slots (`reader.analyse_text`, one reader per slot in `readers/`) and compares
 two readings by an ordered list of rules (`rules.py`, where the rules are
-explained). `LearnedJudge` turns the same evidence, a word
+explained). `LearnedJudge`, the default, turns the same evidence, a word
 alignment (`align`) and the rules' verdict into features (`features`) and
 weighs them with a small trained model (`learned`; scripts/train_judge.py).
-`CascadeJudge`, the default (`cascade`), hands what the learned judge leaves
+`CascadeJudge` (`cascade`; `[merge] cross_encoder = true`) hands what the learned judge leaves
 open, and every agreement it would absorb, to a cross-encoder trained here
 (`cross_encoder`, int8 ONNX): on text by writers it never read it absorbs
-less than half as many contradictions as the learned judge (tests/data/README.md).
+less than half as many contradictions as the learned judge, but it misreads
+plain paraphrases the learned judge gets right (tests/data/README.md).
 Any other judge (an NLI model, an LLM callback) can replace it
 through `CallbackJudge`; the merge only sees the `Judge` protocol
 (`protocol.py`).

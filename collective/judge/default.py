@@ -31,16 +31,26 @@ def _judged(a: str, b: str, embedder, judge: Judge | None) -> tuple[Verdict, flo
 
 
 _DEFAULT_JUDGE: LearnedJudge | None = None
+_CASCADE: LearnedJudge | None = None
 
 
-def default_judge() -> LearnedJudge:
-    """The process-wide judge (its analysis cache is shared): the CascadeJudge, the learned
-    judge with the cross-encoder on the pairs it leaves open, or the LearnedJudge alone where
-    the cross-encoder is not installed (tests/data/README.md has both judges' scores)."""
-    global _DEFAULT_JUDGE
+def default_judge(*, cascade: bool = False) -> LearnedJudge:
+    """The process-wide judge (its analysis cache is shared): the LearnedJudge, or with
+    `cascade` the CascadeJudge (the learned judge with the cross-encoder on the pairs it
+    leaves open; the learned judge alone where the cross-encoder is not installed).
+
+    The cascade is not the default: it scores higher on text by writers it never read
+    (tests/data/README.md), but its cross-encoder misreads plain paraphrases the learned
+    judge gets right ("The coolant pump in module B is safe to operate" / "Module B's coolant
+    pump is safe to operate" becomes independent), and each pair it opens costs ~4 ms."""
+    global _DEFAULT_JUDGE, _CASCADE
+    if cascade:
+        if _CASCADE is None:
+            from .cascade import CascadeJudge, shipped_cascade
+            from .cross_encoder import shipped
+
+            _CASCADE = CascadeJudge() if shipped() and shipped_cascade() else default_judge()
+        return _CASCADE
     if _DEFAULT_JUDGE is None:
-        from .cascade import CascadeJudge, shipped_cascade
-        from .cross_encoder import shipped
-
-        _DEFAULT_JUDGE = CascadeJudge() if shipped() and shipped_cascade() else LearnedJudge()
+        _DEFAULT_JUDGE = LearnedJudge()
     return _DEFAULT_JUDGE

@@ -29,10 +29,11 @@ def cascade() -> CascadeJudge:
     return CascadeJudge()
 
 
-def test_the_model_ships_small_and_the_cascade_is_the_default():
+def test_the_model_ships_small_and_the_cascade_is_asked_for():
     assert model_path() is not None and shipped_cascade() is not None
     assert model_path().stat().st_size < 30_000_000  # int8: a few tens of MB at most
-    assert type(default_judge()) is CascadeJudge
+    assert type(default_judge()) is LearnedJudge
+    assert type(default_judge(cascade=True)) is CascadeJudge
     notice = (model_path().parent / "NOTICE").read_text()
     assert "CC BY-SA 4.0" in notice and "SNLI" in notice
 

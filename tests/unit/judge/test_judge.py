@@ -470,7 +470,7 @@ def test_eval_script_json(tmp_path, embedder):
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
     assert out["n"] == 3
-    assert out["default_judge"] == "CascadeJudge"
+    assert out["judge_class"] == "CascadeJudge"
     for name in ("judge", "learned", "rules", "baseline"):
         res = out[name]
         assert set(res["per_relation"]) == set(RELATIONS)

@@ -15,6 +15,8 @@ import torch
 from torch import nn
 
 HIDDEN, HEADS, LAYERS, FFN, EPS = 384, 12, 6, 1536, 1e-12
+# the heads' orders, as collective.judge.cross_encoder reads them (NLI, and RELATIONS): written out
+# here because the training environment need not have collective's own dependencies
 NLI_LABELS = ("entailment", "neutral", "contradiction")
 RELATION_LABELS = ("constructive", "destructive", "partial", "independent")
 

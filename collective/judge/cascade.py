@@ -13,12 +13,13 @@ reads it only when:
   memory, so every absorption is checked; or
 - the learned judge's most likely relation is below `gate` (uncertain),
 
-and never when the verdict rests on a clash of numbers, times or days, or on
-two different identities: those the readers settle. A second small model
-(`judge_data/cascade.json`, scripts/train_cascade.py) weighs the learned judge's
-probabilities and the encoder's reading together. The encoder runs in
-batches: `judge_many` reads all the open pairs of a call in one go, which is
-how the merge asks (`merge.JudgeComparator.relate_many`).
+and never when the verdict rests on a clash of numbers, times or days, on
+two different identities, or on the same words an aside apart: those the
+readers settle. A second small model (`judge_data/cascade.json`,
+scripts/train_cascade.py) weighs the learned judge's probabilities and the
+encoder's reading together. `judge_many` weighs all the pairs of a call first
+and hands the open ones to the encoder in one go, which is how the merge asks
+(`merge.JudgeComparator.relate_many`).
 """
 
 from __future__ import annotations
@@ -35,8 +36,7 @@ from .cross_encoder import READING, CrossEncoder, shipped
 from .features import FEATURES
 from .learned import Combiner, LearnedJudge, Weighed, decide
 from .lexicon import CANDIDATE_FLOOR
-from .protocol import RELATIONS, Verdict
-from .rule_judge import floor_verdict
+from .protocol import RELATIONS, Verdict, floor_verdict
 
 CASCADE_FILE = "cascade.json"
 # the first look's evidence the second model also sees
@@ -112,35 +112,30 @@ class CascadeJudge(LearnedJudge):
         return max(w.p) >= self.cascade.gate
 
     def compare(self, A, B, sim: float) -> Verdict:
-        return self._decided([self.weigh(A, B, sim)], [(A.text, B.text)])[0]
+        return self._decided([self.weigh(A, B, sim)])[0]
 
     def judge_many(self, pairs: Sequence[tuple[str, str, float]], *, absorb_at: float = 0.0) -> list[Verdict]:
         """Verdicts for (a, b, cosine) triples, the encoder reading every open pair in one go.
         An agreement below `absorb_at` is checked only when the first look is unsure."""
         out: list[Verdict | None] = [None] * len(pairs)
-        looks, texts, at = [], [], []
+        looks, at = [], []
         for i, (a, b, sim) in enumerate(pairs):
             sim = float(sim)
             if not sim >= self.floor:
                 out[i] = floor_verdict(sim, self.floor)
                 continue
             looks.append(self.weigh(self.analyse(a), self.analyse(b), sim))
-            texts.append((a, b))
             at.append(i)
-        for i, verdict in zip(at, self._decided(looks, texts, absorb_at)):
+        for i, verdict in zip(at, self._decided(looks, absorb_at)):
             out[i] = verdict
         return out  # type: ignore[return-value]
 
-    def _decided(self, looks: list[Weighed], texts: list[tuple[str, str]], absorb_at: float = 0.0) -> list[Verdict]:
-        open_ = [j for j, w in enumerate(looks) if not self.settled(w, absorb_at)]
-        verdicts = [self.verdict(w) for w in looks]
-        if not open_:
-            return verdicts
-        readings = self.encoder.read([texts[j] for j in open_])
+    def _decided(self, looks: list[Weighed], absorb_at: float = 0.0) -> list[Verdict]:
+        reads = [not self.settled(w, absorb_at) for w in looks]
+        open_ = [(w.A.text, w.B.text) for w, read in zip(looks, reads) if read]
+        readings = iter(self.encoder.read(open_) if open_ else ())
         self.opened += len(open_)
-        for j, reading in zip(open_, readings):
-            verdicts[j] = self.second_look(looks[j], reading)
-        return verdicts
+        return [self.second_look(w, next(readings)) if read else self.verdict(w) for w, read in zip(looks, reads)]
 
     def second_look(self, w: Weighed, reading: np.ndarray) -> Verdict:
         p = self.cascade.probabilities(cascade_features(w.p, w.x, reading))

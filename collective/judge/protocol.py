@@ -42,9 +42,10 @@ class Verdict:
         }
 
 
-def below_floor(similarity: float, floor: float) -> str:
-    """The reason for a pair too far apart to be judged at all."""
-    return f"They are too unlike to compare: their cosine similarity is {similarity:.2f}, below the floor of {floor:.2f}."
+def floor_verdict(similarity: float, floor: float) -> Verdict:
+    """The verdict on a pair too far apart to be judged at all."""
+    return Verdict("independent", 0.95, f"They are too unlike to compare: their cosine similarity is "
+                                        f"{similarity:.2f}, below the floor of {floor:.2f}.")
 
 
 @runtime_checkable
@@ -77,7 +78,7 @@ class CallbackJudge:
     def judge(self, a: str, b: str, similarity: float) -> Verdict:
         sim = float(similarity)
         if self.floor is not None and not sim >= self.floor:
-            return Verdict("independent", 0.95, below_floor(sim, self.floor))
+            return floor_verdict(sim, self.floor)
         out = self._fn(a, b, sim)
         if isinstance(out, Verdict):
             out = (out.relation, out.confidence, out.reason)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from .. import judge as judge_package
 from .analysis import Analysis, analysis_version, dump_analysis, load_analysis
 from .lexicon import CANDIDATE_FLOOR
-from .protocol import Verdict, below_floor
+from .protocol import Verdict, floor_verdict
 from .rules import Findings, decide
 
 
@@ -69,8 +69,3 @@ class RuleJudge:
     def compare(self, A: Analysis, B: Analysis, sim: float) -> Verdict:
         """The verdict of the first rule that answers (the last always does)."""
         return decide(A, B, sim, Findings(A, B, self.floor))[0]
-
-
-def floor_verdict(sim: float, floor: float) -> Verdict:
-    """The verdict on a pair too far apart to be asked about."""
-    return Verdict("independent", 0.95, below_floor(sim, floor))

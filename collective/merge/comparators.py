@@ -10,9 +10,17 @@ from typing import Iterator, Mapping, Protocol, Sequence
 
 from ..core import phase as phase_mod
 from ..core import wave
+from ..index.lexical import terms
 from ..judge.stance import estimate as estimate_stance
 from ..model import Memory
 from ..model.enums import Relation
+
+# An agreement between texts that share no word is absorbed only from this cosine up: below
+# it, what the judge calls the same statement may be two facts the embedder puts near each
+# other (unrelated texts reach 0.5 to 0.6 under a hashing embedder), and absorbing hides one.
+# Kept apart, both stay recallable. (The judge data's agreeing pairs without a shared word lie
+# at cosines 0.36 to 0.57 under the default embedder: they are kept as two memories.)
+WORDLESS_AGREEMENT = 0.75
 
 
 @dataclass(frozen=True)
@@ -93,7 +101,16 @@ class JudgeComparator:
             return PairVerdict(relation, math.nan, similarity, verdict.confidence,
                                f"{verdict.reason} Not the same statement: cosine {similarity:.2f} is below "
                                f"the similarity threshold {self.threshold:.2f}.")
+        if relation == wave.CONSTRUCTIVE and similarity < WORDLESS_AGREEMENT and not shared_words(local, remote):
+            return PairVerdict(wave.INDEPENDENT, math.nan, similarity, verdict.confidence,
+                               f"{verdict.reason} Not held as one: they share no word, and their cosine "
+                               f"{similarity:.2f} is below {WORDLESS_AGREEMENT:.2f}.")
         return PairVerdict(relation, dphi, similarity, verdict.confidence, verdict.reason)
+
+
+def shared_words(a: Memory, b: Memory) -> bool:
+    """Whether two memories' texts have a word in common (stop words aside, stemmed)."""
+    return not set(terms(a.content)).isdisjoint(terms(b.content))
 
 
 class Decided:

@@ -60,3 +60,16 @@ def test_a_plugged_in_judge_is_asked_in_this_process_only(monkeypatch, loose_mem
     with judging.judging(merge.JudgeComparator(CallbackJudge(callback)), pairs, unread=set()) as (mine, theirs):
         assert len(mine) == len(pairs) and list(theirs) == []
     assert asked_in == {os.getpid()}
+
+
+def test_an_agreement_without_a_shared_word_is_held_as_one_only_when_the_meanings_are_near(loose_memory):
+    """The judge called a pump warning and a drill log the same statement (hash cosines 0.52 and
+    0.60, simulator seed 1803), and the merge absorbed the warning: a distinct fact hidden."""
+    agree = merge.JudgeComparator(CallbackJudge(lambda a, b, s: ("constructive", 0.9, "They agree.")), threshold=0.5)
+    pump, drill = loose_memory("The coolant pump in module E is not safe to operate."), \
+        loose_memory("Drill log 3: core 3 reached the ice layer.")
+    kept_apart = agree.relate(pump, drill, 0.6)
+    assert kept_apart.relation == "independent" and "share no word" in kept_apart.reason
+    assert agree.relate(pump, drill, 0.8).relation == "constructive"  # near in meaning: a paraphrase
+    worded = loose_memory("The coolant pump in module E must not be run.")
+    assert agree.relate(pump, worded, 0.6).relation == "constructive"  # "pumps" and "pump" are one word

@@ -31,12 +31,20 @@ Sets (--set):
   blind   scripts/recall_data/blind.json: another world, same style, kept for a
           final score. Scored only when named alone (--set blind); `all` leaves it
           out. --validate checks it without scoring it.
+  conversation
+          scripts/recall_data/conversation_dev.json: two long chats between
+          friends (12 dated sessions each), every turn one memory, stored as
+          "Speaker: text" (--plain-turns: the text alone); questions ask about
+          the people by name. Tune against it.
+  conversation-blind
+          conversation_blind.json: two other chats, same style, kept for a
+          final score like blind.
   public  the Python 3.11 FAQ: its questions, with the answer passages that follow
           them as the right memories, among the passages of the tutorial and the
           HOWTOs. Built from Debian's python3.11-doc package (PSF License), fetched with
           `apt-get download` into ${CMEM_TOOLS_CACHE:-~/.cache/collective-memory}/
           recall-data on first use and reused after (--install does only that).
-  all     dev and public.
+  all     dev, conversation and public.
 
 Output: one JSON line per (set, method) and a summary line on stdout; --table
 prints a table to stderr as well.
@@ -72,8 +80,10 @@ from collective.agent import Agent, MemoryInput
 from benchkit import parse_args
 
 DATA_DIR = Path(__file__).resolve().parent / "recall_data"
-SETS = {"dev": DATA_DIR / "dev.json", "blind": DATA_DIR / "blind.json"}
-KINDS = ("full", "keyword", "paraphrase", "number", "none")
+SETS = {"dev": DATA_DIR / "dev.json", "blind": DATA_DIR / "blind.json",
+        "conversation": DATA_DIR / "conversation_dev.json",
+        "conversation-blind": DATA_DIR / "conversation_blind.json"}
+KINDS = ("full", "keyword", "paraphrase", "number", "single", "temporal", "multi", "none")
 METHODS = ("recall", "cosine", "bm25", "rrf")
 QUICK = {"set": "dev", "limit": 20}
 RRF_K, RRF_DEPTH = 60, 100
@@ -471,11 +481,17 @@ def pick(questions: list[dict], limit: int | None) -> list[dict]:
     return chosen
 
 
-def run_set(name: str, data: dict, k: int, limit: int | None, work: Path) -> dict:
+def memory_text(memory: dict, speakers: bool) -> str:
+    """What is stored of a set's memory: a conversation's turn with its speaker's name, as an
+    agent that keeps a chat would write it (or its text alone)."""
+    return f"{memory['speaker']}: {memory['text']}" if speakers and "speaker" in memory else memory["text"]
+
+
+def run_set(name: str, data: dict, k: int, limit: int | None, work: Path, speakers: bool = True) -> dict:
     """Every question through recall, cosine, bm25 and rrf; their rankings (dataset ids) and
     per-query seconds, and how long the setup took."""
     questions = pick(data["questions"], limit)
-    texts = [m["text"] for m in data["memories"]]
+    texts = [memory_text(m, speakers) for m in data["memories"]]
     ids = [m["id"] for m in data["memories"]]
     t0 = time.perf_counter()
     agent = Agent.init(f"quality-{name}", home=work / name)
@@ -564,18 +580,21 @@ def emit(record: dict) -> None:
 def table(rows: list[tuple[str, str, dict, float | None]]) -> None:
     cols = ("hit@1", "hit@5", "hit@10", "recall@10", "mrr@10", "share_empty_unanswerable", "share_empty_answerable")
     names = ("hit@1", "hit@5", "hit@10", "R@10", "MRR@10", "empty|none", "empty|ans")
-    print(f"{'set':8} {'method':7} {'n':>4} " + " ".join(f"{c:>10}" for c in names) + f" {'p50 ms':>8}",
+    print(f"{'set':18} {'method':7} {'n':>4} " + " ".join(f"{c:>10}" for c in names) + f" {'p50 ms':>8}",
           file=sys.stderr)
     for name, method, m, p50 in rows:
         cells = " ".join(f"{'-' if m.get(c) is None else format(m[c], '.3f'):>10}" for c in cols)
-        print(f"{name:8} {method:7} {m['answerable'] + m['unanswerable']:>4} {cells} {p50 or 0:>8.2f}",
+        print(f"{name:18} {method:7} {m['answerable'] + m['unanswerable']:>4} {cells} {p50 or 0:>8.2f}",
               file=sys.stderr)
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--set", choices=["dev", "blind", "public", "all"], default="all",
-                        help="which questions to score; all = dev and public (blind only when named alone)")
+    parser.add_argument("--set", choices=[*SETS, "public", "all"], default="all",
+                        help="which questions to score; all = dev, conversation and public (the blind sets only "
+                             "when named alone)")
+    parser.add_argument("--plain-turns", action="store_true",
+                        help="store a conversation's turns without their speaker's name")
     parser.add_argument("--k", type=int, default=10, help="memories asked of each method per question (default 10)")
     parser.add_argument("--limit", type=int, help="score only N questions of each set, taken in turn from each kind")
     parser.add_argument("--table", action="store_true", help="also print a table to stderr")
@@ -591,18 +610,18 @@ def main(argv: list[str] | None = None) -> None:
         print(install_public(cache))
         return
     if args.validate:
-        for name in ("dev", "blind", "public"):
+        for name in (*SETS, "public"):
             data = load_set(name, cache)
             emit({"bench": "recall_quality", "measurement": "validate", "set": name, "ok": True, **describe(data),
                   "baseline": None})
         return
-    names = ["dev", "public"] if args.set == "all" else [args.set]
+    names = ["dev", "conversation", "public"] if args.set == "all" else [args.set]
     started, summary, rows = time.perf_counter(), {}, []
     work = Path(tempfile.mkdtemp(prefix="cmem-quality-"))
     try:
         for name in names:
             data = load_set(name, cache)
-            run = run_set(name, data, args.k, args.limit, work)
+            run = run_set(name, data, args.k, args.limit, work, speakers=not args.plain_turns)
             results = report(name, data, run, args.k)
             summary[name] = {m: {key: results[m].get(key) for key in ("hit@10", "mrr@10", "share_empty_unanswerable")}
                              for m in METHODS}

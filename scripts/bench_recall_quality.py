@@ -36,9 +36,9 @@ Sets (--set):
           friends (12 dated sessions each), every turn one memory, stored as
           "Speaker: text" (--plain-turns: the text alone); questions ask about
           the people by name. Tune against it.
-  conversation-blind
-          conversation_blind.json: two other chats, same style, kept for a
-          final score like blind.
+  conversation-blind, conversation-blind2
+          conversation_blind.json, conversation_blind2.json: two other chats
+          each, same style, kept for a final score like blind.
   public  the Python 3.11 FAQ: its questions, with the answer passages that follow
           them as the right memories, among the passages of the tutorial and the
           HOWTOs. Built from Debian's python3.11-doc package (PSF License), fetched with
@@ -82,7 +82,8 @@ from benchkit import parse_args
 DATA_DIR = Path(__file__).resolve().parent / "recall_data"
 SETS = {"dev": DATA_DIR / "dev.json", "blind": DATA_DIR / "blind.json",
         "conversation": DATA_DIR / "conversation_dev.json",
-        "conversation-blind": DATA_DIR / "conversation_blind.json"}
+        "conversation-blind": DATA_DIR / "conversation_blind.json",
+        "conversation-blind2": DATA_DIR / "conversation_blind2.json"}
 KINDS = ("full", "keyword", "paraphrase", "number", "single", "temporal", "multi", "none")
 METHODS = ("recall", "cosine", "bm25", "rrf")
 QUICK = {"set": "dev", "limit": 20}

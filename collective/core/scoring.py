@@ -11,6 +11,8 @@ Squared, so that a word or two in common with an unrelated memory adds little (a
 Chosen on the development questions and the public set of scripts/bench_recall_quality.py
 (docs/concepts/recall.md): there it ranks as well as cosine alone where words do not help, and better
 where they do; linear mixes and reciprocal rank fusion ranked worse on both.
+A memory also borrows from the memories stored beside it (core/context.py): its relevance
+is at least 0.7 of its more relevant neighbour's.
 Resonance (amplitude * trust(origin) * recency * boost(access)) then re-ranks within
 what is relevant, damped so that it cannot outweigh a clear difference in relevance:
 

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
 import numpy as np
 
+from ..core import context
 from ..core.scoring import SCORE_COLUMNS, SCORE_DTYPE as _SCORE_DTYPE, score_table, strengths
 from ..errors import StorageError
 from ..runtime.progress import Progress
@@ -62,6 +63,7 @@ class VectorIndex(IndexFiles):
         self.version = 0  # counts changes to what is indexed or how it scores, for callers' caches
         self._refuted_kept: tuple[int, np.ndarray | None] = (-1, None)
         self._statistics_kept: tuple[int, tuple[int, float]] = (-1, (0, 1.0))
+        self._neighbours_kept: tuple[int, tuple[np.ndarray, np.ndarray]] = (-1, (np.zeros(0), np.zeros(0)))
 
     def _new(self):
         return graph.new(self.dim, EF_SEARCH)
@@ -226,6 +228,15 @@ class VectorIndex(IndexFiles):
         if self._statistics_kept[0] != self.version:
             self._statistics_kept = (self.version, self._lexical.statistics(self._live))
         return self._lexical.scores(query, self._live, self._statistics_kept[1])
+
+    def neighbours(self) -> tuple[np.ndarray, np.ndarray]:
+        """By label: the memory its origin stored just before it and just after it, among those
+        indexed now (-1 for none; core.context), kept per version."""
+        if self._neighbours_kept[0] != self.version:
+            live = self.live_labels()
+            self._neighbours_kept = (self.version, context.neighbours(
+                live, self._scores["origin"][live], self._scores["created"][live], self.label_count))
+        return self._neighbours_kept[1]
 
     def similarities(self, vector: np.ndarray, labels: np.ndarray) -> np.ndarray:
         """The exact cosine of the query with each label's vector."""

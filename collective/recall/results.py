@@ -11,8 +11,9 @@ from ..core import scoring
 from ..model import Memory
 from ..reports import RecallHitReport, RecallReport
 
-# score, relevance, cosine similarity, lexical share, strength, access count, memory id
-Scored = tuple[float, float, float, float, float, int, str]
+# score, relevance, cosine similarity, lexical share, relevance borrowed from neighbours, strength,
+# access count, memory id
+Scored = tuple[float, float, float, float, float, float, int, str]
 
 
 @dataclass
@@ -24,6 +25,7 @@ class RecallHit:
     access_count: int = 0
     relevance: float = 0.0
     lexical: float = 0.0
+    context: float = 0.0  # relevance borrowed from the memory stored just before or after (core.context)
 
     @property
     def resonance(self) -> float:
@@ -31,7 +33,8 @@ class RecallHit:
 
     def why(self) -> str:
         """The score's parts in words, for whoever reads the hit (a person, or a model)."""
-        said = (f"relevance {self.relevance:.2f} (meaning {self.similarity:.2f}, words {self.lexical:.2f}) "
+        beside = " from the memory stored beside it" if 0 < self.relevance <= self.context else ""
+        said = (f"relevance {self.relevance:.2f}{beside} (meaning {self.similarity:.2f}, words {self.lexical:.2f}) "
                 f"x resonance {self.resonance:.2f} (strength {self.strength:.2f}, recalled {self.access_count}x)")
         return said + ("; disputed" if self.memory.disputed else "") + ("; refuted" if self.memory.refuted_by else "")
 
@@ -42,6 +45,7 @@ class RecallHit:
                 "why": self.why(), "origin_agent": self.memory.origin_agent, "disputed": self.memory.disputed,
                 "created_at": self.memory.created_at, "relevance": round(self.relevance, 6),
                 "similarity": round(self.similarity, 6), "lexical": round(self.lexical, 6),
+                "context": round(self.context, 6),
                 "resonance": round(self.resonance, 6), "strength": round(self.strength, 6),
                 "access_count": self.access_count, "refuted_by": self.memory.refuted_by,
                 "valid_until": self.memory.valid_until, "summary": self.memory.summary,
@@ -69,43 +73,50 @@ class Candidates:
     """Scored memories by label, as parallel arrays (faded ones already left out)."""
     labels: np.ndarray
     scores: np.ndarray
-    relevance: np.ndarray
+    relevance: np.ndarray  # by their own meaning and words, or borrowed from a neighbour
     sims: np.ndarray
     lexical: np.ndarray
+    borrowed: np.ndarray
     strength: np.ndarray
     counts: np.ndarray
+    own: np.ndarray  # relevance by their own meaning and words: what the least relevance asked is of
 
     @classmethod
-    def of(cls, labels, sims, lexical, strength, counts, *, faded_below: float | None) -> "Candidates":
+    def of(cls, labels, sims, lexical, borrowed, strength, counts, *, faded_below: float | None) -> "Candidates":
+        """`borrowed`: the relevance each takes from its neighbours (core.context)."""
         keep = np.ones(len(labels), dtype=bool) if faded_below is None else strength >= faded_below
-        labels, sims, lexical, strength, counts = (a[keep] for a in (labels, sims, lexical, strength, counts))
-        relevance = scoring.relevance(sims, lexical)
-        return cls(labels, scoring.scores(relevance, strength, counts), relevance, sims, lexical, strength, counts)
+        labels, sims, lexical, borrowed, strength, counts = (
+            a[keep] for a in (labels, sims, lexical, borrowed, strength, counts))
+        own = scoring.relevance(sims, lexical)
+        relevance = np.maximum(own, borrowed)
+        return cls(labels, scoring.scores(relevance, strength, counts), relevance, sims, lexical, borrowed, strength,
+                   counts, own)
 
     def plus(self, other: "Candidates") -> "Candidates":
         return Candidates(*(np.concatenate([a, b]) for a, b in zip(self.arrays(), other.arrays())))
 
     def arrays(self) -> tuple[np.ndarray, ...]:
-        return self.labels, self.scores, self.relevance, self.sims, self.lexical, self.strength, self.counts
+        return (self.labels, self.scores, self.relevance, self.sims, self.lexical, self.borrowed, self.strength,
+                self.counts, self.own)
 
     def kth(self, k: int, least: float) -> float:
-        """The k-th best score among those at least `least` relevant (-inf when fewer)."""
-        passing = self.scores[self.relevance >= least]
+        """The k-th best score among those at least `least` relevant by themselves (-inf when fewer)."""
+        passing = self.scores[self.own >= least]
         if len(passing) < k:
             return -np.inf
         return float(np.partition(passing, len(passing) - k)[len(passing) - k])
 
     def top(self, k: int, least: float, first: np.ndarray) -> tuple[np.ndarray, int | None]:
-        """Positions of the best k at least `least` relevant, best first (the labels in `first`
-        before all others; ties: lower label first), and of the best one below `least` (None
-        when there is none)."""
+        """Positions of the best k at least `least` relevant by themselves, best first (the labels
+        in `first` before all others; ties: lower label first), and of the best one below `least`
+        (None when there is none)."""
         order = np.lexsort((self.labels, -self.scores, ~np.isin(self.labels, first)))
-        passing = self.relevance[order] >= least
+        passing = self.own[order] >= least
         below = order[~passing]
         return order[passing][:k], (int(below[0]) if len(below) else None)
 
     def row(self, i: int, memory_id: str) -> Scored:
         return (float(self.scores[i]), float(self.relevance[i]), float(self.sims[i]), float(self.lexical[i]),
-                float(self.strength[i]), int(self.counts[i]), memory_id)
+                float(self.borrowed[i]), float(self.strength[i]), int(self.counts[i]), memory_id)
 
 

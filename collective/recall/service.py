@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 import numpy as np
 
 from ..config import Settings
-from ..core import scoring
+from ..core import context, scoring
 from ..errors import BadInput, NotFound
 from ..index.hnsw import EF_SEARCH, VectorIndex
 from ..index.keeper import IndexKeeper
@@ -27,6 +27,7 @@ from ..model import Memory, content_hash, parse_time, utcnow, validate_count
 from ..store.tables import Tables
 from .access import AccessCounter
 from .filters import Filters
+from .query import Query
 from .results import Candidates, Recalled, RecallHit, Scored
 
 if TYPE_CHECKING:
@@ -43,6 +44,18 @@ SHORT_HASH = re.compile(r"[0-9a-zA-Z]{6,39}")  # the start of a commit hash, as 
 # How deep the first ANN search looks. Measured at 100k (scripts/bench_store_recall.py): nearly
 # every hybrid recall widened from 100 to 400, and one search 400 deep costs less than both.
 FIRST_DEPTH = 4 * EF_SEARCH
+
+
+def _borrowed(rows: Sequence[dict], relevance: np.ndarray) -> np.ndarray:
+    """What each of `rows` (in the order they were stored) borrows from its neighbours, given
+    every row's own relevance."""
+    codes: dict[str, int] = {}
+    origins = np.array([codes.setdefault(r["origin_agent"], len(codes)) for r in rows])
+    created = np.array([parse_time(r["created_at"]).timestamp() for r in rows])
+    labels = np.arange(len(rows))
+    before, after = context.neighbours(labels, origins, created, len(rows))
+    own = np.append(relevance, 0.0)  # label -1, no neighbour, reads the 0 at the end
+    return context.borrowed(own[before], own[after])
 
 
 def _by_label(index: VectorIndex, counts: Mapping[str, int]) -> np.ndarray:
@@ -101,31 +114,25 @@ class Recall:
                 ) -> tuple[list[Scored], Scored | None]:
         """The exact top k by score among the memories at least `least` relevant (those whose
         text is the query itself first), and the best scored one below it. The ANN gives the
-        candidates by meaning; every memory holding a query word has its lexical share already,
-        so each one's score is bounded (its cosine at most the ANN's last) and only those whose
-        bound beats the k-th score get their cosine.
-        A memory holding no query word is bounded by the ANN's last cosine alone: the ANN
-        search widens until that bound falls below the k-th score."""
+        candidates by meaning, with the memories stored beside them; every memory holding a
+        query word (or beside one that does) has its relevance bounded (a cosine at most the
+        ANN's last) and only those whose bound beats the k-th score get their cosine.
+        Any other memory is bounded by the ANN's last cosine alone: the ANN search widens until
+        that bound falls below the k-th score."""
         allowed = filters.allowed(index, include_refuted=include_refuted)
         exact = index.labels_of(self.tables.memories.ids_by_hash(content_hash(query)))
         exact = exact[exact >= 0]  # held but not indexed (absorbed, retracted): -1
         exact = exact[allowed[exact]]
-        lexical = index.lexical_scores(query)
         counts = self._counts_by_label(index)
         trust_scores = self.trust_scores()
         strength_bound = self._strength_bound(index, trust_scores, now)
-
-        def strength(labels: np.ndarray) -> np.ndarray:
-            return index.strengths_at(labels, trust_scores, now.timestamp(), self.settings.half_lives)
-
-        def scored(labels: np.ndarray, sims: np.ndarray) -> Candidates:
-            return Candidates.of(labels, sims, lexical[labels], strength(labels), counts[labels],
-                                 faded_below=None if include_faded else self.settings.fade_threshold)
-
+        asked = Query(index, query, query_vector, counts=counts,
+                      strength=lambda labels: index.strengths_at(labels, trust_scores, now.timestamp(),
+                                                                 self.settings.half_lives),
+                      faded_below=None if include_faded else self.settings.fade_threshold)
         if filters or len(index) <= SCAN_BELOW:  # narrowed or small: every allowed memory, exactly
-            labels = np.flatnonzero(allowed)
-            return self._best(index, scored(labels, index.similarities(query_vector, labels)), k, least, exact)
-        worded = np.flatnonzero((lexical > 0) & allowed)
+            return self._best(index, asked.scored(np.flatnonzero(allowed)), k, least, exact)
+        worded = np.flatnonzero(asked.lexical > 0)
         largest_boost = float(scoring.boost(np.array(counts.max(initial=0))))
         resonance_bound = float(scoring.resonance(np.array(strength_bound.max(initial=0.0)),
                                                   np.array(counts.max(initial=0))))
@@ -133,22 +140,27 @@ class Recall:
         while True:
             found, sims = index.search_labels(query_vector, want)
             last = max(float(sims[-1]), 0.0) if len(sims) == want else 0.0
-            missed = exact[~np.isin(exact, found)]  # a blended vector may put its own text's memory far
-            found = np.concatenate([found, missed])
-            sims = np.concatenate([sims, index.similarities(query_vector, missed)])
-            keep = allowed[found]
-            candidates = scored(found[keep], sims[keep])
-            kth = candidates.kth(k, least)
+            asked.found(found, sims)
+            found = np.concatenate([found, exact[~np.isin(exact, found)]])  # its own text's memory may lie far
             seen = np.zeros(len(allowed), dtype=bool)
             seen[found] = True  # a mask, not np.isin: worded may hold thousands
-            others = worded[~seen[worded]]
-            bound = scoring.relevance(np.full(len(others), last), lexical[others])
+            alone = asked.scored(found[allowed[found]], borrowing=False)
+            kth = alone.kth(k, least)  # without borrowing: at most the k-th
+            borrowers = asked.borrowers((worded, found), last, lend_at=kth / max(resonance_bound, 1e-12))
+            may_borrow = np.zeros(len(allowed), dtype=bool)
+            may_borrow[borrowers] = True
+            close = (alone.scores >= kth) | may_borrow[alone.labels]  # the others stay below the k-th
+            candidates = asked.scored(alone.labels[close])
+            kth = candidates.kth(k, least)
+            others = np.concatenate([worded, borrowers[asked.lexical[borrowers] == 0]])
+            others = others[~seen[others] & allowed[others]]
+            bound = asked.bound(others, last)
             reach = bound * scoring.resonance(strength_bound[others], np.full(len(others), largest_boost))
             need = others[(reach >= kth) & (bound >= least)]
             if len(need) > NEED_SHARE * want and want < len(index):
                 want *= 4  # a deeper ANN search lowers `last`, and the bound with it, for less than the cosines
                 continue
-            candidates = candidates.plus(scored(need, index.similarities(query_vector, need)))
+            candidates = candidates.plus(asked.scored(need))
             kth = candidates.kth(k, least)
             wordless = float(scoring.relevance(np.array(last), np.array(0.0)))
             if want >= len(index) or wordless < least or wordless * resonance_bound < kth:
@@ -198,47 +210,57 @@ class Recall:
                       include_refuted: bool, now: datetime, least: float, filters: Filters, *,
                       trust_of_then: bool = True) -> Recalled:
         """Brute force over the memories as they were at `commit`, scored with the trust of
-        then (or of now; a memory refuted later is not refuted then)."""
+        then (or of now; a memory refuted later is not refuted then). As the index would hold
+        them: words counted and neighbours found among all of them, filters applied after."""
         dim = int(query_vector.shape[0])
-        rows = [r for r in self.tables.memories.rows(as_of=commit)
-                if not r["retracted"] and r["absorbed_into"] is None and r["dim"] == dim
-                and (include_refuted or not r.get("refuted_by")) and (not filters or filters.admits(r))]
+        held = sorted((r for r in self.tables.memories.rows(as_of=commit)
+                       if not r["retracted"] and r["absorbed_into"] is None and r["dim"] == dim),
+                      key=lambda r: r["id"])  # stored together, in the order they were stored
+        if not held:
+            return Recalled([], None, least)
+        memories = [Memory.from_row(r) for r in held]
+        words = LexicalIndex()
+        words.add(range(len(held)), [document_terms(m.content, m.tags) for m in memories], [m.tags for m in memories])
+        relevance = scoring.relevance(np.stack([m.vector for m in memories]) @ query_vector,
+                                      words.scores(query, np.ones(len(held), dtype=bool)))
+        borrowed = _borrowed(held, relevance)
+        chosen = [i for i, r in enumerate(held)
+                  if (include_refuted or not r.get("refuted_by")) and (not filters or filters.admits(r))]
+        rows = [held[i] for i in chosen]
         if not rows:
             return Recalled([], None, least)
-        memories = [Memory.from_row(r) for r in rows]
-        words = LexicalIndex()
-        words.add(range(len(rows)), [document_terms(m.content, m.tags) for m in memories], [m.tags for m in memories])
-        sims = np.stack([m.vector for m in memories]) @ query_vector
         trust = self.trust_scores(as_of=commit) if trust_of_then else self.trust_scores()
         strength = scoring.row_strengths(rows, trust, now.timestamp(), self.settings.half_lives)
-        scored = self._score([m.id for m in memories], sims, words.scores(query, np.ones(len(rows), dtype=bool)),
-                             strength, include_faded)
+        sims = np.stack([memories[i].vector for i in chosen]) @ query_vector
+        lexical = words.scores(query, np.ones(len(held), dtype=bool))[chosen]
+        scored = self._score([r["id"] for r in rows], sims, lexical, borrowed[chosen], strength, include_faded)
         asked = content_hash(query)
         own_text = {r["id"] for r in rows if r["content_hash"] == asked}
-        passing = sorted((s for s in scored if s[1] >= least), key=lambda s: s[6] not in own_text)[:k]
+        passing = sorted((s for s in scored if scoring.relevance(s[2], s[3]) >= least),  # by its own relevance
+                         key=lambda s: s[-1] not in own_text)[:k]
         if passing:
             return Recalled(self._hits(passing, rows={r["id"]: r for r in rows}), None, least)
         closest = self._hits(scored[:1], rows={r["id"]: r for r in rows})
         return Recalled([], closest[0] if closest else None, least)
 
-    def _score(self, ids: Sequence[str], sims: np.ndarray, lexical: np.ndarray, strengths: np.ndarray,
-               include_faded: bool) -> list[Scored]:
+    def _score(self, ids: Sequence[str], sims: np.ndarray, lexical: np.ndarray, borrowed: np.ndarray,
+               strengths: np.ndarray, include_faded: bool) -> list[Scored]:
         """Best first; faded memories left out unless asked for."""
         known, pending = self.access.counts(), self.access.pending
         counts = np.array([known.get(mid, 0) + pending.get(mid, 0) for mid in ids], dtype=np.int64)
-        relevance = scoring.relevance(sims, lexical)
+        relevance = np.maximum(scoring.relevance(sims, lexical), borrowed)
         scores = scoring.scores(relevance, strengths, counts)
         order = [int(i) for i in np.argsort(-scores, kind="stable")
                  if include_faded or strengths[i] >= self.settings.fade_threshold]
-        return [(float(scores[i]), float(relevance[i]), float(sims[i]), float(lexical[i]), float(strengths[i]),
-                 int(counts[i]), ids[i]) for i in order]
+        return [(float(scores[i]), float(relevance[i]), float(sims[i]), float(lexical[i]), float(borrowed[i]),
+                 float(strengths[i]), int(counts[i]), ids[i]) for i in order]
 
     def _hits(self, scored: Sequence[Scored], *, rows: Mapping[str, dict] | None = None) -> list[RecallHit]:
         """Whole memories for the chosen few (scoring needed only the index's columns)."""
         if rows is None:
-            rows = {r["id"]: r for r in self.tables.memories.rows_by_id([s[6] for s in scored])}
-        return [RecallHit(Memory.from_row(rows[mid]), score, similarity, strength, n, relevance, lexical)
-                for score, relevance, similarity, lexical, strength, n, mid in scored]
+            rows = {r["id"]: r for r in self.tables.memories.rows_by_id([s[-1] for s in scored])}
+        return [RecallHit(Memory.from_row(rows[mid]), score, similarity, strength, n, relevance, lexical, borrowed)
+                for score, relevance, similarity, lexical, borrowed, strength, n, mid in scored]
 
     def browse(self, filters: Filters, *, limit: int, offset: int, include_refuted: bool) -> dict:
         """A page of the indexed memories passing `filters`, newest first."""

@@ -98,6 +98,7 @@ class RecallHitReport(TypedDict):
     relevance: NotRequired[Annotated[float, "from the meaning and the words, 0 to 1"]]
     similarity: NotRequired[Annotated[float, "cosine"]]
     lexical: NotRequired[Annotated[float, "share of the query's words"]]
+    context: NotRequired[Annotated[float, "relevance borrowed from the memory stored just before or after"]]
     resonance: NotRequired[Annotated[float, "damped strength and access"]]
     strength: NotRequired[Annotated[float, "amplitude x trust x recency"]]
     access_count: NotRequired[int]

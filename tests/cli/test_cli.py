@@ -29,7 +29,7 @@ MEMORY_KEYS = {"id", "content", "summary", "category", "tags", "amplitude", "pha
                "model_version", "layer", "disputed", "hallucinated", "retracted", "absorbed_into", "parents",
                "merge_history", "created_at", "updated_at", "refuted_by", "valid_until"}
 HIT_KEYS = {"id", "score", "similarity", "strength", "access_count", "disputed", "summary", "content", "category",
-            "origin_agent", "amplitude", "created_at", "refuted_by", "valid_until", "relevance", "lexical",
+            "origin_agent", "amplitude", "created_at", "refuted_by", "valid_until", "relevance", "lexical", "context",
             "resonance", "tags", "why"}
 CMEM = Path(sys.executable).with_name("cmem")
 

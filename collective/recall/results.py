@@ -11,8 +11,8 @@ from ..core import scoring
 from ..model import Memory
 from ..reports import RecallHitReport, RecallReport
 
-# score, relevance, cosine similarity, lexical share, relevance borrowed from neighbours, strength,
-# access count, memory id
+# score, relevance (its own), cosine similarity, lexical share, relevance borrowed from neighbours,
+# strength, access count, memory id
 Scored = tuple[float, float, float, float, float, float, int, str]
 
 
@@ -23,7 +23,7 @@ class RecallHit:
     similarity: float
     strength: float
     access_count: int = 0
-    relevance: float = 0.0
+    relevance: float = 0.0  # its own, from its meaning and words: what --min-score is checked against
     lexical: float = 0.0
     context: float = 0.0  # relevance borrowed from the memory stored just before or after (core.context)
 
@@ -33,8 +33,8 @@ class RecallHit:
 
     def why(self) -> str:
         """The score's parts in words, for whoever reads the hit (a person, or a model)."""
-        beside = " from the memory stored beside it" if 0 < self.relevance <= self.context else ""
-        said = (f"relevance {self.relevance:.2f}{beside} (meaning {self.similarity:.2f}, words {self.lexical:.2f}) "
+        beside = f", {self.context:.2f} from the memory stored beside it" if self.context > self.relevance else ""
+        said = (f"relevance {self.relevance:.2f} (meaning {self.similarity:.2f}, words {self.lexical:.2f}){beside} "
                 f"x resonance {self.resonance:.2f} (strength {self.strength:.2f}, recalled {self.access_count}x)")
         return said + ("; disputed" if self.memory.disputed else "") + ("; refuted" if self.memory.refuted_by else "")
 
@@ -116,7 +116,7 @@ class Candidates:
         return order[passing][:k], (int(below[0]) if len(below) else None)
 
     def row(self, i: int, memory_id: str) -> Scored:
-        return (float(self.scores[i]), float(self.relevance[i]), float(self.sims[i]), float(self.lexical[i]),
+        return (float(self.scores[i]), float(self.own[i]), float(self.sims[i]), float(self.lexical[i]),
                 float(self.borrowed[i]), float(self.strength[i]), int(self.counts[i]), memory_id)
 
 

@@ -236,8 +236,7 @@ class Recall:
         scored = self._score([r["id"] for r in rows], sims, lexical, borrowed[chosen], strength, include_faded)
         asked = content_hash(query)
         own_text = {r["id"] for r in rows if r["content_hash"] == asked}
-        passing = sorted((s for s in scored if scoring.relevance(s[2], s[3]) >= least),  # by its own relevance
-                         key=lambda s: s[-1] not in own_text)[:k]
+        passing = sorted((s for s in scored if s[1] >= least), key=lambda s: s[-1] not in own_text)[:k]
         if passing:
             return Recalled(self._hits(passing, rows={r["id"]: r for r in rows}), None, least)
         closest = self._hits(scored[:1], rows={r["id"]: r for r in rows})
@@ -248,8 +247,8 @@ class Recall:
         """Best first; faded memories left out unless asked for."""
         known, pending = self.access.counts(), self.access.pending
         counts = np.array([known.get(mid, 0) + pending.get(mid, 0) for mid in ids], dtype=np.int64)
-        relevance = np.maximum(scoring.relevance(sims, lexical), borrowed)
-        scores = scoring.scores(relevance, strengths, counts)
+        relevance = scoring.relevance(sims, lexical)
+        scores = scoring.scores(np.maximum(relevance, borrowed), strengths, counts)
         order = [int(i) for i in np.argsort(-scores, kind="stable")
                  if include_faded or strengths[i] >= self.settings.fade_threshold]
         return [(float(scores[i]), float(relevance[i]), float(sims[i]), float(lexical[i]), float(borrowed[i]),

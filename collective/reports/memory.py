@@ -90,7 +90,7 @@ class RecallHitReport(TypedDict):
 
     id: str
     content: str
-    score: Annotated[float, "relevance times resonance"]
+    score: Annotated[float, "relevance (or what it borrows, when more) times resonance"]
     why: Annotated[str, "the score's parts in words"]
     origin_agent: str
     disputed: bool

@@ -193,7 +193,7 @@ def test_a_reply_is_found_through_the_question_before_it_and_recall_stays_the_fu
         assert texts[0] == "so what breed is the new puppy? beagle?"
         assert set(texts[1:3]) == {"reply 999: a mix, maybe some basset", "a mix, they think some basset in there"}
         reply = hits[texts.index("a mix, they think some basset in there")]
-        assert reply.context == pytest.approx(0.7 * hits[0].relevance, rel=1e-6) and reply.relevance == reply.context
+        assert reply.context == pytest.approx(0.7 * hits[0].relevance, rel=1e-6) and reply.relevance < 0.15
         assert reply.similarity < 0.5 and reply.lexical == 0 and "from the memory stored beside it" in reply.why()
 
 

@@ -22,6 +22,11 @@ if TYPE_CHECKING:
     from ..store.tables import Tables
 
 MAX_COPIES = 256  # a side is a handful of rows; stop a runaway walk over a dense consensus web
+# From this many memories, the walk reads the whole graph once (a scan of the memories and one of
+# the links) rather than a few queries a step: absorbed_into is not indexed, so each chunk of a
+# query scans the table. Measured at 100k memories: 2.35 s for the 19k memories of a pull's
+# open cases, a step at a time.
+WHOLE_GRAPH_FROM = 2000
 
 
 def copies(tables: Tables, memory_id: str) -> set[str]:
@@ -53,10 +58,11 @@ def copies_of(tables: Tables, memory_ids: Iterable[str]) -> dict[str, set[str]]:
             size[rx] += size[ry]
 
     wanted = list(dict.fromkeys(memory_ids))
+    graph = _Graph(tables) if len(wanted) >= WHOLE_GRAPH_FROM else None
     walked: set[str] = set()
     step = set(wanted)
     while step:
-        for x, y in _neighbour_pairs(tables, sorted(step)):
+        for x, y in graph.pairs(step) if graph else _neighbour_pairs(tables, sorted(step)):
             join(x, y)
         walked |= step
         step = {x for x in parent if x not in walked and size[root(x)] < MAX_COPIES}
@@ -75,6 +81,24 @@ def _neighbour_pairs(tables: Tables, ids: list[str]) -> list[tuple[str, str]]:
     pairs += [(link["source_id"], link["target_id"]) for link in tables.links.touching_any(ids)
               if link["link_type"] == LinkType.CONSENSUS]
     return pairs
+
+
+class _Graph:
+    """The edges _neighbour_pairs finds, read all at once."""
+
+    def __init__(self, tables: Tables):
+        self.edges: dict[str, list[tuple[str, str]]] = {}
+        for absorber, absorbed in tables.memories.absorptions():
+            self._add(absorber, absorbed)
+        for link in tables.links.of_type(LinkType.CONSENSUS.value):
+            self._add(link["source_id"], link["target_id"])
+
+    def _add(self, x: str, y: str) -> None:
+        self.edges.setdefault(x, []).append((x, y))
+        self.edges.setdefault(y, []).append((x, y))
+
+    def pairs(self, ids) -> list[tuple[str, str]]:
+        return [pair for memory_id in ids for pair in self.edges.get(memory_id, ())]
 
 
 def apply(tables: Tables, peers: Peers, case: Case, *, agent_id: str, amplitude_cap: float,

@@ -72,6 +72,11 @@ class MemoryTable:
         """The foreign copies absorbed into any of these memories: {"id", "absorbed_into"} each."""
         return self.repo.select_in(self.name, "absorbed_into", list(ids), columns=("id", "absorbed_into"))
 
+    def absorptions(self) -> list[tuple[str, str]]:
+        """(absorber, absorbed) for every memory held absorbed into another: one scan."""
+        return [(r["absorbed_into"], r["id"]) for r in self.repo.select(self.name, columns=("id", "absorbed_into"))
+                if r["absorbed_into"]]
+
     def count_absorbed(self) -> int:
         return self.repo.count(self.name) - self.repo.count(self.name, {"absorbed_into": None})
 
@@ -185,6 +190,9 @@ class LinkTable:
     def touching(self, memory_id: str) -> list[dict]:
         """Links from and to one memory."""
         return self.touching_any([memory_id])
+
+    def of_type(self, link_type: str) -> list[dict]:
+        return self.repo.select(self.name, {"link_type": link_type}, columns=("source_id", "target_id"))
 
     def touching_any(self, ids: Sequence[str]) -> list[dict]:
         """Links from and to any of these memories (one touching two of them comes twice)."""

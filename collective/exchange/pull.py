@@ -29,7 +29,7 @@ from ..reports import PeerPullReport
 from ..peers import Peers
 from ..quarantine import verdicts
 from ..quarantine.refutation import Refutations
-from ..quarantine.signing import sign_case
+from ..quarantine.signing import sign_cases
 from ..roster import service as roster
 from ..runtime import parallel
 from ..runtime.progress import Progress
@@ -311,7 +311,8 @@ class PeerPull:
                    f"constructive, {s['partial']} partial, {s['destructive']} destructive, {s['independent']} "
                    f"independent), {s['updated']} updated, {s['retracted']} retracted")
         # the cases this pull opened or counted again carry our signature
-        planned.cases = {cid: sign_case(case, self.identity, self.agent_id) for cid, case in planned.cases.items()}
+        planned.cases = dict(zip(planned.cases, sign_cases(list(planned.cases.values()), self.identity,
+                                                           self.agent_id)))
         first_meeting = not self.peers.known(planned.peer)
         with self.repo.transaction():
             self.tables.outbox.add(events.merged(planned.peer, planned.head, planned.counts, planned.cases.values(),

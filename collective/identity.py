@@ -6,13 +6,14 @@ file that group or others can read is refused.
 from __future__ import annotations
 
 import base64
+import contextlib
 import hashlib
 import json
 import os
 import stat
 from functools import lru_cache
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Iterator, Sequence, TypeVar
 
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
@@ -21,10 +22,14 @@ from .runtime import parallel
 from .errors import CollectiveError
 from .model.promotion import Endorsement
 
+T = TypeVar("T")
+
 
 # Fewer claims than this are signed here alone: a fork and its results' way back cost
 # what some hundreds of signatures do.
 FORK_SIGNING_FROM = 2000
+# Claims a signer takes at a time: where two meet, one may wait for the other's last.
+SIGNING_CHUNK = 64
 
 
 class KeyFileError(CollectiveError):
@@ -76,17 +81,22 @@ class Identity:
         return base64.b64encode(self._key.sign(data)).decode("ascii")
 
     def sign_many(self, claims: Sequence[bytes]) -> list[str]:
-        """sign() of each; a large batch on every core. OpenSSL's Ed25519 holds the GIL (30 µs
-        a signature here, a third of a batch store's time), so the other parts are signed
-        by forked children, which hold this key already: nothing is sent them."""
-        parts = parallel.split(claims, parallel.workers() if len(claims) >= FORK_SIGNING_FROM else 1)
-        if len(parts) <= 1:
-            return self._sign_all(claims)
-        with parallel.Forked(self._sign_all, parts[1:]) as others:
-            signed = self._sign_all(parts[0])
-            for part in others.results():
-                signed.extend(part)
-        return signed
+        """sign() of each; a large batch on every core."""
+        with self.signing(claims) as signed:
+            return signed()
+
+    @contextlib.contextmanager
+    def signing(self, items: Sequence[T], claim: Callable[[T], bytes] | None = None
+                ) -> Iterator[Callable[[], list[str]]]:
+        """sign() of each item's claim, begun now and ended when the block calls what it is
+        given. OpenSSL's Ed25519 holds the GIL (30 µs a signature here, a third of a batch
+        store's time), so a large batch is signed by forked children, which hold this key
+        already (nothing is sent them), while the block does other work; this process then
+        signs what they have not. `claim`: an item's claim, where items are not claims."""
+        children = parallel.workers() - 1 if len(items) >= FORK_SIGNING_FROM else 0
+        work = self._sign_all if claim is None else lambda part: self._sign_all([claim(item) for item in part])
+        with parallel.Shared(work, items, children=children, chunk=SIGNING_CHUNK) as shared:
+            yield shared.results
 
     def _sign_all(self, claims: Sequence[bytes]) -> list[str]:
         sign, encode = self._key.sign, base64.b64encode

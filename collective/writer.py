@@ -159,23 +159,28 @@ class Writer:
             self.tables.store_claims.claim([p["hash"] for p in prepared], uuid7())
             results = self._plan(prepared, self._own_by_hash({p["hash"] for p in prepared}))
             new = [r.memory for r in results if not r.deduplicated]
-            self.tables.memories.insert(new)
+            reinforced = {r.memory.id: r.memory for r in results if r.deduplicated}
+            with self.identity.signing(new, claim=_claim) as signed:
+                # the events and the rows do not depend on the signatures: made while they are made
+                self.tables.outbox.add(events.stored(new, reinforced.values()))
+                rows = [m.to_row() for m in new]
+                for memory, row, signature in zip(new, rows, signed()):
+                    memory.signature = row["signature"] = signature
+            self.tables.memories.insert_rows(rows)
             rule = self.refutations.rule()
             if rule:  # a claim a person's verdict refuted, stored again, is refuted as it is held elsewhere
                 self.refutations.settle(new, rule=rule, now=iso(utcnow()))
-            reinforced = {r.memory.id: r.memory for r in results if r.deduplicated}
             for memory in reinforced.values():
                 self.tables.memories.set(memory.id, amplitude=memory.amplitude, phase=memory.phase,
                                          updated_at=memory.updated_at, sync_version=memory.sync_version)
-            self.tables.outbox.add(events.stored(new, reinforced.values()))
             head = self.repo.commit(_store_message(results), author=self.agent_id)
         for r in results:
             r.commit = head
         return results
 
     def _plan(self, prepared: list[dict], by_hash: dict[str, Memory]) -> list[StoreResult]:
-        """A new memory for each text, or the live one with its hash and stance reinforced;
-        the new ones signed together."""
+        """A new memory for each text (not yet signed), or the live one with its hash and
+        stance reinforced."""
         now = iso(utcnow())
         results: list[StoreResult] = []
         ids = iter(uuid7s(len(prepared)))
@@ -190,10 +195,6 @@ class Writer:
             memory = self._unsigned(p, now, next(ids))
             by_hash[p["hash"]] = memory
             results.append(StoreResult(memory))
-        new = [r.memory for r in results if not r.deduplicated]
-        signatures = self.identity.sign_many([m.claim(hashed=m.content_hash) for m in new])
-        for memory, signature in zip(new, signatures):
-            memory.signature = signature
         return results
 
     def _new_memory(self, p: dict, now: str) -> Memory:
@@ -275,6 +276,10 @@ class Writer:
         for copy in self.tables.memories.absorbed_into_any([memory.id]):
             self.tables.memories.set(copy["id"], absorbed_into=None, updated_at=memory.updated_at)
         self.tables.outbox.add(events.pruned(memory, "retracted"))
+
+
+def _claim(memory: Memory) -> bytes:
+    return memory.claim(hashed=memory.content_hash)  # its hash was made from its content just now
 
 
 def _store_message(results: Sequence[StoreResult]) -> str:

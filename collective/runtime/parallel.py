@@ -11,6 +11,7 @@ flushed, closed or unlocked twice.
 from __future__ import annotations
 
 import contextlib
+import mmap
 import os
 import pickle
 import signal
@@ -84,6 +85,49 @@ class Forked:
                 pass
 
     def __enter__(self) -> "Forked":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+class Shared:
+    """fn over `chunk`-sized slices of items, done by children forked at once and by this
+    process when it asks for the results. Each takes the next slice nobody took (children
+    forward from their own starting points, this process backward from the end), so the work
+    divides by how fast each went, however busy the machine is. Two that look at one slice
+    at the same moment both compute it: fn must give the same result for the same slice."""
+
+    def __init__(self, fn: Callable[[Sequence[T]], list[R]], items: Sequence[T], *, children: int, chunk: int):
+        self._fn, self._items, self._chunk = fn, items, chunk
+        self._count = -(-len(items) // chunk)
+        children = max(0, min(children, self._count - 1))
+        # one byte a slice, set by whoever takes it; an anonymous map is shared with the children
+        self._taken = mmap.mmap(-1, max(1, self._count))
+        starts = [self._count * k // (children + 1) for k in range(children)]
+        orders = [[*range(start, self._count), *range(start)] for start in starts]
+        self._forked = Forked(self._work, orders)
+
+    def _work(self, order: Sequence[int]) -> dict[int, list[R]]:
+        done, taken, chunk = {}, self._taken, self._chunk
+        for i in order:
+            if not taken[i]:
+                taken[i] = 1
+                done[i] = self._fn(self._items[i * chunk:(i + 1) * chunk])
+        return done
+
+    def results(self) -> list[R]:
+        """Every item's result, in order: this process takes what is left, then waits for the children."""
+        done = self._work(range(self._count - 1, -1, -1))
+        for part in self._forked.results():
+            done.update(part)
+        return [r for i in range(self._count) for r in done[i]]
+
+    def close(self) -> None:
+        self._forked.close()
+        self._taken.close()
+
+    def __enter__(self) -> "Shared":
         return self
 
     def __exit__(self, *exc) -> None:

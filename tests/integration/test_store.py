@@ -12,7 +12,7 @@ import pytest
 from collective.agent import Agent, MemoryInput
 from collective.core import wave
 from collective.errors import BadInput
-from collective.identity import verify
+from collective.identity import FORK_SIGNING_FROM, verify
 
 # The storage behaviour is the same on both engines.
 pytestmark = pytest.mark.usefixtures("engine")
@@ -86,14 +86,16 @@ def test_store_many_is_one_commit(agent):
     assert agent.log(1)[0].message == "store 7 memories, reinforce 1"
     assert agent.store_many([]) == [] and commit_count(agent) == commits + 1
 
-def test_a_batch_with_vectors_stores_whole_signed_memories_and_their_events(agent):
+@pytest.mark.parametrize("count", [40, FORK_SIGNING_FROM + 1], ids=["signed-here", "signed-by-children-too"])
+def test_a_batch_with_vectors_stores_whole_signed_memories_and_their_events(agent, count):
     rng = np.random.default_rng(7)
-    vectors = rng.normal(size=(40, agent.dim)).astype(np.float32)
+    vectors = rng.normal(size=(count, agent.dim)).astype(np.float32)
     results = agent.store_many([MemoryInput(f"reading {n}: deck {n % 3} is dry", tags=["deck", f"r{n}"],
                                             vector=v) for n, v in enumerate(vectors)])
     events = {r["event_id"]: r for r in agent.repo.select("local_outbox")}
-    assert len(events) == 40
-    for result, vector in zip(results, vectors):
+    assert len(events) == count
+    step = count // 40  # every memory of a small batch; of a large one, forty from end to end
+    for result, vector in zip([*results[::step], results[-1]], [*vectors[::step], vectors[-1]]):
         held = agent.get(result.memory.id)
         assert vars(result.memory).keys() == vars(held).keys()  # every field, as a memory read back has them
         assert {k: v for k, v in vars(result.memory).items() if k != "vector"} == {

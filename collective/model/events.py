@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
 from ..errors import BadInput
+from ..runtime import fast
 from .case import Case
 from .enums import EventType as E
 from .memory import SUMMARY_CHARS, Memory, iso, utcnow, uuid7s
@@ -94,7 +95,6 @@ class Draft:
     def __post_init__(self):
         check_payload(self.event_type, self.payload)
 
-
     @classmethod
     def checked(cls, event_type: str, entity_id: str, payload: dict) -> "Draft":
         """A draft whose payload passed check_payload's rules already (memory_event's)."""
@@ -121,13 +121,17 @@ class Sender:
         """Each draft's unsigned envelope with its canonical bytes (what its signature will
         cover), checked against the size limit; drafts written together (in one
         transaction) share their time."""
-        ts, stamped = iso(utcnow()), []
+        ts, agent, stamped = iso(utcnow()), self.agent, []
         for draft, event_id in zip(drafts, uuid7s(len(drafts))):
-            payload = draft.payload if self.summary else {k: v for k, v in draft.payload.items() if k != "summary"}
+            payload = draft.payload
+            if not self.summary and "summary" in payload:
+                payload = dict(payload)
+                del payload["summary"]
             envelope = {"event_id": event_id, "entity_id": draft.entity_id, "event_type": draft.event_type,
-                        "ts": ts, "agent": self.agent, "payload": payload}
-            signed = canonical(envelope)
-            _check_size(len(signed) + SIGNATURE_ROOM, draft.event_type)  # as long as encode(envelope)
+                        "ts": ts, "agent": agent, "payload": payload}
+            signed = _CANONICAL_JSON(envelope).encode("utf-8")  # canonical(): it has those fields only
+            if len(signed) > MAX_EVENT_BYTES - SIGNATURE_ROOM:  # as long as encode(envelope) then
+                _check_size(len(signed) + SIGNATURE_ROOM, draft.event_type)
             stamped.append((envelope, signed))
         return stamped
 
@@ -160,13 +164,13 @@ def subject_parts(subject_: str) -> dict:
 
 
 # json.dumps(..., sort_keys=True, separators=(",", ":"), ensure_ascii=False), one encoder for all
-_CANONICAL_JSON = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+_CANONICAL_JSON = fast.json_encoding(json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False))
 SIGNATURE_ROOM = 100  # what the signature adds to an envelope not yet signed
 
 
 def canonical(envelope: Mapping[str, Any]) -> bytes:
     """The signed bytes: every envelope field but the signature, keys sorted, no spaces."""
-    return _CANONICAL_JSON.encode({k: envelope[k] for k in ENVELOPE_FIELDS}).encode("utf-8")
+    return _CANONICAL_JSON({k: envelope[k] for k in ENVELOPE_FIELDS}).encode("utf-8")
 
 
 def encode(envelope: Mapping[str, Any]) -> bytes:

@@ -243,7 +243,7 @@ def content_hash(content: str) -> str:
 
 _BLOB_DTYPE = np.dtype("<f4")
 # json.dumps(doc, sort_keys=True, separators=(",", ":")), without building an encoder a call
-_CANONICAL_JSON = json.JSONEncoder(sort_keys=True, separators=(",", ":"))
+_CANONICAL_JSON = fast.json_encoding(json.JSONEncoder(sort_keys=True, separators=(",", ":")))
 
 
 def vector_to_blob(vector: np.ndarray) -> bytes:
@@ -347,7 +347,7 @@ class Memory:
             "created_at": self.created_at,
             "retracted": bool(self.retracted),
         }
-        return _CANONICAL_JSON.encode(doc).encode("utf-8")
+        return _CANONICAL_JSON(doc).encode("utf-8")
 
     def to_dict(self, *, with_vector: bool = False) -> dict:
         """The documented JSON shape of a memory."""

@@ -16,6 +16,7 @@ from collective.identity import Identity
 from collective.model import Case, Memory, events
 from collective.model.enums import EventType
 from collective.model.words import LONGEST_WORD
+from collective.runtime import fast
 from collective.sync import policy
 from collective.sync.events.signing import sign, verify
 
@@ -276,3 +277,26 @@ def test_any_memory_event_is_built_or_refused_as_the_full_check_has_it(origin, c
 
 def test_a_topic_word_is_short_text_as_the_narrow_check_takes_it():
     assert LONGEST_WORD <= events.MAX_TEXT
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4),
+    max_leaves=12)
+
+
+@settings(max_examples=200)
+@given(value=_JSON, ascii_only=st.booleans())
+def test_the_reused_json_encoder_writes_what_json_dumps_writes(value, ascii_only):
+    options = {"sort_keys": True, "separators": (",", ":"), "ensure_ascii": ascii_only}
+    assert fast.json_encoding(json.JSONEncoder(**options))(value) == json.dumps(value, **options)
+
+
+@given(payload=st.dictionaries(st.sampled_from(["origin", "summary", "tags", "counts", "é"]), _JSON, max_size=5),
+       summary=st.booleans())
+def test_a_stamped_envelopes_bytes_are_its_canonical_json(payload, summary):
+    draft = events.Draft.checked("memory.stored", "m\u00e9\U0001f600", payload)  # any payload: only bytes matter
+    ((envelope, signed),) = events.Sender("earth-1", summary=summary).stamp_all([draft])
+    assert signed == json.dumps({k: envelope[k] for k in events.ENVELOPE_FIELDS}, sort_keys=True,
+                                separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    assert ("summary" in envelope["payload"]) == (summary and "summary" in payload)

@@ -30,6 +30,7 @@ T = TypeVar("T")
 FORK_SIGNING_FROM = 2000
 # Claims a signer takes at a time: where two meet, one may wait for the other's last.
 SIGNING_CHUNK = 64
+SIGNATURE_CHARS = 88  # an Ed25519 signature's 64 bytes in base64
 
 
 class KeyFileError(CollectiveError):
@@ -82,25 +83,39 @@ class Identity:
 
     def sign_many(self, claims: Sequence[bytes]) -> list[str]:
         """sign() of each; a large batch on every core."""
-        with self.signing(claims) as signed:
-            return signed()
+        with self.signing(claims) as signing:
+            return signing.all()
 
     @contextlib.contextmanager
-    def signing(self, items: Sequence[T], claim: Callable[[T], bytes] | None = None
-                ) -> Iterator[Callable[[], list[str]]]:
-        """sign() of each item's claim, begun now and ended when the block calls what it is
-        given. OpenSSL's Ed25519 holds the GIL (30 µs a signature here, a third of a batch
-        store's time), so a large batch is signed by forked children, which hold this key
-        already (nothing is sent them), while the block does other work; this process then
-        signs what they have not. `claim`: an item's claim, where items are not claims."""
+    def signing(self, items: Sequence[T], claim: Callable[[T], bytes] | None = None) -> Iterator["Signing"]:
+        """sign() of each item's claim, begun now. OpenSSL's Ed25519 holds the GIL (30 µs a
+        signature here, a third of a batch store's time), so a large batch is signed by forked
+        children, which hold this key already (nothing is sent them), while the block does other
+        work; this process signs what they have not when the block asks for the signatures.
+        `claim`: an item's claim, where items are not claims."""
         children = parallel.workers() - 1 if len(items) >= FORK_SIGNING_FROM else 0
-        work = self._sign_all if claim is None else lambda part: self._sign_all([claim(item) for item in part])
-        with parallel.Shared(work, items, children=children, chunk=SIGNING_CHUNK) as shared:
-            yield shared.results
+        work = self._signed if claim is None else lambda part: self._signed([claim(item) for item in part])
+        with parallel.Shared(work, items, width=SIGNATURE_CHARS, children=children, chunk=SIGNING_CHUNK) as shared:
+            yield Signing(shared)
 
-    def _sign_all(self, claims: Sequence[bytes]) -> list[str]:
+    def _signed(self, claims: Sequence[bytes]) -> list[bytes]:
         sign, encode = self._key.sign, base64.b64encode
-        return [encode(sign(data)).decode("ascii") for data in claims]
+        return [encode(sign(data)) for data in claims]
+
+
+class Signing:
+    """The signatures of a batch, being made (Identity.signing)."""
+
+    def __init__(self, shared: parallel.Shared):
+        self._shared = shared
+
+    def ready(self) -> Iterator[tuple[int, list[str]]]:
+        """(first item's index, signatures) of each part of the batch as soon as it is signed."""
+        for start, part in self._shared.ready():
+            yield start, [signature.decode("ascii") for signature in part]
+
+    def all(self) -> list[str]:
+        return [signature.decode("ascii") for signature in self._shared.results()]
 
 
 # An unencrypted PKCS#8 Ed25519 key (RFC 8410), the form generate() writes: these 16 bytes,

@@ -160,13 +160,15 @@ class Writer:
             results = self._plan(prepared, self._own_by_hash({p["hash"] for p in prepared}))
             new = [r.memory for r in results if not r.deduplicated]
             reinforced = {r.memory.id: r.memory for r in results if r.deduplicated}
-            with self.identity.signing(new, claim=_claim) as signed:
+            with self.identity.signing(new, claim=_claim) as signing:
                 # the events and the rows do not depend on the signatures: made while they are made
                 self.tables.outbox.add(events.stored(new, reinforced.values()))
                 rows = [m.to_row() for m in new]
-                for memory, row, signature in zip(new, rows, signed()):
-                    memory.signature = row["signature"] = signature
-            self.tables.memories.insert_rows(rows)
+                for start, signatures in signing.ready():  # each part written once signed, in any order
+                    part = rows[start:start + len(signatures)]
+                    for memory, row, signature in zip(new[start:start + len(signatures)], part, signatures):
+                        memory.signature = row["signature"] = signature
+                    self.tables.memories.insert_rows(part)
             rule = self.refutations.rule()
             if rule:  # a claim a person's verdict refuted, stored again, is refuted as it is held elsewhere
                 self.refutations.settle(new, rule=rule, now=iso(utcnow()))

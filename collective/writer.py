@@ -16,11 +16,11 @@ from .core import phase as phase_mod
 from .core import wave
 from .embedding_model import EmbeddingModel
 from .errors import BadInput, SerializationFailure
-from .identity import Identity
+from .identity import Identity, Signing
 from .quarantine.refutation import Refutations
 from .reports import StoreReport
 from .judge.stance import estimate as estimate_stance
-from .model import (DEFAULT_AMPLITUDE, Memory, content_hash, events, iso, summarise, unit_rows, utcnow, uuid7,
+from .model import (DEFAULT_AMPLITUDE, Memory, claim_of, content_hash, events, iso, summarise, unit_rows, utcnow, uuid7,
                     uuid7s, validate_amplitude, validate_category, validate_content, validate_tags, validate_vector)
 from .runtime import fast
 from .runtime.gc_pause import gc_paused
@@ -157,18 +157,16 @@ class Writer:
         transaction fail with SerializationFailure (and the retry sees it)."""
         with self.repo.transaction():
             self.tables.store_claims.claim([p["hash"] for p in prepared], uuid7())
-            results = self._plan(prepared, self._own_by_hash({p["hash"] for p in prepared}))
-            new = [r.memory for r in results if not r.deduplicated]
-            reinforced = {r.memory.id: r.memory for r in results if r.deduplicated}
-            with self.identity.signing(new, claim=_claim) as signing:
-                # the events and the rows do not depend on the signatures: made while they are made
+            by_hash = self._own_by_hash({p["hash"] for p in prepared})
+            now, ids = iso(utcnow()), uuid7s(len(prepared))
+            sure = _surely_new(prepared, by_hash)
+            with self.identity.signing(sure, claim=lambda i: self._claim(prepared[i], now, ids[i])) as signing:
+                # what the signatures do not change is made while children make them
+                results = self._plan(prepared, by_hash, now, ids)
+                reinforced = {r.memory.id: r.memory for r in results if r.deduplicated}
+                new = [r.memory for r in results if not r.deduplicated]
                 self.tables.outbox.add(events.stored(new, reinforced.values()))
-                rows = [m.to_row() for m in new]
-                for start, signatures in signing.ready():  # each part written once signed, in any order
-                    part = rows[start:start + len(signatures)]
-                    for memory, row, signature in zip(new[start:start + len(signatures)], part, signatures):
-                        memory.signature = row["signature"] = signature
-                    self.tables.memories.insert_rows(part)
+                self._insert_signed(results, sure, signing)
             rule = self.refutations.rule()
             if rule:  # a claim a person's verdict refuted, stored again, is refuted as it is held elsewhere
                 self.refutations.settle(new, rule=rule, now=iso(utcnow()))
@@ -180,13 +178,12 @@ class Writer:
             r.commit = head
         return results
 
-    def _plan(self, prepared: list[dict], by_hash: dict[str, Memory]) -> list[StoreResult]:
-        """A new memory for each text (not yet signed), or the live one with its hash and
-        stance reinforced."""
-        now = iso(utcnow())
+    def _plan(self, prepared: list[dict], by_hash: dict[str, Memory], now: str,
+              ids: Sequence[str]) -> list[StoreResult]:
+        """For each text, a new memory (not yet signed; the i-th text's id is ids[i]), or the
+        live one with its hash and stance reinforced."""
         results: list[StoreResult] = []
-        ids = iter(uuid7s(len(prepared)))
-        for p in prepared:
+        for p, memory_id in zip(prepared, ids):
             existing = by_hash.get(p["hash"])
             if existing is not None and wave.phase_difference(existing.phase, p["phase"]) < wave.CONSTRUCTIVE_MAX:
                 existing.amplitude, existing.phase = wave.superpose(existing.amplitude, existing.phase, p["amplitude"],
@@ -194,10 +191,30 @@ class Writer:
                 existing.updated_at, existing.sync_version = now, existing.sync_version + 1
                 results.append(StoreResult(existing, deduplicated=True))
                 continue
-            memory = self._unsigned(p, now, next(ids))
+            memory = self._unsigned(p, now, memory_id)
             by_hash[p["hash"]] = memory
             results.append(StoreResult(memory))
         return results
+
+    def _insert_signed(self, results: list[StoreResult], sure: list[int], signing: Signing) -> None:
+        """Write the new memories of a plan, each part once its signatures are made (rows go
+        in in any order). The texts `sure` did not name are new all the same where they were
+        held, or met earlier in the batch, at another phase: signed here."""
+        rows = {i: r.memory.to_row() for i, r in enumerate(results) if not r.deduplicated}
+        for start, signatures in signing.ready():
+            part = sure[start:start + len(signatures)]
+            for i, signature in zip(part, signatures):
+                results[i].memory.signature = rows[i]["signature"] = signature
+            self.tables.memories.insert_rows([rows[i] for i in part])
+        rest = sorted(rows.keys() - set(sure))
+        for i, signature in zip(rest, self.identity.sign_many([_claim(results[i].memory) for i in rest])):
+            results[i].memory.signature = rows[i]["signature"] = signature
+        self.tables.memories.insert_rows([rows[i] for i in rest])
+
+    def _claim(self, p: dict, now: str, memory_id: str) -> bytes:
+        """The claim of the memory _unsigned(p, now, memory_id) makes, without making it."""
+        return claim_of(memory_id, self.agent_id, p["hash"], p["model_version"], p["category"], p["stance"],
+                        p["tags"], (), now, False)
 
     def _new_memory(self, p: dict, now: str) -> Memory:
         memory = self._unsigned(p, now, uuid7())
@@ -282,6 +299,13 @@ class Writer:
 
 def _claim(memory: Memory) -> bytes:
     return memory.claim(hashed=memory.content_hash)  # its hash was made from its content just now
+
+
+def _surely_new(prepared: list[dict], held: Mapping[str, Memory]) -> list[int]:
+    """The texts a plan makes new memories of whatever their phase: held by no live memory of
+    this agent and not met earlier in the batch."""
+    first: dict[str, int] = {}
+    return [i for i, p in enumerate(prepared) if p["hash"] not in held and first.setdefault(p["hash"], i) == i]
 
 
 def _store_message(results: Sequence[StoreResult]) -> str:

@@ -67,6 +67,22 @@ def test_opposite_stance_is_not_a_duplicate(agent):
     assert denied.memory.phase == pytest.approx(math.pi) and denied.memory.stance == "deny"
     assert agent.repo.count("memories") == 2
 
+@pytest.mark.parametrize("count", [1, FORK_SIGNING_FROM], ids=["small", "large"])
+def test_a_batch_signs_texts_it_holds_or_repeats_at_another_phase(agent, count):
+    held = agent.store("the coolant pump is safe").memory
+    filler = [MemoryInput(f"reading {n} of deck 7") for n in range(count)]
+    results = agent.store_many([*filler, MemoryInput("the coolant pump is safe", stance="deny"),
+                                MemoryInput("the hatch is open"), MemoryInput("the hatch is open", stance="deny"),
+                                MemoryInput("the hatch is open", stance="deny")])
+    assert [r.deduplicated for r in results[count:]] == [False, False, False, True]
+    assert len({held.id, *(r.memory.id for r in results[count:count + 3])}) == 4
+    for result in [*results[-4:], results[0]]:
+        stored = agent.get(result.memory.id)
+        assert stored.signature == result.memory.signature
+        assert verify(agent.identity.public_key, stored.claim(), stored.signature)
+    assert agent.repo.count("memories") == count + 4
+
+
 def test_phase_distance_of_stored_memories(agent):
     safe = agent.store("the coolant pump is safe").memory
     unsafe = agent.store("the coolant pump is not safe").memory

@@ -129,7 +129,9 @@ class Writer:
 
     def _prepare(self, item: MemoryInput, checked_vector: Any = None) -> dict:
         content = validate_content(item.content)
-        phase, stance = phase_mod.resolve(content, estimator=estimate_stance, phase=item.phase, stance=item.stance)
+        phase, stance = None, None  # the wording's phase: estimated when needed (_phase)
+        if item.phase is not None or item.stance is not None:
+            phase, stance = phase_mod.resolve(content, estimator=estimate_stance, phase=item.phase, stance=item.stance)
         vector = checked_vector
         if vector is None and item.vector is not None:
             vector = validate_vector(item.vector, self.model.dim)
@@ -185,7 +187,7 @@ class Writer:
         results: list[StoreResult] = []
         for p, memory_id in zip(prepared, ids):
             existing = by_hash.get(p["hash"])
-            if existing is not None and wave.phase_difference(existing.phase, p["phase"]) < wave.CONSTRUCTIVE_MAX:
+            if existing is not None and wave.phase_difference(existing.phase, _phase(p)) < wave.CONSTRUCTIVE_MAX:
                 existing.amplitude, existing.phase = wave.superpose(existing.amplitude, existing.phase, p["amplitude"],
                                                                     p["phase"], cap=self.settings.amplitude_cap)
                 existing.updated_at, existing.sync_version = now, existing.sync_version + 1
@@ -228,7 +230,7 @@ class Writer:
         return fast.from_fields(Memory, {
             "id": memory_id, "content": content, "summary": summarise(content), "vector": vector,
             "dim": int(vector.shape[0]), "model_version": p["model_version"], "content_hash": p["hash"],
-            "amplitude": p["amplitude"], "phase": p["phase"], "category": p["category"],
+            "amplitude": p["amplitude"], "phase": _phase(p), "category": p["category"],
             "origin_agent": self.agent_id, "created_at": now, "updated_at": now, "stance": p["stance"],
             "tags": p["tags"], "layer": 0, "sync_version": 1, "merge_history": [], "last_consolidated_at": None,
             "disputed": False, "hallucinated": False, "parents": [], "absorbed_into": None, "retracted": False,
@@ -299,6 +301,14 @@ class Writer:
 
 def _claim(memory: Memory) -> bytes:
     return memory.claim(hashed=memory.content_hash)  # its hash was made from its content just now
+
+
+def _phase(p: dict) -> float:
+    """A prepared text's phase; where none was given, its wording's, estimated the first time it
+    is needed (a batch store's plan, made while its new memories are signed, needs them all)."""
+    if p["phase"] is None:
+        p["phase"] = phase_mod.resolve(p["content"], estimator=estimate_stance)[0]
+    return p["phase"]
 
 
 def _surely_new(prepared: list[dict], held: Mapping[str, Memory]) -> list[int]:

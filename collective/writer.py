@@ -169,13 +169,13 @@ class Writer:
                 new = [r.memory for r in results if not r.deduplicated]
                 self.tables.outbox.add(events.stored(new, reinforced.values()))
                 self._insert_signed(results, sure, signing)
-            rule = self.refutations.rule()
-            if rule:  # a claim a person's verdict refuted, stored again, is refuted as it is held elsewhere
-                self.refutations.settle(new, rule=rule, now=iso(utcnow()))
-            for memory in reinforced.values():
-                self.tables.memories.set(memory.id, amplitude=memory.amplitude, phase=memory.phase,
-                                         updated_at=memory.updated_at, sync_version=memory.sync_version)
-            head = self.repo.commit(_store_message(results), author=self.agent_id)
+                rule = self.refutations.rule()
+                if rule:  # a claim a person's verdict refuted, stored again, is refuted as it is held elsewhere
+                    self.refutations.settle(new, rule=rule, now=iso(utcnow()))
+                for memory in reinforced.values():
+                    self.tables.memories.set(memory.id, amplitude=memory.amplitude, phase=memory.phase,
+                                             updated_at=memory.updated_at, sync_version=memory.sync_version)
+                head = self.repo.commit(_store_message(results), author=self.agent_id)  # as the children end
         for r in results:
             r.commit = head
         return results

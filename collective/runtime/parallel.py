@@ -167,8 +167,7 @@ class Shared:
                     start, stop = i * self._chunk, min(len(self._items), (i + 1) * self._chunk)
                     done = self._done[start * self._width:stop * self._width]
                     yield start, [done[k:k + self._width] for k in range(0, len(done), self._width)]
-        for _ in self._forked.results():  # each child ended well
-            pass
+        # every slice is in: leaving the block reaps the children (they end once they find none left)
 
     def _said_done(self, *, wait: bool) -> list[int]:
         if not self._forked.pending or not (wait or select.select([self._said], [], [], 0)[0]):

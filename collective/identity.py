@@ -88,11 +88,12 @@ class Identity:
 
     @contextlib.contextmanager
     def signing(self, items: Sequence[T], claim: Callable[[T], bytes] | None = None) -> Iterator["Signing"]:
-        """sign() of each item's claim, begun now. OpenSSL's Ed25519 holds the GIL (30 µs a
-        signature here, a third of a batch store's time), so a large batch is signed by forked
-        children, which hold this key already (nothing is sent them), while the block does other
-        work; this process signs what they have not when the block asks for the signatures.
-        `claim`: an item's claim, where items are not claims."""
+        """sign() of each item's claim, begun now. A signature costs 30 µs here, a third of a
+        batch store's time; OpenSSL lets go of the GIL meanwhile, but a thread signing beside this
+        one's Python work waits for the GIL after each signature and barely overlaps it. So a
+        large batch is signed by forked children, which hold this key already (nothing is sent
+        them), while the block does other work; this process signs what they have not when the
+        block asks for the signatures. `claim`: an item's claim, where items are not claims."""
         children = parallel.workers() - 1 if len(items) >= FORK_SIGNING_FROM else 0
         work = self._signed if claim is None else lambda part: self._signed([claim(item) for item in part])
         with parallel.Shared(work, items, width=SIGNATURE_CHARS, children=children, chunk=SIGNING_CHUNK) as shared:

@@ -116,6 +116,7 @@ class Shared:
         self._taken = mmap.mmap(-1, max(1, self._count))
         self._done = mmap.mmap(-1, max(1, len(items) * width))
         self._said, self._told = os.pipe()  # children write each slice's number once it is done
+        self._poll: select.poll | None = None
         starts = [self._count * k // (children + 1) for k in range(children)]
         try:
             self._forked = Forked(self._child, [[*range(start, self._count), *range(start)] for start in starts])
@@ -170,7 +171,14 @@ class Shared:
         # every slice is in: leaving the block reaps the children (they end once they find none left)
 
     def _said_done(self, *, wait: bool) -> list[int]:
-        if not self._forked.pending or not (wait or select.select([self._said], [], [], 0)[0]):
+        if not self._forked.pending:
+            if wait:
+                raise WorkerFailed("no worker process is left to finish the work")
+            return []
+        if self._poll is None:  # poll, not select: this process may hold more than 1024 files
+            self._poll = select.poll()
+            self._poll.register(self._said, select.POLLIN)
+        if not self._poll.poll(None if wait else 0):
             return []
         said = os.read(self._said, 4096)  # whole numbers: each was written at once, 4096 holds 1024
         if not said:  # every child has ended, and a slice one took is not done: its error, if any

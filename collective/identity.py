@@ -6,13 +6,14 @@ file that group or others can read is refused.
 from __future__ import annotations
 
 import base64
+import contextlib
 import hashlib
 import json
 import os
 import stat
 from functools import lru_cache
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Iterator, Sequence, TypeVar
 
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
@@ -21,10 +22,15 @@ from .runtime import parallel
 from .errors import CollectiveError
 from .model.promotion import Endorsement
 
+T = TypeVar("T")
+
 
 # Fewer claims than this are signed here alone: a fork and its results' way back cost
 # what some hundreds of signatures do.
 FORK_SIGNING_FROM = 2000
+# Claims a signer takes at a time: where two meet, one may wait for the other's last.
+SIGNING_CHUNK = 64
+SIGNATURE_CHARS = 88  # an Ed25519 signature's 64 bytes in base64
 
 
 class KeyFileError(CollectiveError):
@@ -76,21 +82,41 @@ class Identity:
         return base64.b64encode(self._key.sign(data)).decode("ascii")
 
     def sign_many(self, claims: Sequence[bytes]) -> list[str]:
-        """sign() of each; a large batch on every core. OpenSSL's Ed25519 holds the GIL (30 µs
-        a signature here, a third of a batch store's time), so the other parts are signed
-        by forked children, which hold this key already: nothing is sent them."""
-        parts = parallel.split(claims, parallel.workers() if len(claims) >= FORK_SIGNING_FROM else 1)
-        if len(parts) <= 1:
-            return self._sign_all(claims)
-        with parallel.Forked(self._sign_all, parts[1:]) as others:
-            signed = self._sign_all(parts[0])
-            for part in others.results():
-                signed.extend(part)
-        return signed
+        """sign() of each; a large batch on every core."""
+        with self.signing(claims) as signing:
+            return signing.all()
 
-    def _sign_all(self, claims: Sequence[bytes]) -> list[str]:
+    @contextlib.contextmanager
+    def signing(self, items: Sequence[T], claim: Callable[[T], bytes] | None = None) -> Iterator["Signing"]:
+        """sign() of each item's claim, begun now. A signature costs 30 µs here, a third of a
+        batch store's time; OpenSSL lets go of the GIL meanwhile, but a thread signing beside this
+        one's Python work waits for the GIL after each signature and barely overlaps it. So a
+        large batch is signed by forked children, which hold this key already (nothing is sent
+        them), while the block does other work; this process signs what they have not when the
+        block asks for the signatures. `claim`: an item's claim, where items are not claims."""
+        children = parallel.workers() - 1 if len(items) >= FORK_SIGNING_FROM else 0
+        work = self._signed if claim is None else lambda part: self._signed([claim(item) for item in part])
+        with parallel.Shared(work, items, width=SIGNATURE_CHARS, children=children, chunk=SIGNING_CHUNK) as shared:
+            yield Signing(shared)
+
+    def _signed(self, claims: Sequence[bytes]) -> list[bytes]:
         sign, encode = self._key.sign, base64.b64encode
-        return [encode(sign(data)).decode("ascii") for data in claims]
+        return [encode(sign(data)) for data in claims]
+
+
+class Signing:
+    """The signatures of a batch, being made (Identity.signing)."""
+
+    def __init__(self, shared: parallel.Shared):
+        self._shared = shared
+
+    def ready(self) -> Iterator[tuple[int, list[str]]]:
+        """(first item's index, signatures) of each part of the batch as soon as it is signed."""
+        for start, part in self._shared.ready():
+            yield start, [signature.decode("ascii") for signature in part]
+
+    def all(self) -> list[str]:
+        return [signature.decode("ascii") for signature in self._shared.results()]
 
 
 # An unencrypted PKCS#8 Ed25519 key (RFC 8410), the form generate() writes: these 16 bytes,

@@ -16,11 +16,11 @@ from .core import phase as phase_mod
 from .core import wave
 from .embedding_model import EmbeddingModel
 from .errors import BadInput, SerializationFailure
-from .identity import Identity
+from .identity import Identity, Signing
 from .quarantine.refutation import Refutations
 from .reports import StoreReport
 from .judge.stance import estimate as estimate_stance
-from .model import (DEFAULT_AMPLITUDE, Memory, content_hash, events, iso, summarise, unit_rows, utcnow, uuid7,
+from .model import (DEFAULT_AMPLITUDE, Memory, claim_of, content_hash, events, iso, summarise, unit_rows, utcnow, uuid7,
                     uuid7s, validate_amplitude, validate_category, validate_content, validate_tags, validate_vector)
 from .runtime import fast
 from .runtime.gc_pause import gc_paused
@@ -129,7 +129,9 @@ class Writer:
 
     def _prepare(self, item: MemoryInput, checked_vector: Any = None) -> dict:
         content = validate_content(item.content)
-        phase, stance = phase_mod.resolve(content, estimator=estimate_stance, phase=item.phase, stance=item.stance)
+        phase, stance = None, None  # the wording's phase: estimated when needed (_phase)
+        if item.phase is not None or item.stance is not None:
+            phase, stance = phase_mod.resolve(content, estimator=estimate_stance, phase=item.phase, stance=item.stance)
         vector = checked_vector
         if vector is None and item.vector is not None:
             vector = validate_vector(item.vector, self.model.dim)
@@ -157,44 +159,64 @@ class Writer:
         transaction fail with SerializationFailure (and the retry sees it)."""
         with self.repo.transaction():
             self.tables.store_claims.claim([p["hash"] for p in prepared], uuid7())
-            results = self._plan(prepared, self._own_by_hash({p["hash"] for p in prepared}))
-            new = [r.memory for r in results if not r.deduplicated]
-            self.tables.memories.insert(new)
-            rule = self.refutations.rule()
-            if rule:  # a claim a person's verdict refuted, stored again, is refuted as it is held elsewhere
-                self.refutations.settle(new, rule=rule, now=iso(utcnow()))
-            reinforced = {r.memory.id: r.memory for r in results if r.deduplicated}
-            for memory in reinforced.values():
-                self.tables.memories.set(memory.id, amplitude=memory.amplitude, phase=memory.phase,
-                                         updated_at=memory.updated_at, sync_version=memory.sync_version)
-            self.tables.outbox.add(events.stored(new, reinforced.values()))
-            head = self.repo.commit(_store_message(results), author=self.agent_id)
+            by_hash = self._own_by_hash({p["hash"] for p in prepared})
+            now, ids = iso(utcnow()), uuid7s(len(prepared))
+            sure = _surely_new(prepared, by_hash)
+            with self.identity.signing(sure, claim=lambda i: self._claim(prepared[i], now, ids[i])) as signing:
+                # what the signatures do not change is made while children make them
+                results = self._plan(prepared, by_hash, now, ids)
+                reinforced = {r.memory.id: r.memory for r in results if r.deduplicated}
+                new = [r.memory for r in results if not r.deduplicated]
+                self.tables.outbox.add(events.stored(new, reinforced.values()))
+                self._insert_signed(results, sure, signing)
+                rule = self.refutations.rule()
+                if rule:  # a claim a person's verdict refuted, stored again, is refuted as it is held elsewhere
+                    self.refutations.settle(new, rule=rule, now=iso(utcnow()))
+                for memory in reinforced.values():
+                    self.tables.memories.set(memory.id, amplitude=memory.amplitude, phase=memory.phase,
+                                             updated_at=memory.updated_at, sync_version=memory.sync_version)
+                head = self.repo.commit(_store_message(results), author=self.agent_id)  # as the children end
         for r in results:
             r.commit = head
         return results
 
-    def _plan(self, prepared: list[dict], by_hash: dict[str, Memory]) -> list[StoreResult]:
-        """A new memory for each text, or the live one with its hash and stance reinforced;
-        the new ones signed together."""
-        now = iso(utcnow())
+    def _plan(self, prepared: list[dict], by_hash: dict[str, Memory], now: str,
+              ids: Sequence[str]) -> list[StoreResult]:
+        """For each text, a new memory (not yet signed; the i-th text's id is ids[i]), or the
+        live one with its hash and stance reinforced."""
         results: list[StoreResult] = []
-        ids = iter(uuid7s(len(prepared)))
-        for p in prepared:
+        for p, memory_id in zip(prepared, ids):
             existing = by_hash.get(p["hash"])
-            if existing is not None and wave.phase_difference(existing.phase, p["phase"]) < wave.CONSTRUCTIVE_MAX:
+            if existing is not None and wave.phase_difference(existing.phase, _phase(p)) < wave.CONSTRUCTIVE_MAX:
                 existing.amplitude, existing.phase = wave.superpose(existing.amplitude, existing.phase, p["amplitude"],
                                                                     p["phase"], cap=self.settings.amplitude_cap)
                 existing.updated_at, existing.sync_version = now, existing.sync_version + 1
                 results.append(StoreResult(existing, deduplicated=True))
                 continue
-            memory = self._unsigned(p, now, next(ids))
+            memory = self._unsigned(p, now, memory_id)
             by_hash[p["hash"]] = memory
             results.append(StoreResult(memory))
-        new = [r.memory for r in results if not r.deduplicated]
-        signatures = self.identity.sign_many([m.claim(hashed=m.content_hash) for m in new])
-        for memory, signature in zip(new, signatures):
-            memory.signature = signature
         return results
+
+    def _insert_signed(self, results: list[StoreResult], sure: list[int], signing: Signing) -> None:
+        """Write the new memories of a plan, each part once its signatures are made (rows go
+        in in any order). The texts `sure` did not name are new all the same where they were
+        held, or met earlier in the batch, at another phase: signed here."""
+        rows = {i: r.memory.to_row() for i, r in enumerate(results) if not r.deduplicated}
+        for start, signatures in signing.ready():
+            part = sure[start:start + len(signatures)]
+            for i, signature in zip(part, signatures):
+                results[i].memory.signature = rows[i]["signature"] = signature
+            self.tables.memories.insert_rows([rows[i] for i in part])
+        rest = sorted(rows.keys() - set(sure))
+        for i, signature in zip(rest, self.identity.sign_many([_claim(results[i].memory) for i in rest])):
+            results[i].memory.signature = rows[i]["signature"] = signature
+        self.tables.memories.insert_rows([rows[i] for i in rest])
+
+    def _claim(self, p: dict, now: str, memory_id: str) -> bytes:
+        """The claim of the memory _unsigned(p, now, memory_id) makes, without making it."""
+        return claim_of(memory_id, self.agent_id, p["hash"], p["model_version"], p["category"], p["stance"],
+                        p["tags"], (), now, False)
 
     def _new_memory(self, p: dict, now: str) -> Memory:
         memory = self._unsigned(p, now, uuid7())
@@ -208,7 +230,7 @@ class Writer:
         return fast.from_fields(Memory, {
             "id": memory_id, "content": content, "summary": summarise(content), "vector": vector,
             "dim": int(vector.shape[0]), "model_version": p["model_version"], "content_hash": p["hash"],
-            "amplitude": p["amplitude"], "phase": p["phase"], "category": p["category"],
+            "amplitude": p["amplitude"], "phase": _phase(p), "category": p["category"],
             "origin_agent": self.agent_id, "created_at": now, "updated_at": now, "stance": p["stance"],
             "tags": p["tags"], "layer": 0, "sync_version": 1, "merge_history": [], "last_consolidated_at": None,
             "disputed": False, "hallucinated": False, "parents": [], "absorbed_into": None, "retracted": False,
@@ -275,6 +297,25 @@ class Writer:
         for copy in self.tables.memories.absorbed_into_any([memory.id]):
             self.tables.memories.set(copy["id"], absorbed_into=None, updated_at=memory.updated_at)
         self.tables.outbox.add(events.pruned(memory, "retracted"))
+
+
+def _claim(memory: Memory) -> bytes:
+    return memory.claim(hashed=memory.content_hash)  # its hash was made from its content just now
+
+
+def _phase(p: dict) -> float:
+    """A prepared text's phase; where none was given, its wording's, estimated the first time it
+    is needed (a batch store's plan, made while its new memories are signed, needs them all)."""
+    if p["phase"] is None:
+        p["phase"] = phase_mod.resolve(p["content"], estimator=estimate_stance)[0]
+    return p["phase"]
+
+
+def _surely_new(prepared: list[dict], held: Mapping[str, Memory]) -> list[int]:
+    """The texts a plan makes new memories of whatever their phase: held by no live memory of
+    this agent and not met earlier in the batch."""
+    first: dict[str, int] = {}
+    return [i for i, p in enumerate(prepared) if p["hash"] not in held and first.setdefault(p["hash"], i) == i]
 
 
 def _store_message(results: Sequence[StoreResult]) -> str:

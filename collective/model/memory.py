@@ -243,7 +243,7 @@ def content_hash(content: str) -> str:
 
 _BLOB_DTYPE = np.dtype("<f4")
 # json.dumps(doc, sort_keys=True, separators=(",", ":")), without building an encoder a call
-_CANONICAL_JSON = json.JSONEncoder(sort_keys=True, separators=(",", ":"))
+_CANONICAL_JSON = fast.json_encoding(json.JSONEncoder(sort_keys=True, separators=(",", ":")))
 
 
 def vector_to_blob(vector: np.ndarray) -> bytes:
@@ -335,19 +335,8 @@ class Memory:
         (a constructive merge blends the absorber's vector, so signing the vector
         would make every absorber's signature fail at its peers). `hashed`: the
         content's hash where the caller just computed it from this content."""
-        doc = {
-            "id": self.id,
-            "origin_agent": self.origin_agent,
-            "content_hash": hashed or content_hash(self.content),
-            "model_version": self.model_version,
-            "category": self.category,
-            "stance": self.stance,
-            "tags": sorted(self.tags),
-            "parents": list(self.parents),
-            "created_at": self.created_at,
-            "retracted": bool(self.retracted),
-        }
-        return _CANONICAL_JSON.encode(doc).encode("utf-8")
+        return claim_of(self.id, self.origin_agent, hashed or content_hash(self.content), self.model_version,
+                        self.category, self.stance, self.tags, self.parents, self.created_at, self.retracted)
 
     def to_dict(self, *, with_vector: bool = False) -> dict:
         """The documented JSON shape of a memory."""
@@ -377,3 +366,22 @@ class Memory:
         if with_vector:
             out["vector"] = [float(x) for x in self.vector]
         return out
+
+
+def claim_of(memory_id: str, origin_agent: str, hashed: str, model_version: str, category: str, stance: str | None,
+             tags: Sequence[str], parents: Sequence[str], created_at: str, retracted: bool) -> bytes:
+    """Memory.claim of a memory with these fields (a batch store signs its new memories'
+    claims while it makes them)."""
+    doc = {
+        "id": memory_id,
+        "origin_agent": origin_agent,
+        "content_hash": hashed,
+        "model_version": model_version,
+        "category": category,
+        "stance": stance,
+        "tags": sorted(tags),
+        "parents": list(parents),
+        "created_at": created_at,
+        "retracted": bool(retracted),
+    }
+    return _CANONICAL_JSON(doc).encode("utf-8")

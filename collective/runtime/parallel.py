@@ -11,8 +11,10 @@ flushed, closed or unlocked twice.
 from __future__ import annotations
 
 import contextlib
+import mmap
 import os
 import pickle
+import select
 import signal
 from typing import TYPE_CHECKING, Callable, Iterator, Sequence, TypeVar
 
@@ -68,6 +70,11 @@ class Forked:
             self.close()
             raise
 
+    @property
+    def pending(self) -> bool:
+        """Whether a child is yet to be collected."""
+        return bool(self._children)
+
     def results(self) -> Iterator[R]:
         while self._children:
             pid, read_end = self._children.pop(0)
@@ -84,6 +91,115 @@ class Forked:
                 pass
 
     def __enter__(self) -> "Forked":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+class Shared:
+    """fn over `chunk`-sized slices of items, done by children forked at once and by this
+    process when it asks for the results. Each takes the next slice nobody took (children
+    forward from their own starting points, this process backward from the end), so the work
+    divides by how fast each went, however busy the machine is. fn gives `width` bytes an
+    item; children leave them in memory shared with this process and say which slice is done
+    through a pipe, so each slice is ready here as soon as it is done and nothing is pickled.
+    Two that look at one slice at the same moment both compute it: fn must give the same
+    result for the same slice."""
+
+    def __init__(self, fn: Callable[[Sequence[T]], list[bytes]], items: Sequence[T], *, width: int,
+                 children: int, chunk: int):
+        self._fn, self._items, self._chunk, self._width = fn, items, chunk, width
+        self._count = -(-len(items) // chunk)
+        children = max(0, min(children, self._count - 1))
+        # anonymous maps are shared with the children: a byte a slice (taken), `width` an item (done)
+        self._taken = mmap.mmap(-1, max(1, self._count))
+        self._done = mmap.mmap(-1, max(1, len(items) * width))
+        self._said, self._told = os.pipe()  # children write each slice's number once it is done
+        self._poll: select.poll | None = None
+        starts = [self._count * k // (children + 1) for k in range(children)]
+        try:
+            self._forked = Forked(self._child, [[*range(start, self._count), *range(start)] for start in starts])
+        except BaseException:
+            os.close(self._said)
+            raise
+        finally:
+            os.close(self._told)  # theirs now: the pipe ends when the last child does
+        self._open = True
+
+    def _take(self, i: int) -> bool:
+        if self._taken[i]:
+            return False
+        self._taken[i] = 1
+        return True
+
+    def _part(self, i: int) -> list[bytes]:
+        part = self._fn(self._items[i * self._chunk:(i + 1) * self._chunk])
+        if any(len(r) != self._width for r in part):
+            raise ValueError(f"a result is not {self._width} bytes long")
+        return part
+
+    def _child(self, order: Sequence[int]) -> None:
+        width = self._width
+        for i in order:
+            if self._take(i):
+                at = i * self._chunk * width
+                part = b"".join(self._part(i))
+                self._done[at:at + len(part)] = part
+                os.write(self._told, i.to_bytes(4, "little"))  # after the results: a pipe orders the two
+
+    def ready(self) -> Iterator[tuple[int, list[bytes]]]:
+        """(first item's index, results) of each slice as it is done: the children's as they say
+        so, and between them, those this process takes itself (from the end)."""
+        pending, mine = set(range(self._count)), self._count - 1
+        while pending:
+            theirs = self._said_done(wait=False)
+            while mine >= 0 and not theirs:
+                if self._take(mine):
+                    pending.discard(mine)
+                    yield mine * self._chunk, self._part(mine)
+                mine -= 1
+                theirs = self._said_done(wait=False)
+            if not theirs and pending:  # what is left, children are doing
+                theirs = self._said_done(wait=True)
+            for i in theirs:
+                if i in pending:
+                    pending.discard(i)
+                    start, stop = i * self._chunk, min(len(self._items), (i + 1) * self._chunk)
+                    done = self._done[start * self._width:stop * self._width]
+                    yield start, [done[k:k + self._width] for k in range(0, len(done), self._width)]
+        # every slice is in: leaving the block reaps the children (they end once they find none left)
+
+    def _said_done(self, *, wait: bool) -> list[int]:
+        if not self._forked.pending:
+            if wait:
+                raise WorkerFailed("no worker process is left to finish the work")
+            return []
+        if self._poll is None:  # poll, not select: this process may hold more than 1024 files
+            self._poll = select.poll()
+            self._poll.register(self._said, select.POLLIN)
+        if not self._poll.poll(None if wait else 0):
+            return []
+        said = os.read(self._said, 4096)  # whole numbers: each was written at once, 4096 holds 1024
+        if not said:  # every child has ended, and a slice one took is not done: its error, if any
+            list(self._forked.results())
+            raise WorkerFailed("a worker process ended before finishing its part")
+        return [int.from_bytes(said[k:k + 4], "little") for k in range(0, len(said), 4)]
+
+    def results(self) -> list[bytes]:
+        """Every item's result, in order."""
+        parts = dict(self.ready())
+        return [r for start in sorted(parts) for r in parts[start]]
+
+    def close(self) -> None:
+        if self._open:
+            self._open = False
+            self._forked.close()
+            os.close(self._said)
+            self._taken.close()
+            self._done.close()
+
+    def __enter__(self) -> "Shared":
         return self
 
     def __exit__(self, *exc) -> None:

@@ -90,6 +90,10 @@ class MemoryTable:
     def insert(self, memories: Sequence[Memory]) -> None:
         self.repo.insert(self.name, [m.to_row() for m in memories])
 
+    def insert_rows(self, rows: Sequence[Mapping]) -> None:
+        """Rows as Memory.to_row makes them."""
+        self.repo.insert(self.name, rows)
+
     def write(self, memories: Iterable[Memory]) -> None:
         """Insert or replace whole rows."""
         rows = [m.to_row() for m in memories]

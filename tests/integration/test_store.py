@@ -12,7 +12,7 @@ import pytest
 from collective.agent import Agent, MemoryInput
 from collective.core import wave
 from collective.errors import BadInput
-from collective.identity import verify
+from collective.identity import FORK_SIGNING_FROM, verify
 
 # The storage behaviour is the same on both engines.
 pytestmark = pytest.mark.usefixtures("engine")
@@ -67,6 +67,22 @@ def test_opposite_stance_is_not_a_duplicate(agent):
     assert denied.memory.phase == pytest.approx(math.pi) and denied.memory.stance == "deny"
     assert agent.repo.count("memories") == 2
 
+@pytest.mark.parametrize("count", [1, FORK_SIGNING_FROM], ids=["small", "large"])
+def test_a_batch_signs_texts_it_holds_or_repeats_at_another_phase(agent, count):
+    held = agent.store("the coolant pump is safe").memory
+    filler = [MemoryInput(f"reading {n} of deck 7") for n in range(count)]
+    results = agent.store_many([*filler, MemoryInput("the coolant pump is safe", stance="deny"),
+                                MemoryInput("the hatch is open"), MemoryInput("the hatch is open", stance="deny"),
+                                MemoryInput("the hatch is open", stance="deny")])
+    assert [r.deduplicated for r in results[count:]] == [False, False, False, True]
+    assert len({held.id, *(r.memory.id for r in results[count:count + 3])}) == 4
+    for result in [*results[-4:], results[0]]:
+        stored = agent.get(result.memory.id)
+        assert stored.signature == result.memory.signature
+        assert verify(agent.identity.public_key, stored.claim(), stored.signature)
+    assert agent.repo.count("memories") == count + 4
+
+
 def test_phase_distance_of_stored_memories(agent):
     safe = agent.store("the coolant pump is safe").memory
     unsafe = agent.store("the coolant pump is not safe").memory
@@ -86,14 +102,16 @@ def test_store_many_is_one_commit(agent):
     assert agent.log(1)[0].message == "store 7 memories, reinforce 1"
     assert agent.store_many([]) == [] and commit_count(agent) == commits + 1
 
-def test_a_batch_with_vectors_stores_whole_signed_memories_and_their_events(agent):
+@pytest.mark.parametrize("count", [40, FORK_SIGNING_FROM + 1], ids=["signed-here", "signed-by-children-too"])
+def test_a_batch_with_vectors_stores_whole_signed_memories_and_their_events(agent, count):
     rng = np.random.default_rng(7)
-    vectors = rng.normal(size=(40, agent.dim)).astype(np.float32)
+    vectors = rng.normal(size=(count, agent.dim)).astype(np.float32)
     results = agent.store_many([MemoryInput(f"reading {n}: deck {n % 3} is dry", tags=["deck", f"r{n}"],
                                             vector=v) for n, v in enumerate(vectors)])
     events = {r["event_id"]: r for r in agent.repo.select("local_outbox")}
-    assert len(events) == 40
-    for result, vector in zip(results, vectors):
+    assert len(events) == count
+    step = count // 40  # every memory of a small batch; of a large one, forty from end to end
+    for result, vector in zip([*results[::step], results[-1]], [*vectors[::step], vectors[-1]]):
         held = agent.get(result.memory.id)
         assert vars(result.memory).keys() == vars(held).keys()  # every field, as a memory read back has them
         assert {k: v for k, v in vars(result.memory).items() if k != "vector"} == {

@@ -7,7 +7,7 @@ import json
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from collective.config import Settings, settings_from
@@ -15,6 +15,8 @@ from collective.errors import BadInput
 from collective.identity import Identity
 from collective.model import Case, Memory, events
 from collective.model.enums import EventType
+from collective.model.words import LONGEST_WORD
+from collective.runtime import fast
 from collective.sync import policy
 from collective.sync.events.signing import sign, verify
 
@@ -214,3 +216,87 @@ def test_bad_events_settings_are_one_line_errors(events_section):
     with pytest.raises(BadInput) as bad:
         settings_from(Settings, {"events": events_section})
     assert "\n" not in str(bad.value) and "[events]" in str(bad.value)
+
+
+
+class Text(str):
+    """Text, but not a str itself: the narrow check leaves it to the full one."""
+
+
+_EDGES = {"origin": ["earth-1", "x" * 200, "x" * 201, None, 5, Text("earth-1")],
+          "category": ["x" * 200, "x" * 201, Text("knowledge")],
+          "summary": ["", "x" * 160, "x" * 161, None, 3, Text("The pump.")],
+          "stance": [None, "", "x" * 200, "x" * 201],
+          "tags": [[], ["x" * 200], ["x" * 201], ["a", 1], [None], [1.0] * 9, ["a"] * 30, [Text("a")]]}
+_TEXTS = st.one_of(st.text(max_size=3), st.text(min_size=155, max_size=205), st.sampled_from(["x" * 160, "x" * 161]))
+_ODD = st.one_of(st.none(), st.integers(), st.floats(allow_nan=False), st.just(True), st.just(["a"]))
+
+
+def _memory_event_outcome(boosted: bool, **fields) -> tuple:
+    """What memory_event makes of a memory with these fields, and what it makes when every
+    payload goes through check_payload."""
+    memory = Memory(**{"id": "m1", "content": "The pump on deck 3 is off.", "summary": "The pump.",
+                       "vector": np.ones(4, np.float32), "dim": 4, "model_version": "m", "content_hash": "h",
+                       "amplitude": 0.5, "phase": 0.0, "category": "knowledge", "origin_agent": "earth-1",
+                       "created_at": "t", "updated_at": "t", **fields})
+    event_type = EventType.MEMORY_BOOSTED if boosted else EventType.MEMORY_STORED
+
+    def outcome() -> tuple:
+        try:
+            draft = events.memory_event(event_type, memory)
+        except events.EventRefused as refused:
+            return ("refused", refused.reason, str(refused))
+        return ("built", draft)
+
+    narrow = outcome()
+    fits = events._memory_payload_fits
+    events._memory_payload_fits = lambda payload: False
+    try:
+        return narrow, outcome()
+    finally:
+        events._memory_payload_fits = fits
+
+
+@pytest.mark.parametrize("boosted", [False, True], ids=["stored", "boosted"])
+@pytest.mark.parametrize("name, value", [(name, value) for name, values in _EDGES.items() for value in values])
+def test_a_memory_event_is_built_or_refused_as_the_full_check_has_it(name, value, boosted):
+    narrow, full = _memory_event_outcome(boosted, **{"origin_agent" if name == "origin" else name: value})
+    assert narrow == full
+
+
+@settings(max_examples=300)
+@given(origin=st.one_of(_TEXTS, _ODD), category=_TEXTS, summary=st.one_of(_TEXTS, _ODD),
+       stance=st.one_of(st.none(), _TEXTS), tags=st.lists(st.one_of(_TEXTS, _ODD), max_size=12),
+       boosted=st.booleans())
+def test_any_memory_event_is_built_or_refused_as_the_full_check_has_it(origin, category, summary, stance, tags,
+                                                                       boosted):
+    narrow, full = _memory_event_outcome(boosted, origin_agent=origin, category=category, summary=summary,
+                                         stance=stance, tags=tags)
+    assert narrow == full
+
+
+def test_a_topic_word_is_short_text_as_the_narrow_check_takes_it():
+    assert LONGEST_WORD <= events.MAX_TEXT
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4),
+    max_leaves=12)
+
+
+@settings(max_examples=200)
+@given(value=_JSON, ascii_only=st.booleans())
+def test_the_reused_json_encoder_writes_what_json_dumps_writes(value, ascii_only):
+    options = {"sort_keys": True, "separators": (",", ":"), "ensure_ascii": ascii_only}
+    assert fast.json_encoding(json.JSONEncoder(**options))(value) == json.dumps(value, **options)
+
+
+@given(payload=st.dictionaries(st.sampled_from(["origin", "summary", "tags", "counts", "é"]), _JSON, max_size=5),
+       summary=st.booleans())
+def test_a_stamped_envelopes_bytes_are_its_canonical_json(payload, summary):
+    draft = events.Draft.checked("memory.stored", "m\u00e9\U0001f600", payload)  # any payload: only bytes matter
+    ((envelope, signed),) = events.Sender("earth-1", summary=summary).stamp_all([draft])
+    assert signed == json.dumps({k: envelope[k] for k in events.ENVELOPE_FIELDS}, sort_keys=True,
+                                separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    assert ("summary" in envelope["payload"]) == (summary and "summary" in payload)

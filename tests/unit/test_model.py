@@ -3,6 +3,7 @@ content hashes, summaries and memory rows."""
 
 from __future__ import annotations
 
+import json
 import math
 import string
 
@@ -129,3 +130,15 @@ def test_memory_row_round_trip():
     back = Memory.from_row(row)
     assert back.tags == ["a", "b"] and back.parents == ["p"] and back.disputed is True
     assert np.array_equal(back.vector, v) and back.claim() == m.claim()
+
+
+@given(tags=st.lists(st.text(max_size=8), max_size=3), stance=st.one_of(st.none(), st.text(max_size=8)),
+       category=st.text(max_size=8))
+def test_a_claim_is_its_documents_sorted_compact_json(tags, stance, category):
+    m = Memory(id=uuid7(), content="Die Pumpe läuft.", summary="s", vector=np.ones(4, np.float32), dim=4,
+               model_version="m", content_hash="h", amplitude=0.5, phase=1.0, category=category,
+               origin_agent="earth-1", created_at="t", updated_at="t", stance=stance, tags=tags, parents=["p"])
+    doc = {"id": m.id, "origin_agent": "earth-1", "content_hash": content_hash(m.content), "model_version": "m",
+           "category": category, "stance": stance, "tags": sorted(tags), "parents": ["p"], "created_at": "t",
+           "retracted": False}
+    assert m.claim() == json.dumps(doc, sort_keys=True, separators=(",", ":")).encode("utf-8")

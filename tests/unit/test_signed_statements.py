@@ -65,6 +65,17 @@ def test_a_batch_is_signed_as_each_claim_alone(tmp_path, count):
     assert all(verify(signer.public_key, c, s) for c, s in zip(claims[-3:], signed[-3:]))
 
 
+def test_claims_signed_while_the_caller_works_are_signed_as_each_alone(tmp_path):
+    signer = key(tmp_path, "signer")
+    items = [{"n": i} for i in range(identity_module.FORK_SIGNING_FROM + 1)]
+    with signer.signing(items, claim=lambda item: f"claim {item['n']}".encode()) as signing:
+        meanwhile = sum(range(100_000))  # the caller's own work, while children sign
+        parts = dict(signing.ready())
+    signatures = [s for start in sorted(parts) for s in parts[start]]
+    assert meanwhile and len(signatures) == len(items)
+    assert all(signatures[i] == signer.sign(f"claim {i}".encode()) for i in [*range(0, len(items), 97), len(items) - 1])
+
+
 def test_a_key_file_reads_as_cryptography_reads_it(tmp_path):
     from cryptography.hazmat.primitives import serialization
     from cryptography.hazmat.primitives.asymmetric import ec

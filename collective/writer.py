@@ -220,7 +220,7 @@ class Writer:
 
     def _new_memory(self, p: dict, now: str) -> Memory:
         memory = self._unsigned(p, now, uuid7())
-        memory.signature = self.identity.sign(memory.claim(hashed=memory.content_hash))
+        memory.signature = self.identity.sign(_claim(memory))
         return memory
 
     def _unsigned(self, p: dict, now: str, memory_id: str) -> Memory:

@@ -221,7 +221,7 @@ def bench_recall(work: Path, n: int, queries: int, batch: int = 10_000) -> None:
         for q, query, got in zip(qs, words, answers):
             t = time.perf_counter()
             own = scoring.relevance(vectors @ q, bm25.shares(terms(query)))
-            relevance = np.maximum(own, context.borrowed(np.append(own, 0)[before], np.append(own, 0)[after]))
+            relevance = np.maximum(own, context.lent(own, before, after))
             score = scoring.scores(relevance, amplitudes, access)
             top = np.argpartition(-score, 10)[:10]
             top = top[np.argsort(-score[top])]

@@ -46,6 +46,13 @@ def borrowed(before: np.ndarray, after: np.ndarray) -> np.ndarray:
     return CONTEXT_SHARE * np.maximum(before, after)
 
 
+def lent(relevance: np.ndarray, before: np.ndarray, after: np.ndarray) -> np.ndarray:
+    """What each label borrows, given every label's own `relevance` and its neighbours as
+    `neighbours` gives them (-1: none, lending nothing)."""
+    own = np.append(relevance, 0.0)  # label -1 reads the 0 at the end
+    return borrowed(own[before], own[after])
+
+
 def in_context(relevance: np.ndarray, before: np.ndarray, after: np.ndarray) -> np.ndarray:
     """A memory's relevance with what it borrows from its neighbours."""
     return np.maximum(relevance, borrowed(before, after))

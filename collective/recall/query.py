@@ -78,11 +78,8 @@ class Query:
     def bound(self, labels: np.ndarray, last: float) -> np.ndarray:
         """At most each label's relevance, borrowing included, when any cosine not yet known
         is at most `last` (the least an ANN search returned)."""
-        return np.maximum(self.at_most(labels, last), self.bound_borrowed(labels, last))
-
-    def bound_borrowed(self, labels: np.ndarray, last: float) -> np.ndarray:
-        """At most what each label borrows, as `bound` bounds it."""
-        return context.borrowed(self.at_most(self.before[labels], last), self.at_most(self.after[labels], last))
+        return context.in_context(self.at_most(labels, last), self.at_most(self.before[labels], last),
+                                  self.at_most(self.after[labels], last))
 
     def at_most(self, labels: np.ndarray, last: float) -> np.ndarray:
         """At most each label's own relevance (0 for -1), a cosine not yet known being at most `last`."""

@@ -73,7 +73,6 @@ class Candidates:
     """Scored memories by label, as parallel arrays (faded ones already left out)."""
     labels: np.ndarray
     scores: np.ndarray
-    relevance: np.ndarray  # by their own meaning and words, or borrowed from a neighbour
     sims: np.ndarray
     lexical: np.ndarray
     borrowed: np.ndarray
@@ -88,16 +87,14 @@ class Candidates:
         labels, sims, lexical, borrowed, strength, counts = (
             a[keep] for a in (labels, sims, lexical, borrowed, strength, counts))
         own = scoring.relevance(sims, lexical)
-        relevance = np.maximum(own, borrowed)
-        return cls(labels, scoring.scores(relevance, strength, counts), relevance, sims, lexical, borrowed, strength,
-                   counts, own)
+        scores = scoring.scores(np.maximum(own, borrowed), strength, counts)
+        return cls(labels, scores, sims, lexical, borrowed, strength, counts, own)
 
     def plus(self, other: "Candidates") -> "Candidates":
         return Candidates(*(np.concatenate([a, b]) for a, b in zip(self.arrays(), other.arrays())))
 
     def arrays(self) -> tuple[np.ndarray, ...]:
-        return (self.labels, self.scores, self.relevance, self.sims, self.lexical, self.borrowed, self.strength,
-                self.counts, self.own)
+        return self.labels, self.scores, self.sims, self.lexical, self.borrowed, self.strength, self.counts, self.own
 
     def kth(self, k: int, least: float) -> float:
         """The k-th best score among those at least `least` relevant by themselves (-inf when fewer)."""

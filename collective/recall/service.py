@@ -52,10 +52,7 @@ def _borrowed(rows: Sequence[dict], relevance: np.ndarray) -> np.ndarray:
     codes: dict[str, int] = {}
     origins = np.array([codes.setdefault(r["origin_agent"], len(codes)) for r in rows])
     created = np.array([parse_time(r["created_at"]).timestamp() for r in rows])
-    labels = np.arange(len(rows))
-    before, after = context.neighbours(labels, origins, created, len(rows))
-    own = np.append(relevance, 0.0)  # label -1, no neighbour, reads the 0 at the end
-    return context.borrowed(own[before], own[after])
+    return context.lent(relevance, *context.neighbours(np.arange(len(rows)), origins, created, len(rows)))
 
 
 def _by_label(index: VectorIndex, counts: Mapping[str, int]) -> np.ndarray:

@@ -73,13 +73,16 @@ def unlinked(case: Case) -> Case:
 def sign_cases(cases: Sequence[Case], identity: Identity, agent_id: str) -> list[Case]:
     """Cases this agent opened or whose count it raised, signed: the opening when one has
     none yet, the count always. The signatures of many are made together, on every core."""
-    opened = [case if case.opening_signature else case.replace(opened_by=agent_id) for case in cases]
-    fresh = [i for i, case in enumerate(opened) if not case.opening_signature]
-    for i, signature in zip(fresh, identity.sign_many([opening_claim(opened[i]) for i in fresh])):
-        opened[i] = opened[i].replace(opening_signature=signature)
-    counted = [case.replace(counted_by=agent_id) for case in opened]
-    return [case.replace(count_signature=signature)
-            for case, signature in zip(counted, identity.sign_many([count_claim(case) for case in counted]))]
+    # Every claim is made from the case as it will be written, and all are signed in one
+    # batch: a pull opens thousands of cases, and each copy of a case costs.
+    final = [case.replace(counted_by=agent_id, **({} if case.opening_signature else {"opened_by": agent_id}))
+             for case in cases]
+    fresh = [i for i, case in enumerate(final) if not case.opening_signature]
+    signatures = identity.sign_many([*(opening_claim(final[i]) for i in fresh), *map(count_claim, final)])
+    openings = dict(zip(fresh, signatures))
+    counts = signatures[len(fresh):]
+    return [case.replace(count_signature=count, **({"opening_signature": openings[i]} if i in openings else {}))
+            for i, (case, count) in enumerate(zip(final, counts))]
 
 
 def verdict_document(case: Case, *, keep: str, note: str | None, by: str, reviewer_key: str,

@@ -46,8 +46,14 @@ Sets (--set):
           recall-data on first use and reused after (--install does only that).
   all     dev, conversation and public.
 
-Output: one JSON line per (set, method) and a summary line on stdout; --table
-prints a table to stderr as well.
+Per set with unanswerable questions, one more line ("answerability"): how well
+the own relevance of recall's best hit tells a question with an answer stored
+from one without (AUC, 0.5 being chance), and the share of the unanswerable a
+floor on it would answer with "nothing recalled" if set where it empties 5% of
+the answerable; the best cosine, as the same sign, is its baseline.
+
+Output: one JSON line per (set, method), the answerability lines and a summary
+line on stdout; --table prints a table to stderr as well.
 
     python scripts/bench_recall_quality.py                 # dev and public, k 10
     python scripts/bench_recall_quality.py --set dev --table
@@ -87,6 +93,7 @@ SETS = {"dev": DATA_DIR / "dev.json", "blind": DATA_DIR / "blind.json",
 KINDS = ("full", "keyword", "paraphrase", "number", "single", "temporal", "multi", "none")
 METHODS = ("recall", "cosine", "bm25", "rrf")
 QUICK = {"set": "dev", "limit": 20}
+ANSWERED_COST = 0.05  # the share of answerable questions a floor may empty, for `answerability`
 RRF_K, RRF_DEPTH = 60, 100
 BM25_K1, BM25_B = 1.2, 0.75
 
@@ -187,6 +194,20 @@ def metrics(ranked: list[list[str]], questions: list[dict]) -> dict:
         out["share_empty_answerable"] = round(float(np.mean([not r for r, _ in answerable])), 4)
     out["share_empty_unanswerable"] = round(float(np.mean(empty_none)), 4) if empty_none else None
     return out
+
+
+def answerability(tops: list[float], questions: list[dict], cost: float = ANSWERED_COST) -> dict | None:
+    """How well one number per question (its best hit's relevance) tells answerable questions
+    from unanswerable ones: the AUC (0.5 is chance), and the share of the unanswerable that a
+    floor would empty if set where it empties `cost` of the answerable."""
+    yes = np.array([t for t, q in zip(tops, questions) if q["answers"]])
+    no = np.array([t for t, q in zip(tops, questions) if not q["answers"]])
+    if not len(yes) or not len(no):
+        return None
+    auc = float(np.mean((yes[:, None] > no[None, :]) + 0.5 * (yes[:, None] == no[None, :])))
+    floor = float(np.quantile(yes, cost))
+    return {"auc": round(auc, 3), "floor": round(floor, 3), "answerable_emptied": round(float(np.mean(yes < floor)), 3),
+            "unanswerable_emptied": round(float(np.mean(no < floor)), 3)}
 
 
 def by_kind(ranked: list[list[str]], questions: list[dict]) -> dict:
@@ -506,6 +527,7 @@ def run_set(name: str, data: dict, k: int, limit: int | None, work: Path, speake
         setup_s = time.perf_counter() - t0
         bm25 = BM25(texts)
         ranked = {m: [] for m in METHODS}
+        tops = {"recall": [], "cosine": []}  # each question's best relevance, best cosine
         seconds = {m: [] for m in METHODS}
         seconds["embed_query"] = []
         for q in questions:
@@ -513,11 +535,14 @@ def run_set(name: str, data: dict, k: int, limit: int | None, work: Path, speake
             hits = agent.recall(q["q"], k=k)
             seconds["recall"].append(time.perf_counter() - t)
             ranked["recall"].append([to_dataset[h.memory.id] for h in hits])
+            tops["recall"].append(max((h.relevance for h in hits), default=0.0))
             t = time.perf_counter()
             qv = agent.embedder.embed([q["q"]])[0]
             seconds["embed_query"].append(time.perf_counter() - t)
             t = time.perf_counter()
-            cos = top_k(vectors @ qv, max(k, RRF_DEPTH))
+            sims = vectors @ qv
+            cos = top_k(sims, max(k, RRF_DEPTH))
+            tops["cosine"].append(float(sims.max()))
             seconds["cosine"].append(time.perf_counter() - t)
             t = time.perf_counter()
             lexical = bm25.search(q["q"], max(k, RRF_DEPTH))
@@ -530,7 +555,7 @@ def run_set(name: str, data: dict, k: int, limit: int | None, work: Path, speake
             ranked["rrf"].append([ids[i] for i in fused])
     finally:
         agent.close()
-    return {"questions": questions, "ranked": ranked, "seconds": seconds,
+    return {"questions": questions, "ranked": ranked, "tops": tops, "seconds": seconds,
             "setup": {"embed_memories_s": round(embed_s, 2), "store_and_index_s": round(setup_s - embed_s, 2)},
             "model": agent.embedder_version}
 
@@ -565,6 +590,13 @@ def report(name: str, data: dict, run: dict, k: int) -> dict:
                  if method == "recall" else {}),
               "memories": len(data["memories"]), "model": run["model"], "setup": run["setup"],
               "baseline": baseline, "load_1m": load()})
+    told = answerability(run["tops"]["recall"], run["questions"])
+    if told is not None:
+        emit({"bench": "recall_quality", "measurement": "answerability", "set": name,
+              "what": "recall's best hit's own relevance as a sign that a question has an answer stored",
+              **told, "baseline": {"what": "the best cosine, as the same sign",
+                                   **answerability(run["tops"]["cosine"], run["questions"])},
+              "load_1m": load()})
     return results
 
 

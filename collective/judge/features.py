@@ -15,8 +15,8 @@ from functools import lru_cache
 from .align import alignment
 from .analysis import Analysis
 from .lexicon import PARAPHRASE_COSINE, TOPIC_COSINE
-from .protocol import RELATIONS, Verdict
-from .rules import Findings, decide
+from .protocol import RELATIONS
+from .rules import Findings, Ruled, decide
 from .text import STATE_INDEX
 
 # evidence crossed with the rules' verdict: the combiner learns when to trust each verdict
@@ -43,14 +43,14 @@ FEATURES = (
 )
 
 
-def judge_features(a: Analysis, b: Analysis, sim: float, floor: float) -> tuple[Verdict, list[float]]:
+def judge_features(a: Analysis, b: Analysis, sim: float, floor: float) -> tuple[Ruled, list[float]]:
     """The rule judge's verdict on a pair, and the pair's features in the order of `FEATURES`."""
     found = Findings(a, b, floor)
     rule, personal_other = decide(a, b, sim, found)
     return rule, pair_features(a, b, sim, found, rule, float(personal_other))
 
 
-def pair_features(a: Analysis, b: Analysis, sim: float, found: Findings, rule: Verdict, personal_other: float) -> list[float]:
+def pair_features(a: Analysis, b: Analysis, sim: float, found: Findings, rule: Ruled, personal_other: float) -> list[float]:
     """The features of a pair whose slots `found` has compared (one list, built in one go: speed)."""
     matches, clashes = [0.0] * len(SLOTS), [0.0] * len(SLOTS)
     matched_object = 0.0

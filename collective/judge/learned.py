@@ -33,6 +33,7 @@ from .features import FEATURES, judge_features
 from .lexicon import CANDIDATE_FLOOR
 from .protocol import RELATIONS, Verdict
 from .rule_judge import RuleJudge
+from .rules import Ruled
 
 COMBINER_FILE = "combiner.json"
 
@@ -109,7 +110,7 @@ class Weighed(NamedTuple):
     """A pair as the learned judge weighed it: the rules' verdict, the features, the
     probabilities and the relation decided (`final`: a verdict that needs no weighing)."""
 
-    rule: Verdict
+    rule: Ruled
     x: list[float]
     p: list[float]
     k: int
@@ -140,7 +141,7 @@ class LearnedJudge(RuleJudge):
         rule, x = judge_features(A, B, sim, self.floor)
         if A.words == B.words and _wording(A.text) == _wording(B.text):
             # the same words: no pair like it was trained on, and the rules read it whole
-            return Weighed(rule, x, [], RELATIONS.index(rule.relation), A, B, final=rule)
+            return Weighed(rule, x, [], RELATIONS.index(rule.relation), A, B, final=rule.verdict())
         p = self.combiner.probabilities(x)
         return Weighed(rule, x, p, decide(p, x, self.combiner.constructive_min), A, B)
 
@@ -155,7 +156,7 @@ class LearnedJudge(RuleJudge):
                   else self._reason(w.k, w.p, w.x, rule, w.A, w.B, w.x[_COSINE]))
         return Verdict(relation, confidence, reason, rule.matched, rule.clashed)
 
-    def _reason(self, k: int, p: list[float], x: list[float], rule: Verdict, A: Analysis, B: Analysis, sim: float) -> str:
+    def _reason(self, k: int, p: list[float], x: list[float], rule: Ruled, A: Analysis, B: Analysis, sim: float) -> str:
         """The relation, what each text says, and why: the more likely relation `decide` passed
         over, else up to two signs that pushed the model most towards it rather than the next
         most likely, in plain words (`signs`)."""
@@ -175,7 +176,7 @@ class LearnedJudge(RuleJudge):
         return signs.learned_reason(RELATIONS[k], A, B, rule.clashed, said=said)
 
 
-def read_together_reason(relation: str, A: Analysis, B: Analysis, rule: Verdict) -> str:
+def read_together_reason(relation: str, A: Analysis, B: Analysis, rule: Ruled) -> str:
     """Why the cross-encoder's reading stands where the readers saw otherwise, in words."""
     finds = {"constructive": "they say the same thing", "destructive": "they cannot both be true",
              "partial": "they agree only in part", "independent": "they are about different things"}[relation]

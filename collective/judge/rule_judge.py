@@ -68,4 +68,4 @@ class RuleJudge:
 
     def compare(self, A: Analysis, B: Analysis, sim: float) -> Verdict:
         """The verdict of the first rule that answers (the last always does)."""
-        return decide(A, B, sim, Findings(A, B, self.floor))[0]
+        return decide(A, B, sim, Findings(A, B, self.floor))[0].verdict()

@@ -34,6 +34,8 @@ slot rules record.
 
 from __future__ import annotations
 
+from typing import Callable
+
 from . import reasons
 from .analysis import Analysis
 from .lexicon import PARAPHRASE_COSINE, SUBSTITUTION_COSINE, TOPIC_COSINE
@@ -101,7 +103,7 @@ def _match_objects(a: Analysis, b: Analysis, matched: list, different: list) -> 
 
 def different_objects(a: Analysis, b: Analysis, sim: float, found: Findings) -> Verdict | None:
     if found.different:
-        return _verdict("independent", 0.8, reasons.different_objects(a, b, found.different),
+        return _verdict("independent", 0.8, lambda: reasons.different_objects(a, b, found.different),
                         found.matched, [f"object:{d}" for d in found.different])
     return None
 
@@ -109,14 +111,14 @@ def different_objects(a: Analysis, b: Analysis, sim: float, found: Findings) -> 
 def different_topics(a: Analysis, b: Analysis, sim: float, found: Findings) -> Verdict | None:
     topic = sim >= TOPIC_COSINE or (found.same_object or found.coverage >= 0.5) and sim >= found.floor
     if not topic:
-        return _verdict("independent", 0.7, reasons.different_topics(sim), found.matched, found.clashed)
+        return _verdict("independent", 0.7, lambda: reasons.different_topics(sim), found.matched, found.clashed)
     return None
 
 
 def retraction(a: Analysis, b: Analysis, sim: float, found: Findings) -> Verdict | None:
     if a.retracts != b.retracts:
         found.clashed.append("retraction")
-        return _verdict("destructive", 0.8, reasons.retraction(a, b), found.matched, found.clashed)
+        return _verdict("destructive", 0.8, lambda: reasons.retraction(a, b), found.matched, found.clashed)
     return None
 
 
@@ -192,7 +194,7 @@ def people(a: Analysis, b: Analysis, sim: float, found: Findings) -> Verdict | N
         if found.shared_people:
             found.matched.append(f"person:{sorted(a.people & b.people)[0]}")
         elif a.personal or b.personal:
-            return _verdict("independent", 0.65, reasons.different_people(a, b), found.matched, [])
+            return _verdict("independent", 0.65, lambda: reasons.different_people(a, b), found.matched, [])
         else:
             found.clashed.append(f"person:{sorted(a.people)[0]} vs {sorted(b.people)[0]}")
     return None
@@ -232,7 +234,7 @@ def negation(a: Analysis, b: Analysis, sim: float, found: Findings) -> Verdict |
 
 def hedge(a: Analysis, b: Analysis, sim: float, found: Findings) -> Verdict | None:
     if a.hedged != b.hedged:
-        return _verdict("partial", 0.65, reasons.hedge(a, b), found.matched, found.clashed)
+        return _verdict("partial", 0.65, lambda: reasons.hedge(a, b), found.matched, found.clashed)
     return None
 
 
@@ -240,20 +242,20 @@ def clash_of_other_subjects(a: Analysis, b: Analysis, sim: float, found: Finding
     """States that clash about different subjects do not bear on the same thing."""
     if (found.clashed and found.substitution and not (a.people or b.people or a.roles or b.roles)
             and not any(c.startswith(("number", "time", "day", "place")) for c in found.clashed) and sim < SUBSTITUTION_COSINE):
-        return _verdict("independent", 0.55, reasons.other_subjects(a, b, same_statement=False), found.matched, [])
+        return _verdict("independent", 0.55, lambda: reasons.other_subjects(a, b, same_statement=False), found.matched, [])
     return None
 
 
 def contradiction(a: Analysis, b: Analysis, sim: float, found: Findings) -> Verdict | None:
     if found.clashed:
         conf = 0.75 + 0.05 * min(3, len(found.clashed)) if sim >= TOPIC_COSINE else 0.6
-        return _verdict("destructive", conf, reasons.contradiction(a, b, found.clashed), found.matched, found.clashed)
+        return _verdict("destructive", conf, lambda: reasons.contradiction(a, b, found.clashed), found.matched, found.clashed)
     return None
 
 
 def restriction(a: Analysis, b: Analysis, sim: float, found: Findings) -> Verdict | None:
     if a.qualified != b.qualified:
-        return _verdict("partial", 0.6, reasons.restriction(a, b), found.matched, found.clashed)
+        return _verdict("partial", 0.6, lambda: reasons.restriction(a, b), found.matched, found.clashed)
     return None
 
 
@@ -262,31 +264,31 @@ def same_statement_other_subjects(a: Analysis, b: Analysis, sim: float, found: F
     # "module A" in both may hold two things (its scrubber, its filter)
     shared_id = any(m.startswith("object:tag ") for m in found.matched)
     if found.substitution and not shared_id and (found.same_claim >= 0.5 or (sim < TOPIC_COSINE and not found.slot_matched())):
-        return _verdict("independent", 0.6, reasons.other_subjects(a, b, same_statement=True), found.matched, found.clashed)
+        return _verdict("independent", 0.6, lambda: reasons.other_subjects(a, b, same_statement=True), found.matched, found.clashed)
     return None
 
 
 def other_attribute(a: Analysis, b: Analysis, sim: float, found: Findings) -> Verdict | None:
     if found.same_object and a.attributes and b.attributes and not (a.attributes & b.attributes) and not found.slot_matched():
-        return _verdict("partial", 0.6, reasons.other_attribute(a, b), found.matched, found.clashed)
+        return _verdict("partial", 0.6, lambda: reasons.other_attribute(a, b), found.matched, found.clashed)
     return None
 
 
 def agreement(a: Analysis, b: Analysis, sim: float, found: Findings) -> Verdict | None:
     if found.slot_matched() or found.coverage >= 0.6 or sim >= PARAPHRASE_COSINE:
         conf = 0.6 + 0.4 * max(0.0, min(1.0, (sim - TOPIC_COSINE) / (1 - TOPIC_COSINE)))
-        return _verdict("constructive", conf, reasons.agreement(a, b, found.matched), found.matched, found.clashed)
+        return _verdict("constructive", conf, lambda: reasons.agreement(a, b, found.matched), found.matched, found.clashed)
     return None
 
 
 def same_object_otherwise(a: Analysis, b: Analysis, sim: float, found: Findings) -> Verdict | None:
     if found.same_object:
-        return _verdict("partial", 0.55, reasons.same_object(a, b), found.matched, found.clashed)
+        return _verdict("partial", 0.55, lambda: reasons.same_object(a, b), found.matched, found.clashed)
     return None
 
 
 def nothing_in_common(a: Analysis, b: Analysis, sim: float, found: Findings) -> Verdict:
-    return _verdict("independent", 0.5, reasons.nothing_in_common(a, b, sim), found.matched, found.clashed)
+    return _verdict("independent", 0.5, lambda: reasons.nothing_in_common(a, b, sim), found.matched, found.clashed)
 
 
 # The order is the judge's logic: the first rule that answers decides. The gates
@@ -308,7 +310,7 @@ DECISIONS = (
 RULES = GATES + SLOT_RULES + DECISIONS
 
 
-def decide(a: Analysis, b: Analysis, sim: float, found: Findings) -> tuple[Verdict, bool]:
+def decide(a: Analysis, b: Analysis, sim: float, found: Findings) -> tuple[Ruled, bool]:
     """The verdict of the first rule that answers, with every slot compared into `found`
     even when a gate answers first (the learned judge reads them all), and whether two
     people share a personal condition. A verdict keeps the matches and clashes recorded
@@ -340,8 +342,29 @@ def _places_compatible(a: frozenset, b: frozenset) -> bool:
     return a <= b or b <= a
 
 
-def _verdict(relation: str, confidence: float, reason: str, matched, clashed) -> Verdict:
-    return Verdict(relation, round(min(1.0, max(0.0, confidence)), 3), reason, tuple(matched), tuple(clashed))
+class Ruled:
+    """A rule's verdict, its reason written when first read (`verdict()` makes the Verdict).
+    The learned judge reads the reason only where it agrees with the rules, and writing one
+    costs about a quarter of judging a pair."""
+
+    __slots__ = ("relation", "confidence", "matched", "clashed", "_explain", "_reason")
+
+    def __init__(self, relation: str, confidence: float, explain: Callable[[], str], matched: tuple, clashed: tuple):
+        self.relation, self.confidence, self.matched, self.clashed = relation, confidence, matched, clashed
+        self._explain, self._reason = explain, None
+
+    @property
+    def reason(self) -> str:
+        if self._reason is None:
+            self._reason = self._explain()
+        return self._reason
+
+    def verdict(self) -> Verdict:
+        return Verdict(self.relation, self.confidence, self.reason, self.matched, self.clashed)
+
+
+def _verdict(relation: str, confidence: float, explain: Callable[[], str], matched, clashed) -> Ruled:
+    return Ruled(relation, round(min(1.0, max(0.0, confidence)), 3), explain, tuple(matched), tuple(clashed))
 
 
 def _fmt_day(kind_: str, v) -> str:

@@ -82,7 +82,7 @@ def test_unsure_is_never_constructive():
 def test_features_are_finite_and_named(judge):
     rule, x = judge_features(judge.analyse("The reactor is safe."), judge.analyse("The reactor is not safe."), 0.97, 0.3)
     assert len(x) == len(FEATURES) and all(v == v for v in x)
-    assert rule == RuleJudge().judge("The reactor is safe.", "The reactor is not safe.", 0.97)
+    assert rule.verdict() == RuleJudge().judge("The reactor is safe.", "The reactor is not safe.", 0.97)
 
 
 def test_verdict_keeps_the_rules_evidence(judge):
@@ -109,3 +109,17 @@ def test_training_rebuilds_the_shipped_combiner_exactly(tmp_path):
         pytest.skip("the default embedder is unavailable")
     assert done.returncode == 0, done.stderr
     assert out.read_bytes() == SHIPPED.read_bytes()
+
+
+def test_the_rules_reason_is_written_only_where_the_verdict_says_it(monkeypatch):
+    """Where the learned judge overrules the rules, the rules' reason is never written (a
+    reason costs about a quarter of judging a pair); the rule judge still writes it."""
+    import collective.judge.reasons as reasons
+    written = []
+    agreement = reasons.agreement
+    monkeypatch.setattr(reasons, "agreement", lambda *a: written.append(a) or agreement(*a))
+    a, b = "The basalt sample from site 4 contains olivine.", "Olivine was identified in the site 4 basalt sample."
+    overruled = LearnedJudge().judge(a, b, 0.7)
+    assert overruled.relation == "partial" and overruled.reason and not written
+    kept = RuleJudge().judge(a, b, 0.7)
+    assert kept.relation == "constructive" and len(written) == 1 and kept.reason == agreement(*written[0])

@@ -14,6 +14,7 @@ class RuleJudge:
     """The built-in judge: slot extraction plus comparison rules, no model, no I/O."""
 
     fork_safe = True  # pure, so a pull may judge with it in forked workers
+    latin_only = True  # its readers read English: the merge absorbs no text in another script it did not see verbatim
 
     def __init__(self, *, floor: float = CANDIDATE_FLOOR, cache_size: int = 65536):
         self.floor = floor

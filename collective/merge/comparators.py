@@ -21,6 +21,11 @@ from ..model.enums import Relation
 # Kept apart, both stay recallable. (The judge data's agreeing pairs without a shared word lie
 # at cosines 0.36 to 0.57 under the default embedder: they are kept as two memories.)
 WORDLESS_AGREEMENT = 0.75
+# The built-in judges' readers are made for English: in a text mostly written in other scripts
+# (Chinese, Cyrillic, Arabic...) they see no negation, no number word, no antonym, and called
+# "水泵 P-101 可以安全运行" and "水泵 P-101 不可以安全运行" (can / cannot operate safely) the same
+# statement. Such texts are held as one only when word for word the same.
+FOREIGN_SCRIPT_SHARE = 0.3  # of a text's letters, outside the Latin ones
 
 
 @dataclass(frozen=True)
@@ -105,7 +110,20 @@ class JudgeComparator:
             return PairVerdict(wave.INDEPENDENT, math.nan, similarity, verdict.confidence,
                                f"{verdict.reason} Not held as one: they share no word, and their cosine "
                                f"{similarity:.2f} is below {WORDLESS_AGREEMENT:.2f}.")
+        if relation == wave.CONSTRUCTIVE and getattr(self.judge, "latin_only", False) \
+                and local.content != remote.content and (foreign_script(local.content) or foreign_script(remote.content)):
+            return PairVerdict(wave.INDEPENDENT, math.nan, similarity, verdict.confidence,
+                               f"{verdict.reason} Not held as one: the judge reads English, this is written in "
+                               f"another script, and the two are not word for word the same.")
         return PairVerdict(relation, dphi, similarity, verdict.confidence, verdict.reason)
+
+
+def foreign_script(text: str) -> bool:
+    """Whether at least FOREIGN_SCRIPT_SHARE of a text's letters lie outside the Latin
+    alphabets (U+0000-U+024F, U+1E00-U+1EFF: English, accents, "µ"; a "kΩ" stays Latin)."""
+    letters = [c for c in text if c.isalpha()]
+    foreign = sum(not (c <= "\u024f" or "\u1e00" <= c <= "\u1eff") for c in letters)
+    return bool(letters) and foreign >= FOREIGN_SCRIPT_SHARE * len(letters)
 
 
 def shared_words(a: Memory, b: Memory) -> bool:

@@ -9,10 +9,12 @@ import math
 import os
 from pathlib import Path
 
+import pytest
+
 
 from collective import merge
 from collective.merge import judging
-from collective.judge import CallbackJudge, RuleJudge
+from collective.judge import CallbackJudge, LearnedJudge, RuleJudge
 from collective.runtime import parallel
 
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -73,3 +75,22 @@ def test_an_agreement_without_a_shared_word_is_held_as_one_only_when_the_meaning
     assert agree.relate(pump, drill, 0.8).relation == "constructive"  # near in meaning: a paraphrase
     worded = loose_memory("The coolant pump in module E must not be run.")
     assert agree.relate(pump, worded, 0.6).relation == "constructive"  # "pumps" and "pump" are one word
+
+
+@pytest.mark.parametrize("said, denied, cosine", [  # the default embedder's cosines
+    ("水泵 P-101 可以安全运行。", "水泵 P-101 不可以安全运行。", 0.94),
+    ("Насос P-101 работает.", "Насос P-101 не работает.", 0.99),
+    ("مضخة التبريد آمنة للتشغيل", "مضخة التبريد غير آمنة للتشغيل", 0.95),
+])
+def test_the_built_in_judge_absorbs_no_text_in_a_script_it_cannot_read(loose_memory, said, denied, cosine):
+    """The learned judge called each of these denials the same statement (it reads English): the
+    merge absorbed it, a contradiction hidden. Kept apart now; a plug-in judge that reads the
+    language still decides, and the same text from two agents is still one memory."""
+    learned = merge.JudgeComparator(LearnedJudge())
+    a, b = loose_memory(said), loose_memory(denied)
+    assert LearnedJudge().judge(said, denied, cosine).relation == "constructive"  # what the judge says
+    kept_apart = learned.relate(a, b, cosine)
+    assert kept_apart.relation == "independent" and "another script" in kept_apart.reason
+    assert learned.relate(a, loose_memory(said), 0.999).relation == "constructive"
+    reader = merge.JudgeComparator(CallbackJudge(lambda x, y, s: ("constructive", 0.9, "They agree.")))
+    assert reader.relate(a, b, cosine).relation == "constructive"

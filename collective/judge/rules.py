@@ -101,21 +101,21 @@ def _match_objects(a: Analysis, b: Analysis, matched: list, different: list) -> 
 # --- gates
 
 
-def different_objects(a: Analysis, b: Analysis, sim: float, found: Findings) -> Verdict | None:
+def different_objects(a: Analysis, b: Analysis, sim: float, found: Findings) -> Ruled | None:
     if found.different:
         return _verdict("independent", 0.8, lambda: reasons.different_objects(a, b, found.different),
                         found.matched, [f"object:{d}" for d in found.different])
     return None
 
 
-def different_topics(a: Analysis, b: Analysis, sim: float, found: Findings) -> Verdict | None:
+def different_topics(a: Analysis, b: Analysis, sim: float, found: Findings) -> Ruled | None:
     topic = sim >= TOPIC_COSINE or (found.same_object or found.coverage >= 0.5) and sim >= found.floor
     if not topic:
         return _verdict("independent", 0.7, lambda: reasons.different_topics(sim), found.matched, found.clashed)
     return None
 
 
-def retraction(a: Analysis, b: Analysis, sim: float, found: Findings) -> Verdict | None:
+def retraction(a: Analysis, b: Analysis, sim: float, found: Findings) -> Ruled | None:
     if a.retracts != b.retracts:
         found.clashed.append("retraction")
         return _verdict("destructive", 0.8, lambda: reasons.retraction(a, b), found.matched, found.clashed)
@@ -125,7 +125,7 @@ def retraction(a: Analysis, b: Analysis, sim: float, found: Findings) -> Verdict
 # --- slots: record what matches and what clashes
 
 
-def quantities(a: Analysis, b: Analysis, sim: float, found: Findings) -> Verdict | None:
+def quantities(a: Analysis, b: Analysis, sim: float, found: Findings) -> Ruled | None:
     for x in a.quantities:
         cands = []
         for y in b.quantities:
@@ -157,7 +157,7 @@ def _says_what(key: frozenset) -> bool:
     return bool(key - _MEASURING)
 
 
-def times(a: Analysis, b: Analysis, sim: float, found: Findings) -> Verdict | None:
+def times(a: Analysis, b: Analysis, sim: float, found: Findings) -> Ruled | None:
     if a.times and b.times:
         if a.times & b.times:
             ta, tb = a.time_text[0], b.time_text[0]
@@ -167,7 +167,7 @@ def times(a: Analysis, b: Analysis, sim: float, found: Findings) -> Verdict | No
     return None
 
 
-def days(a: Analysis, b: Analysis, sim: float, found: Findings) -> Verdict | None:
+def days(a: Analysis, b: Analysis, sim: float, found: Findings) -> Ruled | None:
     for kind_, da in a.days.items():
         db = b.days.get(kind_)
         if db is None:
@@ -179,7 +179,7 @@ def days(a: Analysis, b: Analysis, sim: float, found: Findings) -> Verdict | Non
     return None
 
 
-def places(a: Analysis, b: Analysis, sim: float, found: Findings) -> Verdict | None:
+def places(a: Analysis, b: Analysis, sim: float, found: Findings) -> Ruled | None:
     if a.places and b.places:
         if any(_places_compatible(x, y) for x in a.places for y in b.places):
             found.matched.append("place:" + " ".join(sorted(next(x for x in a.places if any(_places_compatible(x, y) for y in b.places)))))
@@ -188,7 +188,7 @@ def places(a: Analysis, b: Analysis, sim: float, found: Findings) -> Verdict | N
     return None
 
 
-def people(a: Analysis, b: Analysis, sim: float, found: Findings) -> Verdict | None:
+def people(a: Analysis, b: Analysis, sim: float, found: Findings) -> Ruled | None:
     """Other people clash, unless the claim is a personal condition: then they are two facts."""
     if a.people and b.people:
         if found.shared_people:
@@ -200,7 +200,7 @@ def people(a: Analysis, b: Analysis, sim: float, found: Findings) -> Verdict | N
     return None
 
 
-def roles(a: Analysis, b: Analysis, sim: float, found: Findings) -> Verdict | None:
+def roles(a: Analysis, b: Analysis, sim: float, found: Findings) -> Ruled | None:
     """Crew roles, only when neither text names a person."""
     if a.roles and b.roles and not (a.people or b.people):
         if a.roles & b.roles:
@@ -210,7 +210,7 @@ def roles(a: Analysis, b: Analysis, sim: float, found: Findings) -> Verdict | No
     return None
 
 
-def states(a: Analysis, b: Analysis, sim: float, found: Findings) -> Verdict | None:
+def states(a: Analysis, b: Analysis, sim: float, found: Findings) -> Ruled | None:
     for axis, pa in a.axes.items():
         pb = b.axes.get(axis)
         if pb is None:
@@ -222,7 +222,7 @@ def states(a: Analysis, b: Analysis, sim: float, found: Findings) -> Verdict | N
     return None
 
 
-def negation(a: Analysis, b: Analysis, sim: float, found: Findings) -> Verdict | None:
+def negation(a: Analysis, b: Analysis, sim: float, found: Findings) -> Ruled | None:
     neg_clash = (a.negated & b.positive) | (b.negated & a.positive)
     if neg_clash:
         found.clashed.append(f"negation:{sorted(neg_clash)[0]}")
@@ -232,13 +232,13 @@ def negation(a: Analysis, b: Analysis, sim: float, found: Findings) -> Verdict |
 # --- decisions
 
 
-def hedge(a: Analysis, b: Analysis, sim: float, found: Findings) -> Verdict | None:
+def hedge(a: Analysis, b: Analysis, sim: float, found: Findings) -> Ruled | None:
     if a.hedged != b.hedged:
         return _verdict("partial", 0.65, lambda: reasons.hedge(a, b), found.matched, found.clashed)
     return None
 
 
-def clash_of_other_subjects(a: Analysis, b: Analysis, sim: float, found: Findings) -> Verdict | None:
+def clash_of_other_subjects(a: Analysis, b: Analysis, sim: float, found: Findings) -> Ruled | None:
     """States that clash about different subjects do not bear on the same thing."""
     if (found.clashed and found.substitution and not (a.people or b.people or a.roles or b.roles)
             and not any(c.startswith(("number", "time", "day", "place")) for c in found.clashed) and sim < SUBSTITUTION_COSINE):
@@ -246,20 +246,20 @@ def clash_of_other_subjects(a: Analysis, b: Analysis, sim: float, found: Finding
     return None
 
 
-def contradiction(a: Analysis, b: Analysis, sim: float, found: Findings) -> Verdict | None:
+def contradiction(a: Analysis, b: Analysis, sim: float, found: Findings) -> Ruled | None:
     if found.clashed:
         conf = 0.75 + 0.05 * min(3, len(found.clashed)) if sim >= TOPIC_COSINE else 0.6
         return _verdict("destructive", conf, lambda: reasons.contradiction(a, b, found.clashed), found.matched, found.clashed)
     return None
 
 
-def restriction(a: Analysis, b: Analysis, sim: float, found: Findings) -> Verdict | None:
+def restriction(a: Analysis, b: Analysis, sim: float, found: Findings) -> Ruled | None:
     if a.qualified != b.qualified:
         return _verdict("partial", 0.6, lambda: reasons.restriction(a, b), found.matched, found.clashed)
     return None
 
 
-def same_statement_other_subjects(a: Analysis, b: Analysis, sim: float, found: Findings) -> Verdict | None:
+def same_statement_other_subjects(a: Analysis, b: Analysis, sim: float, found: Findings) -> Ruled | None:
     # a shared tag names one object whatever noun goes with it ("host db-01", "the db-01 server");
     # "module A" in both may hold two things (its scrubber, its filter)
     shared_id = any(m.startswith("object:tag ") for m in found.matched)
@@ -268,26 +268,26 @@ def same_statement_other_subjects(a: Analysis, b: Analysis, sim: float, found: F
     return None
 
 
-def other_attribute(a: Analysis, b: Analysis, sim: float, found: Findings) -> Verdict | None:
+def other_attribute(a: Analysis, b: Analysis, sim: float, found: Findings) -> Ruled | None:
     if found.same_object and a.attributes and b.attributes and not (a.attributes & b.attributes) and not found.slot_matched():
         return _verdict("partial", 0.6, lambda: reasons.other_attribute(a, b), found.matched, found.clashed)
     return None
 
 
-def agreement(a: Analysis, b: Analysis, sim: float, found: Findings) -> Verdict | None:
+def agreement(a: Analysis, b: Analysis, sim: float, found: Findings) -> Ruled | None:
     if found.slot_matched() or found.coverage >= 0.6 or sim >= PARAPHRASE_COSINE:
         conf = 0.6 + 0.4 * max(0.0, min(1.0, (sim - TOPIC_COSINE) / (1 - TOPIC_COSINE)))
         return _verdict("constructive", conf, lambda: reasons.agreement(a, b, found.matched), found.matched, found.clashed)
     return None
 
 
-def same_object_otherwise(a: Analysis, b: Analysis, sim: float, found: Findings) -> Verdict | None:
+def same_object_otherwise(a: Analysis, b: Analysis, sim: float, found: Findings) -> Ruled | None:
     if found.same_object:
         return _verdict("partial", 0.55, lambda: reasons.same_object(a, b), found.matched, found.clashed)
     return None
 
 
-def nothing_in_common(a: Analysis, b: Analysis, sim: float, found: Findings) -> Verdict:
+def nothing_in_common(a: Analysis, b: Analysis, sim: float, found: Findings) -> Ruled:
     return _verdict("independent", 0.5, lambda: reasons.nothing_in_common(a, b, sim), found.matched, found.clashed)
 
 

@@ -102,25 +102,33 @@ class JudgeComparator:
                 - phase_mod.stance_offset(remote.content, remote.phase, remote.stance, estimate_stance))
         dphi = wave.phase_difference(wave.RELATION_PHASE[verdict.relation] + turn, 0.0)
         relation = wave.classify_judged(similarity, dphi, threshold=self.threshold)
+        apart = None
         if relation == wave.INDEPENDENT:  # an agreement below the threshold: never absorbed
-            return PairVerdict(relation, math.nan, similarity, verdict.confidence,
-                               f"{verdict.reason} Not the same statement: cosine {similarity:.2f} is below "
-                               f"the similarity threshold {self.threshold:.2f}.")
-        if relation == wave.CONSTRUCTIVE and similarity < WORDLESS_AGREEMENT and not shared_words(local, remote):
-            return PairVerdict(wave.INDEPENDENT, math.nan, similarity, verdict.confidence,
-                               f"{verdict.reason} Not held as one: they share no word, and their cosine "
-                               f"{similarity:.2f} is below {WORDLESS_AGREEMENT:.2f}.")
-        if relation == wave.CONSTRUCTIVE and getattr(self.judge, "latin_only", False) \
-                and local.content != remote.content and (foreign_script(local.content) or foreign_script(remote.content)):
-            return PairVerdict(wave.INDEPENDENT, math.nan, similarity, verdict.confidence,
-                               f"{verdict.reason} Not held as one: the judge reads English, this is written in "
-                               f"another script, and the two are not word for word the same.")
+            apart = (f"Not the same statement: cosine {similarity:.2f} is below the similarity threshold "
+                     f"{self.threshold:.2f}.")
+        elif relation == wave.CONSTRUCTIVE:
+            apart = self._not_one(local, remote, similarity)
+        if apart:
+            return PairVerdict(wave.INDEPENDENT, math.nan, similarity, verdict.confidence, f"{verdict.reason} {apart}")
         return PairVerdict(relation, dphi, similarity, verdict.confidence, verdict.reason)
+
+    def _not_one(self, local: Memory, remote: Memory, similarity: float) -> str | None:
+        """Why an agreement the judge found is still not absorbed, if it is not."""
+        a, b = local.content, remote.content
+        if similarity < WORDLESS_AGREEMENT and not shared_words(local, remote):
+            return (f"Not held as one: they share no word, and their cosine {similarity:.2f} is below "
+                    f"{WORDLESS_AGREEMENT:.2f}.")
+        if getattr(self.judge, "latin_only", False) and a != b and (foreign_script(a) or foreign_script(b)):
+            return ("Not held as one: the judge reads English, this is written in another script, and the two "
+                    "are not word for word the same.")
+        return None
 
 
 def foreign_script(text: str) -> bool:
     """Whether at least FOREIGN_SCRIPT_SHARE of a text's letters lie outside the Latin
     alphabets (U+0000-U+024F, U+1E00-U+1EFF: English, accents, "µ"; a "kΩ" stays Latin)."""
+    if text.isascii():  # nearly every text: no letter to look at
+        return False
     letters = [c for c in text if c.isalpha()]
     foreign = sum(not (c <= "\u024f" or "\u1e00" <= c <= "\u1eff") for c in letters)
     return bool(letters) and foreign >= FOREIGN_SCRIPT_SHARE * len(letters)

@@ -34,7 +34,7 @@ import numpy as np
 
 from .cross_encoder import READING, CrossEncoder, shipped
 from .features import FEATURES
-from .learned import Combiner, LearnedJudge, Weighed, decide
+from .learned import Combiner, LearnedJudge, Weighed, decide, texts_apart
 from .lexicon import CANDIDATE_FLOOR
 from .protocol import RELATIONS, Verdict, floor_verdict
 
@@ -141,7 +141,8 @@ class CascadeJudge(LearnedJudge):
         p = self.cascade.probabilities(cascade_features(w.p, w.x, reading))
         if readers_agree(w.x) and w.k != _DESTRUCTIVE:
             p[_DESTRUCTIVE] = 0.0
-        k = decide(p, w.x, self.cascade.constructive_min, disagreement=encoder_disagrees(reading) or None)
+        k = decide(p, w.x, self.cascade.constructive_min, disagreement=encoder_disagrees(reading) or None,
+                   apart=texts_apart(w.A, w.B, w.x))
         if k == w.k:
             return self.verdict(w)
         return self.verdict(w._replace(p=p, k=k), read_together=True)

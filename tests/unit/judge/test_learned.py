@@ -123,3 +123,27 @@ def test_the_rules_reason_is_written_only_where_the_verdict_says_it(monkeypatch)
     assert overruled.relation == "partial" and overruled.reason and not written
     kept = RuleJudge().judge(a, b, 0.7)
     assert kept.relation == "constructive" and len(written) == 1 and kept.reason == agreement(*written[0])
+
+
+@pytest.mark.parametrize("a, b, sim", [
+    ("At 2 pm room 4 is occupied.", "Milk collection is at 3 in the afternoon.", 0.35),
+    ("Sensor download at the weather station is scheduled for 17:45.", "Last night the fire alarm went off at 3:12 am.",
+     0.38),
+    ("This week RG-1 collected 31 mm.", "1.4 m showing on the Mill Lane river gauge", 0.35),
+    ("The irrigation timer for the orchard is set for 5 am.", "The store's morning delivery arrives at 6 am.", 0.36),
+])
+def test_a_number_or_time_in_two_texts_about_nothing_in_common_is_no_contradiction(judge, a, b, sim):
+    # texts of different topics that a pull judges (above the candidate floor): the combiner
+    # called each a contradiction, which opens a dispute nobody can settle
+    for x, y in ((a, b), (b, a)):
+        assert judge.judge(x, y, sim).relation != "destructive"
+
+
+@pytest.mark.parametrize("a, b, sim", [
+    ("Jess is on call on Saturday.", "Jess's on-call day is Tuesday.", 0.89),
+    ("The database went down at 22:31 UTC.", "DB outage began 19:02 UTC.", 0.75),
+    ("cert-manager renewed the cert at 02:00 UTC.", "The certificate renewal ran at 12:30 UTC.", 0.77),
+    ("Release 6.1 shipped on Tuesday.", "v6.1 went out Thursday.", 0.56),
+])
+def test_one_event_at_two_times_is_still_a_contradiction(judge, a, b, sim):
+    assert judge.judge(a, b, sim).relation == "destructive"

@@ -42,7 +42,9 @@ def default_judge(*, cascade: bool = False) -> LearnedJudge:
     The cascade is not the default: it scores higher on text by writers it never read
     (tests/data/README.md), but its cross-encoder misreads plain paraphrases the learned
     judge gets right ("The coolant pump in module B is safe to operate" / "Module B's coolant
-    pump is safe to operate" becomes independent), and each pair it opens costs ~4 ms."""
+    pump is safe to operate" becomes independent), reads two unrelated texts as one scene
+    ("Gate B12 is closed" / "the pump is safe to operate" contradict), and each pair it opens
+    costs ~4 ms (docs/concepts/judge.md)."""
     global _DEFAULT_JUDGE, _CASCADE
     if cascade:
         if _CASCADE is None:

@@ -29,6 +29,7 @@ from ..errors import CollectiveError, ServerUnreachable, StorageError
 from .doltserver import ServerAddress
 
 START_TIMEOUT_S = 60.0
+START_ATTEMPTS = 3  # a free port taken before the server binds it: other ports, up to this many times
 STOP_TIMEOUT_S = 15.0
 
 
@@ -88,6 +89,10 @@ def _listening(port: int) -> bool:
             return True
     except OSError:
         return False
+
+
+class PortTaken(StorageError):
+    """The server could not bind a port found free a moment before (another process took it)."""
 
 
 class ManagedDoltServer:
@@ -177,6 +182,16 @@ class ManagedDoltServer:
         return self.start()
 
     def start(self) -> int:
+        """Start the server on free ports and return its port. A port found free can be taken
+        by another process before the server binds it: then it starts again on other ports."""
+        for _ in range(START_ATTEMPTS - 1):
+            try:
+                return self._start_once()
+            except PortTaken:
+                pass  # taken meanwhile: other ports
+        return self._start_once()
+
+    def _start_once(self) -> int:
         dolt = find_dolt()
         data = private_dir(self.folder / "data")
         port = free_port()
@@ -187,6 +202,7 @@ class ManagedDoltServer:
             + (f"remotesapi:\n  port: {free_port()}\n" if self.remotesapi else "")
             + f"data_dir: {data}\n")
         env = {**dolt_environment(self.folder / "root"), "DOLT_ROOT_PASSWORD": self.root_password()}
+        logged = self.log_file.stat().st_size if self.log_file.exists() else 0
         with open(self.log_file, "ab") as log:
             process = subprocess.Popen([str(dolt), "sql-server", "--config", str(self.config_file)],
                                        cwd=self.folder, env=env, stdout=log, stderr=subprocess.STDOUT,
@@ -200,11 +216,14 @@ class ManagedDoltServer:
                 self._secure_root(port)
                 return port
             time.sleep(0.1)
-        tail = self.log_file.read_text(errors="replace")[-500:] if self.log_file.exists() else ""
         if process.poll() is None:
             self._terminate(process.pid)
         self.pid_file.unlink(missing_ok=True)
-        raise StorageError(f"dolt sql-server did not start (log {self.log_file}): {tail.strip()}")
+        with open(self.log_file, "rb") as log:
+            log.seek(logged)
+            said = log.read().decode(errors="replace").strip()
+        error = PortTaken if "address already in use" in said else StorageError
+        raise error(f"dolt sql-server did not start (log {self.log_file}): {said[-500:]}")
 
     def _secure_root(self, port: int) -> None:
         """Dolt sets DOLT_ROOT_PASSWORD only on a server without users yet: a server made

@@ -85,14 +85,15 @@ def unrelated(rows: list[dict]) -> list[dict]:
         order = list(texts)
         vectors = embedder.embed(order)
         sims = np.round(vectors @ vectors.T, 4)
+        floor = RuleJudge().floor
         topics = np.array([texts[t]["topic"] for t in order])
         seen = set()
         for i, text in enumerate(order):
             others = np.where(topics != topics[i], sims[i], -1.0)
             j = int(others.argmax())
-            if others[j] >= RuleJudge().floor and frozenset((i, j)) not in seen:
+            if others[j] >= floor and frozenset((i, j)) not in seen:
                 seen.add(frozenset((i, j)))
-                out.append({"a": text, "b": order[j], "topic": topics[i], "source": name})
+                out.append({"a": text, "b": order[j], "sim": float(others[j]), "topic": topics[i], "source": name})
     return out
 
 
@@ -160,15 +161,11 @@ def cross_validate(X, y, w, groups, sources) -> dict:
 def on_unrelated(rows: list[dict], spec: dict) -> dict:
     """What a judge with this combiner calls the `unrelated` pairs: the share of each relation
     (all of them should be independent; a contradiction there opens a needless dispute)."""
-    from collective.embedders import default_embedder
     from collective.judge import LearnedJudge
     from collective.judge.learned import Combiner
 
-    pairs = unrelated(rows)
-    embedder = default_embedder()
-    sims = (embedder.embed([p["a"] for p in pairs]) * embedder.embed([p["b"] for p in pairs])).sum(axis=1)
     judge = LearnedJudge(combiner=Combiner(spec))
-    said = [str(judge.judge(p["a"], p["b"], float(s)).relation) for p, s in zip(pairs, sims)]
+    said = [str(judge.judge(p["a"], p["b"], p["sim"]).relation) for p in unrelated(rows)]
     return {"pairs": len(said), **{r: round(said.count(r) / max(1, len(said)), 4) for r in RELATIONS}}
 
 

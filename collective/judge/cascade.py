@@ -34,7 +34,7 @@ import numpy as np
 
 from .cross_encoder import READING, CrossEncoder, shipped
 from .features import FEATURES
-from .learned import Combiner, LearnedJudge, Weighed, decide, texts_apart
+from .learned import SLOT_CLASHES, Combiner, LearnedJudge, Weighed, decide, texts_apart
 from .lexicon import CANDIDATE_FLOOR
 from .protocol import RELATIONS, Verdict, floor_verdict
 
@@ -43,7 +43,6 @@ CASCADE_FILE = "cascade.json"
 CARRIED = ("any_clash", "different_objects", "polarity_one", "rule_destructive", "cosine")
 CASCADE_FEATURES = tuple(f"log_p_{r}" for r in RELATIONS) + READING + CARRIED
 _CARRIED_AT = tuple(FEATURES.index(name) for name in CARRIED)
-_SETTLED_BY_SLOTS = tuple(FEATURES.index(f"clash_{s}") for s in ("number", "time", "day"))
 _MATCHED_BY_SLOTS = tuple(FEATURES.index(f"match_{s}") for s in ("number", "time", "day"))
 _OTHER_SIGNS = tuple(FEATURES.index(n) for n in ("any_clash", "polarity_one", "loose_state_clash", "retracts_one"))
 _DIFFERENT, _COSINE = FEATURES.index("different_objects"), FEATURES.index("cosine")
@@ -100,7 +99,7 @@ class CascadeJudge(LearnedJudge):
         which the caller absorbs an agreement (the merge's similarity threshold)."""
         if self.encoder is None or self.cascade is None or w.final is not None:
             return True
-        if w.k == _DESTRUCTIVE and any(w.x[i] for i in _SETTLED_BY_SLOTS):
+        if w.k == _DESTRUCTIVE and any(w.x[i] for i in SLOT_CLASHES):
             return True  # numbers, times and days: the readers' own ground
         if w.k == _INDEPENDENT and w.x[_DIFFERENT] > 0:
             return True  # two identities ("P-101" / "P-102")

@@ -92,7 +92,8 @@ _DISAGREEMENT = tuple(FEATURES.index(name) for name in (
 # it finds; without the bound it would lose three (cosine 0.56 to 0.77) that name one thing in
 # two spellings ("database" / "DB", "cert" / "certificate", "6.1" / "v6.1").
 APART_COSINE = 0.55
-_SLOT_CLASHES = tuple(FEATURES.index(f"clash_{slot}") for slot in ("number", "time", "day"))
+# the clashes of the readers' own ground: numbers, times and days
+SLOT_CLASHES = tuple(FEATURES.index(f"clash_{slot}") for slot in ("number", "time", "day"))
 
 
 def decide(p: list[float], x: list[float], constructive_min: float, *, disagreement: bool | None = None,
@@ -117,7 +118,7 @@ def decide(p: list[float], x: list[float], constructive_min: float, *, disagreem
 def texts_apart(A: Analysis, B: Analysis, x: list[float]) -> bool:
     """Whether a pair's only ground for a contradiction would be a number, time or day in two
     texts that share no word (stemmed) below `APART_COSINE`: see there."""
-    if not (x[_COSINE] < APART_COSINE and any(x[k] for k in _SLOT_CLASHES)):
+    if not (x[_COSINE] < APART_COSINE and any(x[k] for k in SLOT_CLASHES)):
         return False
     return {stem(w) for w in A.words}.isdisjoint(stem(w) for w in B.words)
 

@@ -131,17 +131,13 @@ def test_another_sql_servers_remotesapi_as_the_commons(tmp_path, dolt_server, mo
             assert len(mars.repo.select("memories", {"origin_agent": "earth-1"})) == 1
 
 
-def test_a_port_taken_before_the_server_binds_it_is_left_for_another(tmp_path, monkeypatch):
+def test_a_port_taken_before_the_server_binds_it_is_left_for_another(tmp_path, monkeypatch, dolt_binary):
     # a port found free can be taken by another process before dolt binds it (seen in the suite:
     # "bind: address already in use"); the server then starts on another port
     import socket
 
     from collective.store import dolt_process
 
-    try:
-        dolt_process.find_dolt()
-    except dolt_process.DoltNotInstalled:
-        pytest.skip("no dolt binary")
     taken = socket.socket()
     taken.bind(("127.0.0.1", 0))  # bound, not listening: dolt cannot bind it, and nothing answers there
     ports = iter([taken.getsockname()[1]])

@@ -34,6 +34,7 @@ agent is timed beside it (`push_s`).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import cProfile
 import json
 import os
@@ -43,6 +44,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Iterator
 
 import collective  # noqa: F401  (first: sqlite3 speaks Dolt)
 import numpy as np
@@ -125,12 +127,25 @@ def copy_commons(root: Path, name: str) -> str:
     return f"file://{root / name}"
 
 
+@contextlib.contextmanager
+def work_folder(kept: str | None, n_agents: int) -> Iterator[Path]:
+    """Where one round's agents and commons live: under `kept`, left there to look at
+    (emptied first: a round needs a fresh commons), else a temporary folder, removed."""
+    if kept is None:
+        with tempfile.TemporaryDirectory(prefix="bench-collective-") as folder:
+            yield Path(folder)
+        return
+    root = Path(kept) / f"{n_agents}-agents"
+    shutil.rmtree(root, ignore_errors=True)
+    root.mkdir(parents=True)
+    yield root
+
+
 def round_of(n_agents: int, args: argparse.Namespace, profile_last: bool) -> tuple[dict, cProfile.Profile | None]:
     world = World(n_agents, args.memories, args.dim, args.seed)
     embedder = VectorsOnly(args.dim, MODEL_VERSION)
     load_before = os.getloadavg()
-    with tempfile.TemporaryDirectory(prefix="bench-collective-", dir=args.dir) as folder:
-        root = Path(folder)
+    with work_folder(args.dir, n_agents) as root:
         url = f"file://{root / 'commons.db'}"
         names = [f"agent-{i:02d}" for i in range(n_agents)]
         agents = []
@@ -223,7 +238,8 @@ def main(argv: list[str] | None = None) -> list[dict]:
     parser.add_argument("--memories", type=int, default=200, help="memories each agent stores")
     parser.add_argument("--dim", type=int, default=384)
     parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--dir", help="work folder (default: a temporary one, removed afterwards)")
+    parser.add_argument("--dir", help="keep each round's agents and commons in DIR/<N>-agents (default: a "
+                        "temporary folder, removed afterwards)")
     parser.add_argument("--profile", help="write a cProfile of the largest round's last pull here and print its top lines")
     args = parse_args(parser, argv, QUICK)
     counts = sorted({int(n) for n in str(args.agents).split(",") if n.strip()})

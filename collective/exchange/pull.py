@@ -216,7 +216,9 @@ class PeerPull:
         """The peer branch's memory rows changed since the watermark, an ancestor of `head`
         (all rows the first time)."""
         if watermark:
-            return [c.new for c in self.repo.diff(watermark, head, "memories") if c.new is not None]
+            # the rows after only: a memory's vector is 1.5 KB, and nothing reads the rows before
+            return [c.new for c in self.repo.diff(watermark, head, "memories", columns=Memory.columns())
+                    if c.new is not None]
         return self.tables.memories.rows(as_of=head)
 
     def _classify(self, peer: str, head: str, peer_key: str, rows: list[dict], report: PeerReport,

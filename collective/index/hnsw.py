@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 SCAN_SHARE = 16
 PROGRESS_PART = 5000  # rows added between two progress reports
 _COLUMNS = ("id", "content", "tags", "vector", "dim", "model_version", "retracted", "absorbed_into", *SCORE_COLUMNS)
+_SEARCHED_BY = ("vector", "content", "tags")  # a row whose are unchanged is only rescored
 
 
 def indexable(row: dict, model_version: str, dim: int) -> bool:
@@ -81,7 +82,8 @@ class VectorIndex(IndexFiles):
         if self.head == head:
             return "current"
         try:
-            changes = list(repo.diff(self.head, head, "memories"))
+            # only what the index keeps, and whether what it searches by changed, compared by the engine
+            changes = list(repo.diff(self.head, head, "memories", columns=_COLUMNS, compare=_SEARCHED_BY))
         except StorageError:
             self.rebuild(repo, head, on_indexed=on_indexed, progress=progress)
             return "rebuilt"
@@ -91,9 +93,7 @@ class VectorIndex(IndexFiles):
             row = change.new
             if row is not None and indexable(row, self.model_version, self.dim):
                 # a dream or a merge changes amplitudes far more often than vectors or texts
-                same = (change.old is not None and row["id"] in self._labels and row["vector"] == change.old["vector"]
-                        and row["content"] == change.old["content"] and row["tags"] == change.old["tags"])
-                (rescored if same else upserts).append(row)
+                (rescored if change.same and row["id"] in self._labels else upserts).append(row)
             else:
                 self.remove([(change.new or change.old)["id"]])
         self.rescore(rescored)

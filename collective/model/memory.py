@@ -296,6 +296,11 @@ class Memory:
     JSON_COLUMNS = ("tags", "merge_history", "parents")
     BOOL_COLUMNS = ("disputed", "hallucinated", "retracted")
 
+    @classmethod
+    def columns(cls) -> tuple[str, ...]:
+        """The columns of `memories` a row of this class fills (as Record.columns)."""
+        return _field_names(cls)
+
     def to_row(self) -> dict:
         values = self.__dict__
         row = {name: values[name] for name in _field_names(type(self))}

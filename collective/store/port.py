@@ -28,11 +28,13 @@ class Commit:
 
 @dataclass(frozen=True)
 class RowChange:
-    """One row's change between two commits: kind is added, modified or removed."""
+    """One row's change between two commits: kind is added, modified or removed. `same`:
+    whether the columns a narrow diff compared hold what they held (see Repository.diff)."""
 
     kind: str
     old: dict | None
     new: dict | None
+    same: bool = False
 
 
 @dataclass(frozen=True)
@@ -143,8 +145,12 @@ class Repository(Protocol):
         ancestor; Dolt's merge base). An `ancestor` this database does not hold is not one;
         an unknown `descendant` raises NotFound."""
 
-    def diff(self, old: str, new: str, table: str) -> Iterator[RowChange]:
-        """Row changes of `table` from `old` to `new` (commits or refs)."""
+    def diff(self, old: str, new: str, table: str, *, columns: Sequence[str] | None = None,
+             compare: Sequence[str] = ()) -> Iterator[RowChange]:
+        """Row changes of `table` from `old` to `new` (commits or refs). Narrowed by `columns`:
+        the row after holds only those, the row before only its id, and `same` says whether
+        the `compare` columns hold the same values on both sides (the engine compares them,
+        so neither side's values are read: a memory's vector is 1.5 KB)."""
 
     def row_history(self, table: str, column: str, value: Any, *, limit: int | None = None) -> list[dict]:
         """The commits on the checked-out branch that changed the rows of `table` whose `column`

@@ -7,10 +7,10 @@ A mixin of `SqlRepository` (store/sql.py), which gives it `_vc`, `query`,
 from __future__ import annotations
 
 import contextlib
-from typing import Any, Iterator
+from typing import Any, Iterator, Sequence
 
 from ..errors import NotFound, StorageError
-from .names import author_arg, ident
+from .names import author_arg, ident, quote
 from .port import Commit, Conflict, RowChange
 
 
@@ -85,14 +85,31 @@ class DoltVersionControl:
         return taken == offered or str(self.scalar(f"SELECT dolt_merge_base({self.param}, {self.param})",
                                                    (taken, offered))) == taken
 
-    def diff(self, old: str, new: str, table: str) -> Iterator[RowChange]:
-        """Row changes of `table` from commit/ref `old` to `new`."""
+    def diff(self, old: str, new: str, table: str, *, columns: Sequence[str] | None = None,
+             compare: Sequence[str] = ()) -> Iterator[RowChange]:
+        """Row changes of `table` from commit/ref `old` to `new` (port.Repository.diff)."""
         sql, params = self._diff_source(table, old, new)
+        if columns is not None:
+            yield from self._narrow_diff(sql, params, columns, compare)
+            return
         for row in self.query(sql, params):
             before = {k[5:]: v for k, v in row.items() if k.startswith("from_") and k not in ("from_commit", "from_commit_date")}
             after = {k[3:]: v for k, v in row.items() if k.startswith("to_") and k not in ("to_commit", "to_commit_date")}
             kind = row["diff_type"]
             yield RowChange(kind, before if kind != "added" else None, after if kind != "removed" else None)
+
+    def _narrow_diff(self, source: str, params: tuple, columns: Sequence[str],
+                     compare: Sequence[str]) -> Iterator[RowChange]:
+        """`diff` narrowed to `columns` of the row after (see the port)."""
+        # equal on both sides and not null: a modified row's compared columns hold values
+        same = " AND ".join(f"d.{quote('from_' + c)} = d.{quote('to_' + c)}" for c in compare) or "0 = 1"
+        picked = ", ".join(f"d.{quote('to_' + c)} AS {quote(c)}" for c in columns)
+        sql = (f"SELECT d.diff_type AS diff_type, d.from_id AS from_id, CASE WHEN {same} THEN 1 ELSE 0 END "
+               f"AS same, {picked} FROM ({source}) d")
+        for row in self.query(sql, params):
+            kind, old_id, same = row.pop("diff_type"), row.pop("from_id"), bool(row.pop("same"))
+            yield RowChange(kind, {"id": old_id} if kind != "added" else None, row if kind != "removed" else None,
+                            same)
 
     def row_history(self, table: str, column: str, value: Any, *, limit: int | None = None) -> list[dict]:
         """Commits that changed the rows whose `column` is `value`, newest first (Dolt's

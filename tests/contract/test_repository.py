@@ -329,6 +329,29 @@ def test_diff_between_commits(repo):
     assert list(repo.diff(third, third, "skip_links")) == []
 
 
+def test_a_narrow_diff_reads_the_columns_asked_and_compares_others_in_the_engine(repo):
+    first = repo.head()
+    with repo.transaction():
+        repo.insert("dream_runs", [run("r1", "running"), run("r2", "running"), run("r3", "running")])
+        second = repo.commit("three runs", author=AUTHOR)
+    with repo.transaction():
+        repo.update("dream_runs", {"status": "done", "finished_at": NOW}, {"id": "r1"})  # compared column changed
+        repo.update("dream_runs", {"stats": '{"n": 1}'}, {"id": "r2"})  # another one
+        repo.delete("dream_runs", {"id": "r3"})
+        third = repo.commit("finish one, count one, drop one", author=AUTHOR)
+    added = list(repo.diff(first, second, "dream_runs", columns=("id", "status"), compare=("status",)))
+    assert sorted(c.new["id"] for c in added) == ["r1", "r2", "r3"]
+    assert all(c.kind == "added" and c.old is None and not c.same and set(c.new) == {"id", "status"} for c in added)
+    changes = {(c.new or c.old)["id"]: c for c in repo.diff(second, third, "dream_runs", columns=("id", "status"),
+                                                             compare=("status", "agent_id"))}
+    assert {k: (c.kind, c.same) for k, c in changes.items()} == {
+        "r1": ("modified", False), "r2": ("modified", True), "r3": ("removed", False)}
+    assert changes["r1"].new == {"id": "r1", "status": "done"} and changes["r1"].old == {"id": "r1"}
+    assert changes["r3"].new is None and changes["r3"].old == {"id": "r3"}
+    # nothing compared: no change counts as the same
+    assert not any(c.same for c in repo.diff(second, third, "dream_runs", columns=("id",)))
+
+
 def test_row_history_lists_the_commits_that_changed_a_row_newest_first(repo):
     added = commit_link(repo, "a", "b", 1.0, author="earth-1")
     commit_link(repo, "c", "d", author="earth-2")  # another row: not in a's history

@@ -35,6 +35,8 @@ _WORD = re.compile(r"[^\W_]+")
 
 @functools.lru_cache(maxsize=200_000)
 def _stem(word: str) -> str:
+    if word.isdecimal():  # a number: the stemmer returns it as it is, after ~17 µs of looking
+        return word[:MAX_TERM]
     return _stemmer().stemWord(word)[:MAX_TERM]
 
 

@@ -30,6 +30,9 @@ def test_terms_are_stemmed_words_without_stop_words():
     assert terms("The pumps were operating, and 412 K!") == ["pump", "oper", "412", "k"]
     assert terms("preferred") == terms("prefers") == ["prefer"]
     assert terms("what is it?") == []
+    # numbers, in any script, are their own terms (the stemmer is not asked), cut as words are
+    assert terms("report 20451 at ٤١٢") == ["report", "20451", "٤١٢"]
+    assert terms("1" * 40) == ["1" * 32]
 
 
 def test_a_one_word_query_finds_the_memories_holding_it_and_no_other():

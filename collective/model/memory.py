@@ -294,6 +294,9 @@ class Memory:
     valid_until: str | None = None  # when that verdict was given
 
     JSON_COLUMNS = ("tags", "merge_history", "parents")
+    # what `claim` signs (the content by its hash); the other columns are each holder's own state
+    CLAIM_COLUMNS = ("id", "origin_agent", "content_hash", "model_version", "category", "stance", "tags", "parents",
+                     "created_at", "retracted")
     BOOL_COLUMNS = ("disputed", "hallucinated", "retracted")
 
     @classmethod

@@ -16,13 +16,13 @@ from typing import TYPE_CHECKING, Callable, Iterable
 from ..core import trust, wave
 from ..errors import BadInput, BranchContested, CollectiveError, NonFastForward, NotFound, NotShared
 from ..identity import Identity, valid_public_key
-from ..model import Case, iso, utcnow
+from ..model import Case, Memory, iso, utcnow
 from ..model.enums import AWAITING_REVIEWER, CaseStatus
 from ..model.refs import MAIN_BRANCH, QUARANTINE_BRANCH, tracking
 from ..peers import Peers
 from ..roster import service as roster
 from ..runtime.retry import retrying
-from ..store.tables import Tables
+from ..store.tables import MemoryTable, Tables
 from ..upkeep import Upkeep
 from .cases import changed_cases, effects, joined
 from . import grouping, signing, verdicts
@@ -261,7 +261,7 @@ class Quarantine:
             pair_rows = self.tables.memories.rows_by_id(ids)
             with self.repo.on_branch(QUARANTINE_BRANCH), self.repo.transaction():
                 self.tables.cases.write(changed)
-                self.tables.memories.write_rows(pair_rows)
+                self.tables.memories.write_rows(_unshared(pair_rows, self.tables.memories))
                 # our key beside the cases we sign, for peers that never saw our branch
                 self.tables.agents.write(self.tables.agents.get(self.agent_id, as_of=self.branch))
                 self.repo.commit(f"quarantine: {self.agent_id} shares {len(changed)} case(s)", author=self.agent_id)
@@ -269,3 +269,13 @@ class Quarantine:
             return {"pushed": False, "cases": len(merged)}
         self.repo.push(remote, QUARANTINE_BRANCH)
         return {"pushed": True, "cases": len(merged), "changed": len(changed)}
+
+
+def _unshared(rows: list[dict], shared: MemoryTable) -> list[dict]:
+    """The memory rows the quarantine branch (`shared`, checked out) lacks, or holds with
+    another claim, text or signature (a retraction; a row someone altered). One it holds as
+    we do differs only in this holder's own state (amplitude, times): rewriting it changed
+    every disputed row at every share, and every agent's fetch carried all those versions."""
+    columns = (*Memory.CLAIM_COLUMNS, "content", "signature")
+    held = {r["id"]: r for r in shared.rows_by_id([r["id"] for r in rows], columns=columns)}
+    return [r for r in rows if r["id"] not in held or any(held[r["id"]][c] != r[c] for c in columns)]

@@ -208,6 +208,36 @@ def test_one_dispute_opened_from_both_sides_is_one_case(trio, monkeypatch):
     assert {r["id"]: r["content"] for r in pair} == {pump.id: PUMP, not_pump.id: NOT_PUMP}
 
 
+def shared_pair_rows(agent: Agent) -> dict[str, dict]:
+    agent.repo.fetch("origin")
+    return {r["id"]: r for r in agent.repo.select("memories", as_of=f"origin/{QUARANTINE_BRANCH}")}
+
+
+def test_a_share_rewrites_no_disputed_memory_the_branch_holds_as_claimed(trio):
+    e1, e2, m1 = trio["earth-1"], trio["earth-2"], trio["mars-1"]
+    pump = e1.store(PUMP).memory
+    not_pump = m1.store(NOT_PUMP).memory
+    e1.push()
+    m1.push()
+    e1.pull(peers=["mars-1"])  # opens the case and shares it with the pair
+    first = shared_pair_rows(e1)
+    m1.pull(peers=["earth-1"])  # counts the same dispute: the case changes, the pair's claims do not
+    m1.repo.fetch("origin")
+    (case,) = m1.repo.select("quarantine", as_of=f"origin/{QUARANTINE_BRANCH}")
+    assert case["dispute_count"] == 2
+    # mars-1's copies differ in its own state (times, amplitude): the shared rows stay e1's
+    assert shared_pair_rows(m1) == first and set(first) == {pump.id, not_pump.id}
+    # a row someone altered on the branch is written again by the next share that names its case
+    e2.repo.fetch("origin")
+    e2.repo.create_branch_at(QUARANTINE_BRANCH, f"origin/{QUARANTINE_BRANCH}")
+    with e2.repo.on_branch(QUARANTINE_BRANCH), e2.repo.transaction():
+        e2.repo.update("memories", {"content": "The coolant pump in module B was removed"}, {"id": pump.id})
+        e2.repo.commit("alter a disputed memory", author="earth-2")
+    e2.repo.push("origin", QUARANTINE_BRANCH)
+    e2.pull()  # meets the pair and counts the case: shares it
+    assert shared_pair_rows(e2)[pump.id]["content"] == PUMP
+
+
 def test_an_agent_meeting_a_resolved_pair_later_follows_the_verdict(trio, ana):
     e1, e2, m1 = trio["earth-1"], trio["earth-2"], trio["mars-1"]
     pump = e1.store(PUMP).memory

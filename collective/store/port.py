@@ -147,10 +147,10 @@ class Repository(Protocol):
 
     def diff(self, old: str, new: str, table: str, *, columns: Sequence[str] | None = None,
              compare: Sequence[str] = ()) -> Iterator[RowChange]:
-        """Row changes of `table` from `old` to `new` (commits or refs). Narrowed by `columns`:
-        the row after holds only those, the row before only its id, and `same` says whether
-        the `compare` columns hold the same values on both sides (the engine compares them,
-        so neither side's values are read: a memory's vector is 1.5 KB)."""
+        """Row changes of `table` from `old` to `new` (commits or refs). Narrowed by `columns`
+        (a table keyed by `id`): the row after holds only those, the row before only its id,
+        and `same` says whether the `compare` columns hold the same values on both sides (the
+        engine compares them, so neither side's values are read: a memory's vector is 1.5 KB)."""
 
     def row_history(self, table: str, column: str, value: Any, *, limit: int | None = None) -> list[dict]:
         """The commits on the checked-out branch that changed the rows of `table` whose `column`

@@ -142,3 +142,11 @@ def test_a_claim_is_its_documents_sorted_compact_json(tags, stance, category):
            "category": category, "stance": stance, "tags": sorted(tags), "parents": ["p"], "created_at": "t",
            "retracted": False}
     assert m.claim() == json.dumps(doc, sort_keys=True, separators=(",", ":")).encode("utf-8")
+
+
+def test_the_claim_columns_are_what_a_claim_signs():
+    m = Memory(id=uuid7(), content="c", summary="c", vector=np.ones(4, np.float32), dim=4, model_version="m",
+               content_hash="h", amplitude=0.5, phase=1.0, category="fact", origin_agent="earth-1", created_at="t",
+               updated_at="t")
+    assert sorted(json.loads(m.claim())) == sorted(Memory.CLAIM_COLUMNS)
+    assert set(Memory.CLAIM_COLUMNS) <= set(Memory.columns())

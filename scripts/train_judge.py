@@ -75,6 +75,7 @@ def unrelated(rows: list[dict]) -> list[dict]:
     from collective.embedders import default_embedder
 
     embedder = default_embedder()
+    floor = RuleJudge().floor
     out = []
     for name in WRITTEN:
         texts = {}
@@ -85,7 +86,6 @@ def unrelated(rows: list[dict]) -> list[dict]:
         order = list(texts)
         vectors = embedder.embed(order)
         sims = np.round(vectors @ vectors.T, 4)
-        floor = RuleJudge().floor
         topics = np.array([texts[t]["topic"] for t in order])
         seen = set()
         for i, text in enumerate(order):

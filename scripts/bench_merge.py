@@ -183,7 +183,8 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--dim", type=int, default=384)
     parser.add_argument("--clusters", type=int, default=0, help="topic clusters (default: n_local / 50)")
     parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--dir", help="work folder (default: a temporary one, removed afterwards)")
+    parser.add_argument("--dir", help="parent of the temporary work folder, made if missing (default: the "
+                        "system's temporary folder); the work folder is removed afterwards")
     parser.add_argument("--judge", choices=sorted(JUDGES), default="learned", help="the judge the pulls use (default: learned, the default judge)")
     parser.add_argument("--profile", help="write a cProfile of the pull to this file and print its top lines")
     args = parse_args(parser, argv, QUICK)
@@ -200,6 +201,8 @@ def main(argv: list[str] | None = None) -> dict:
     remote_vectors, remote_texts = peer_memories(rng, centres, args.n_remote, args.n_local)
     second_vectors, second_texts = peer_memories(rng, centres, args.n_remote, args.n_local + args.n_remote)
 
+    if args.dir:
+        Path(args.dir).mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="bench-merge-", dir=args.dir) as folder:
         root = Path(folder)
         embedder = VectorsOnly(args.dim, MODEL_VERSION)

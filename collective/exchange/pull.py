@@ -22,7 +22,7 @@ from ..errors import HistoryRewritten
 from ..identity import Identity, fingerprint, rotation_reaches, verify, verify_many
 from ..index.keeper import IndexKeeper
 from ..judge import cache as kept_analyses
-from ..model import Memory, events, iso, utcnow
+from ..model import Case, Memory, events, iso, utcnow
 from ..model.enums import CaseStatus, PeerStatus
 from ..model.refs import agent_of_working, peer_working, working_branch
 from ..reports import PeerPullReport
@@ -94,6 +94,7 @@ class PeerPull:
         self.settings = settings
         self.remote = remote
         self.progress = progress
+        self._cases: dict[str, Case] | None = None
 
     def run(self, peer: str, head: str, *, dry_run: bool) -> PeerReport:
         """Take what `peer` learned up to `head`. HistoryRewritten, with nothing written,
@@ -243,7 +244,7 @@ class PeerPull:
         report.refused = arrivals.refused
         rule = self.refutations.rule()
         ctx = merge.MergeContext(receiver=self.agent_id, trust=self.peers.trust_scores(),
-                                 known_cases=self.tables.cases.by_id(), settings=self.settings, now=utcnow(),
+                                 known_cases=self._held_cases(), settings=self.settings, now=utcnow(),
                                  unsettled=self._unsettled(), refute=rule.of, absorbed=self._absorbed_into(own, held))
         planned, read = plan_pull(peer, head, arrivals.incoming, held, candidates, self.comparator, ctx,
                                   unread=set(missing), progress=self._progress_of(peer))
@@ -275,10 +276,18 @@ class PeerPull:
         return [ok or any(verify(k, m.claim(), m.signature) for k in old_keys.get(m.origin_agent, ()))
                 for m, ok in zip(checked, valid)]
 
+    def _held_cases(self) -> dict[str, Case]:
+        """The cases held here, by id: read once a pull, not once a peer (a round's cases grow
+        with every peer that disputes), and kept up by `_apply`, the only writer meanwhile."""
+        if self._cases is None:
+            self._cases = self.tables.cases.by_id()
+        return self._cases
+
     def _unsettled(self) -> frozenset[str]:
         """The resolved cases whose verdict has not taken effect here."""
         applied = self.tables.applied_verdicts.case_ids()
-        return frozenset(c.id for c in self.tables.cases.all(status=CaseStatus.RESOLVED) if c.id not in applied)
+        return frozenset(c.id for c in self._held_cases().values()
+                         if c.status == CaseStatus.RESOLVED and c.id not in applied)
 
     def _signers(self, peer: str, peer_key: str, memories: Sequence[Memory]) -> list[str | None]:
         """Whose key each memory's signature must verify against: the peer's for its own,
@@ -318,7 +327,7 @@ class PeerPull:
         first_meeting = not self.peers.known(planned.peer)
         with self.repo.transaction():
             self.tables.outbox.add(events.merged(planned.peer, planned.head, planned.counts, planned.cases.values(),
-                                                 self.tables.cases.by_id(), receiver=self.agent_id))
+                                                 self._held_cases(), receiver=self.agent_id))
             merge.apply(self.tables, planned, watermark=watermark)
             if first_meeting:  # verdicts applied before it was met move its trust now
                 verdicts.owed_to(self.tables, self.peers, planned.peer, now=iso(utcnow()))
@@ -330,6 +339,7 @@ class PeerPull:
             with parallel.in_background(self.repo.commit, message, author=self.agent_id) as committing:
                 report.pairs = [p.to_dict() for p in planned.pairs]
                 report.commit = committing.result()
+        self._held_cases().update(planned.cases)
         self.upkeep.after_commit()
 
 

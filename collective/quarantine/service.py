@@ -60,6 +60,7 @@ class Quarantine:
         self.branch = branch
         self.threshold = threshold
         self.amplitude_cap, self.penalty = amplitude_cap, penalty
+        self.proven = signing.Proven()  # shared case rows' signatures verified by this process
 
     # --- reading -------------------------------------------------------------
     def list(self, status: str | None = None) -> list[dict]:
@@ -207,7 +208,7 @@ class Quarantine:
         same as the one `held` here was checked when it came (or is ours)."""
         same = {r.id for r in rows if held.get(r.id) == r}
         checked = signing.check_cases([r for r in rows if r.id not in same], self.peers.signer_keys(remote),
-                                      threshold=self.threshold)
+                                      threshold=self.threshold, held=held, proven=self.proven)
         checked.kept += [r for r in rows if r.id in same]
         checked.kept = self._authorised(checked.kept, checked)
         return checked

@@ -21,7 +21,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Callable, Mapping, Sequence
 
-from ..identity import Identity, canonical, verify
+from ..identity import Identity, canonical, verify, verify_many
 from ..model.case import Case
 from ..model.enums import CaseStatus, Keep
 from .cases import escalate, resolution
@@ -136,29 +136,28 @@ class Checked:
         return {reason: len(ids) for reason, ids in sorted(self.refused.items())}
 
 
-def _signed_by(keys: Sequence[str], claim: bytes, signature: str) -> bool:
-    return any(verify(key, claim, signature) for key in keys)
-
-
-def check_cases(rows: Sequence[Case], key_of: Callable[[str], Sequence[str]], *, threshold: int) -> Checked:
+def check_cases(rows: Sequence[Case], key_of: Callable[[str], Sequence[str]], *, threshold: int,
+                held: Mapping[str, Case] | None = None, proven: Proven | None = None) -> Checked:
     """Keep the rows whose opening and count verify against their signers' keys (the key
     held for each, and the keys it rotated away from); a row whose verdict does not
     verify, or decides another case, is kept without it, and one whose dispute link its
-    maker did not sign, without the link."""
+    maker did not sign, without the link. `held`: the rows held here, by id; a signed part
+    one of them carries alike was checked when it came (or is this agent's own). `proven`:
+    the parts this process verified before, and where those verified now are kept."""
     checked = Checked()
+    signed = _vouched(rows, key_of, held or {}, proven if proven is not None else Proven())
     for row in rows:
         opener, counter = row.opened_by, row.counted_by
         if not row.opening_signature or not row.count_signature or not opener or not counter:
             checked.refuse(UNSIGNED_CASE, row.id)
             continue
-        if not _signed_by(key_of(opener), opening_claim(row), row.opening_signature):
+        if (opening_claim(row), row.opening_signature) not in signed:
             checked.refuse(FORGED_CASE, row.id)
             continue
-        if not _signed_by(key_of(counter), count_claim(row), row.count_signature):
+        if (count_claim(row), row.count_signature) not in signed:
             checked.refuse(TAMPERED_COUNT, row.id)
             continue
-        if row.dispute and not (row.dispute_by and row.dispute_signature
-                                and _signed_by(key_of(row.dispute_by), link_claim(row), row.dispute_signature)):
+        if row.dispute and not (row.dispute_by and (link_claim(row), row.dispute_signature) in signed):
             checked.refuse(UNSIGNED_LINK, row.id)
             row = unlinked(row)
         if row.resolved or row.resolution:
@@ -170,6 +169,60 @@ def check_cases(rows: Sequence[Case], key_of: Callable[[str], Sequence[str]], *,
                 row = resolution(row, document=row.resolution, signature=row.verdict_signature, at=row.resolved_at)
         checked.kept.append(row)
     return checked
+
+
+def _signed_parts(row: Case) -> list[tuple[str, bytes, str]]:
+    """(signer, claim, signature) of each part of a row its signer vouches for: the opening,
+    the count and the dispute link, where the row carries them."""
+    parts = [(row.opened_by, opening_claim(row), row.opening_signature),
+             (row.counted_by, count_claim(row), row.count_signature)]
+    if row.dispute:
+        parts.append((row.dispute_by, link_claim(row), row.dispute_signature))
+    return [(who, claim, signature) for who, claim, signature in parts if who and signature]
+
+
+class Proven:
+    """The signed parts this process verified, as (key, claim, signature): a pull's share
+    checks the counts its take of the cases checked a moment before. Forgotten whole when
+    it reaches LIMIT, so a long-lived agent's memory stays bounded."""
+
+    LIMIT = 100_000
+
+    def __init__(self) -> None:
+        self.parts: set[tuple[str, bytes, str]] = set()
+
+    def knows(self, keys: Sequence[str], claim: bytes, signature: str) -> bool:
+        return any((key, claim, signature) in self.parts for key in keys)
+
+    def add(self, key: str, claim: bytes, signature: str) -> None:
+        if len(self.parts) >= self.LIMIT:
+            self.parts.clear()
+        self.parts.add((key, claim, signature))
+
+
+def _vouched(rows: Sequence[Case], key_of: Callable[[str], Sequence[str]], held: Mapping[str, Case],
+             proven: Proven) -> set[tuple[bytes, str]]:
+    """The (claim, signature) of every signed part of `rows` that verifies. A claim names its
+    signer, so the pair stands for the signer's word. Parts a held row carries alike are not
+    checked again (a round recounts every case; its openings stay), nor parts `proven`
+    knows; the others are checked together, on every core, each against its signer's key,
+    then the keys it rotated from."""
+    vouched = {(claim, signature) for row in rows if row.id in held
+               for _, claim, signature in _signed_parts(held[row.id])}
+    todo = []
+    for who, claim, signature in sorted({part for row in rows for part in _signed_parts(row)}):
+        keys = key_of(who)
+        if (claim, signature) in vouched or proven.knows(keys, claim, signature):
+            vouched.add((claim, signature))
+        elif keys:
+            todo.append((keys, claim, signature))
+    first = verify_many([(keys[0], claim, signature) for keys, claim, signature in todo])
+    for ok, (keys, claim, signature) in zip(first, todo):
+        key = keys[0] if ok else next((k for k in keys[1:] if verify(k, claim, signature)), None)
+        if key is not None:
+            vouched.add((claim, signature))
+            proven.add(key, claim, signature)
+    return vouched
 
 
 def unresolved(case: Case, threshold: int) -> Case:

@@ -34,24 +34,21 @@ agent is timed beside it (`push_s`).
 from __future__ import annotations
 
 import argparse
-import contextlib
 import cProfile
 import json
 import os
 import pstats
 import shutil
 import sys
-import tempfile
 import time
 from pathlib import Path
-from typing import Iterator
 
 import collective  # noqa: F401  (first: sqlite3 speaks Dolt)
 import numpy as np
 
 from collective.agent import Agent, MemoryInput
 
-from benchkit import VectorsOnly, parse_args
+from benchkit import VectorsOnly, parse_args, work_folder
 
 MODEL_VERSION = "bench-collective-v1"
 QUICK = {"agents": "3", "memories": 20}
@@ -127,25 +124,11 @@ def copy_commons(root: Path, name: str) -> str:
     return f"file://{root / name}"
 
 
-@contextlib.contextmanager
-def work_folder(kept: str | None, n_agents: int) -> Iterator[Path]:
-    """Where one round's agents and commons live: under `kept`, left there to look at
-    (emptied first: a round needs a fresh commons), else a temporary folder, removed."""
-    if kept is None:
-        with tempfile.TemporaryDirectory(prefix="bench-collective-") as folder:
-            yield Path(folder)
-        return
-    root = Path(kept) / f"{n_agents}-agents"
-    shutil.rmtree(root, ignore_errors=True)
-    root.mkdir(parents=True)
-    yield root
-
-
 def round_of(n_agents: int, args: argparse.Namespace, profile_last: bool) -> tuple[dict, cProfile.Profile | None]:
     world = World(n_agents, args.memories, args.dim, args.seed)
     embedder = VectorsOnly(args.dim, MODEL_VERSION)
     load_before = os.getloadavg()
-    with work_folder(args.dir, n_agents) as root:
+    with work_folder(args.dir, f"{n_agents}-agents") as root:
         url = f"file://{root / 'commons.db'}"
         names = [f"agent-{i:02d}" for i in range(n_agents)]
         agents = []

@@ -32,9 +32,7 @@ import cProfile
 import json
 import pstats
 import sys
-import tempfile
 import time
-from pathlib import Path
 
 import collective  # noqa: F401  (first: sqlite3 speaks Dolt)
 import numpy as np
@@ -52,7 +50,7 @@ from collective.judge.cascade import CascadeJudge
 JUDGES = {"cascade": CascadeJudge, "learned": LearnedJudge, "rules": RuleJudge}
 from collective.model import Memory, utcnow
 
-from benchkit import VectorsOnly, parse_args
+from benchkit import VectorsOnly, parse_args, work_folder
 
 MODEL_VERSION = "bench-clustered-v1"
 BATCH = 10_000
@@ -183,8 +181,8 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--dim", type=int, default=384)
     parser.add_argument("--clusters", type=int, default=0, help="topic clusters (default: n_local / 50)")
     parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--dir", help="parent of the temporary work folder, made if missing (default: the "
-                        "system's temporary folder); the work folder is removed afterwards")
+    parser.add_argument("--dir", help="keep the agents and commons in DIR/merge (default: a temporary folder, "
+                        "removed afterwards)")
     parser.add_argument("--judge", choices=sorted(JUDGES), default="learned", help="the judge the pulls use (default: learned, the default judge)")
     parser.add_argument("--profile", help="write a cProfile of the pull to this file and print its top lines")
     args = parse_args(parser, argv, QUICK)
@@ -201,10 +199,7 @@ def main(argv: list[str] | None = None) -> dict:
     remote_vectors, remote_texts = peer_memories(rng, centres, args.n_remote, args.n_local)
     second_vectors, second_texts = peer_memories(rng, centres, args.n_remote, args.n_local + args.n_remote)
 
-    if args.dir:
-        Path(args.dir).mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix="bench-merge-", dir=args.dir) as folder:
-        root = Path(folder)
+    with work_folder(args.dir, "merge") as root:
         embedder = VectorsOnly(args.dim, MODEL_VERSION)
         setup = time.perf_counter()
         receiver = Agent.init("earth-1", home=root / "home", embedder=embedder)

@@ -1,5 +1,5 @@
-"""What every scripts/bench_*.py shares: the --quick flag, and an embedder for
-memories stored with explicit vectors.
+"""What every scripts/bench_*.py shares: the --quick flag, the work folder (--dir), and an
+embedder for memories stored with explicit vectors.
 
 A quick run takes the same code paths at tiny sizes, in seconds, so that the test
 suite can run every benchmark (tests/integration/test_benchmarks.py) and none of them
@@ -9,7 +9,11 @@ rots unnoticed. Its figures say nothing about speed.
 from __future__ import annotations
 
 import argparse
-from typing import Any, Sequence
+import contextlib
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any, Iterator, Sequence
 
 
 def parse_args(parser: argparse.ArgumentParser, argv: Sequence[str] | None,
@@ -24,6 +28,20 @@ def parse_args(parser: argparse.ArgumentParser, argv: Sequence[str] | None,
         parser.set_defaults(**quick)
         args = parser.parse_args(argv)
     return args
+
+
+@contextlib.contextmanager
+def work_folder(kept: str | None, name: str) -> Iterator[Path]:
+    """Where a run's agents and commons live: `kept`/`name`, left there to look at (emptied
+    first: a run needs fresh databases), else a temporary folder, removed."""
+    if kept is None:
+        with tempfile.TemporaryDirectory(prefix=f"bench-{name}-") as folder:
+            yield Path(folder)
+        return
+    root = Path(kept) / name
+    shutil.rmtree(root, ignore_errors=True)
+    root.mkdir(parents=True)
+    yield root
 
 
 class VectorsOnly:

@@ -145,19 +145,23 @@ def check_cases(rows: Sequence[Case], key_of: Callable[[str], Sequence[str]], *,
     one of them carries alike was checked when it came (or is this agent's own). `proven`:
     the parts this process verified before, and where those verified now are kept."""
     checked = Checked()
-    signed = _vouched(rows, key_of, held or {}, proven if proven is not None else Proven())
-    for row in rows:
-        opener, counter = row.opened_by, row.counted_by
-        if not row.opening_signature or not row.count_signature or not opener or not counter:
+    parts = [_signed_parts(row) for row in rows]
+    signed = _vouched(rows, parts, key_of, held or {}, proven if proven is not None else Proven())
+
+    def vouched(part: tuple[str, bytes, str] | None) -> bool:
+        return part is not None and part[1:] in signed
+
+    for row, part in zip(rows, parts):
+        if "opening" not in part or "count" not in part:
             checked.refuse(UNSIGNED_CASE, row.id)
             continue
-        if (opening_claim(row), row.opening_signature) not in signed:
+        if not vouched(part["opening"]):
             checked.refuse(FORGED_CASE, row.id)
             continue
-        if (count_claim(row), row.count_signature) not in signed:
+        if not vouched(part["count"]):
             checked.refuse(TAMPERED_COUNT, row.id)
             continue
-        if row.dispute and not (row.dispute_by and (link_claim(row), row.dispute_signature) in signed):
+        if row.dispute and not vouched(part.get("link")):
             checked.refuse(UNSIGNED_LINK, row.id)
             row = unlinked(row)
         if row.resolved or row.resolution:
@@ -171,14 +175,15 @@ def check_cases(rows: Sequence[Case], key_of: Callable[[str], Sequence[str]], *,
     return checked
 
 
-def _signed_parts(row: Case) -> list[tuple[str, bytes, str]]:
-    """(signer, claim, signature) of each part of a row its signer vouches for: the opening,
-    the count and the dispute link, where the row carries them."""
-    parts = [(row.opened_by, opening_claim(row), row.opening_signature),
-             (row.counted_by, count_claim(row), row.count_signature)]
+def _signed_parts(row: Case) -> dict[str, tuple[str, bytes, str]]:
+    """(signer, claim, signature) of each part of a row its signer vouches for, by part:
+    the opening, the count and the dispute link, where the row carries them signed."""
+    parts = {"opening": (row.opened_by, opening_claim, row.opening_signature),
+             "count": (row.counted_by, count_claim, row.count_signature)}
     if row.dispute:
-        parts.append((row.dispute_by, link_claim(row), row.dispute_signature))
-    return [(who, claim, signature) for who, claim, signature in parts if who and signature]
+        parts["link"] = (row.dispute_by, link_claim, row.dispute_signature)
+    return {name: (who, claim(row), signature) for name, (who, claim, signature) in parts.items()
+            if who and signature}
 
 
 class Proven:
@@ -200,17 +205,16 @@ class Proven:
         self.parts.add((key, claim, signature))
 
 
-def _vouched(rows: Sequence[Case], key_of: Callable[[str], Sequence[str]], held: Mapping[str, Case],
-             proven: Proven) -> set[tuple[bytes, str]]:
-    """The (claim, signature) of every signed part of `rows` that verifies. A claim names its
-    signer, so the pair stands for the signer's word. Parts a held row carries alike are not
-    checked again (a round recounts every case; its openings stay), nor parts `proven`
-    knows; the others are checked together, on every core, each against its signer's key,
-    then the keys it rotated from."""
-    vouched = {(claim, signature) for row in rows if row.id in held
-               for _, claim, signature in _signed_parts(held[row.id])}
+def _vouched(rows: Sequence[Case], parts: Sequence[Mapping[str, tuple[str, bytes, str]]],
+             key_of: Callable[[str], Sequence[str]], held: Mapping[str, Case], proven: Proven) -> set[tuple[bytes, str]]:
+    """The (claim, signature) of every signed part of `rows` (`parts`, one mapping a row)
+    that verifies. A claim names its signer, so the pair stands for the signer's word. Parts
+    a held row carries alike are not checked again (a round recounts every case; its
+    openings stay), nor parts `proven` knows; the others are checked together, on every
+    core, each against its signer's key, then the keys it rotated from."""
+    vouched = {part[1:] for row in rows if row.id in held for part in _signed_parts(held[row.id]).values()}
     todo = []
-    for who, claim, signature in sorted({part for row in rows for part in _signed_parts(row)}):
+    for who, claim, signature in {part for row_parts in parts for part in row_parts.values()}:
         keys = key_of(who)
         if (claim, signature) in vouched or proven.knows(keys, claim, signature):
             vouched.add((claim, signature))

@@ -35,17 +35,18 @@ _WORD = re.compile(r"[^\W_]+")
 
 @functools.lru_cache(maxsize=200_000)
 def _stem(word: str) -> str:
-    if word.isdecimal():  # a number: the stemmer returns it as it is, after ~17 µs of looking
+    if word.isdecimal():  # a number: the stemmer returns it as it is
         return word[:MAX_TERM]
     return _stemmer().stemWord(word)[:MAX_TERM]
 
 
 @functools.cache
 def _stemmer():
-    """Snowball's English stemmer, loaded when first needed (`cmem store` never needs it: 24 ms)."""
-    import snowballstemmer
+    """Snowball's English stemmer, in C (PyStemmer: 1 µs a word where the pure-Python build of
+    the same algorithm took 19), loaded when first needed (`cmem store` never needs it)."""
+    import Stemmer
 
-    return snowballstemmer.stemmer("english")
+    return Stemmer.Stemmer("english")
 
 
 def terms(text: str) -> list[str]:

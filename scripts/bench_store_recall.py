@@ -15,7 +15,10 @@ it was met, and the machine load, so numbers from a busy machine say so:
   memories and rare ones in a few; each query is 2 to 5 words of one memory
   with a vector near that memory's. Against numpy brute force of the same
   score, BM25 of every memory and what each borrows from the memories stored
-  beside it included (latency), and its exact ranking (recall@10).
+  beside it included (latency), and its exact ranking (recall@10). The
+  memories are stored and indexed in a process of their own; the recalls are
+  timed in a process that opens the agent, as `cmem recall` or a server does,
+  and in the building one too (`in_building_process`).
 
 `cmem store` from process start to exit is scripts/bench_cli.py's; the default
 embedder's throughput, and a store of real text, scripts/bench_embed.py's.
@@ -27,7 +30,9 @@ embedder's throughput, and a store of real text, scripts/bench_embed.py's.
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import json
+import multiprocessing
 import os
 import pickle
 import re
@@ -171,13 +176,25 @@ def bench_batch_store(work: Path, n: int) -> None:
 
 
 # --- recall ----------------------------------------------------------------------------
-def bench_recall(work: Path, n: int, queries: int, batch: int = 10_000) -> None:
+def recall_inputs(n: int, queries: int) -> tuple[np.ndarray, np.ndarray, list[str], np.ndarray, list[str]]:
+    """The memories (vectors, amplitudes, texts) and the queries (vectors, words): seeded, the
+    same in every process."""
     rng = np.random.default_rng(SEED + 1)
     vectors = clustered(n, rng)
     # most memories at the default amplitude, a fifth reinforced or marked important
     amplitudes = np.where(rng.random(n) < 0.8, 0.5, rng.uniform(0.3, 1.0, n)).astype(np.float64)
     written = sentences(n, rng)
-    l0 = load()
+    targets = rng.integers(0, n, queries)
+    qs = vectors[targets] + rng.normal(scale=0.03, size=(queries, DIM)).astype(np.float32)
+    qs /= np.linalg.norm(qs, axis=1, keepdims=True)
+    words = [" ".join(rng.choice(written[t].split(), size=int(rng.integers(2, 6)))) for t in targets]
+    return vectors, amplitudes, written, qs, words
+
+
+def populate(work: Path, n: int, queries: int, batch: int) -> dict:
+    """Store and index the memories (in a process of its own, see `bench_recall`), then time the
+    recalls there too: the seconds of each part and of each recall."""
+    vectors, amplitudes, written, qs, words = recall_inputs(n, queries)
     t = time.perf_counter()
     agent = Agent.init("bench-recall", home=work / "recall", embedder=HashEmbedder(DIM))
     try:
@@ -186,6 +203,28 @@ def bench_recall(work: Path, n: int, queries: int, batch: int = 10_000) -> None:
             agent.store_many([MemoryInput(t_, importance=float(a), vector=v) for t_, a, v in
                               zip(written[start:stop], amplitudes[start:stop], vectors[start:stop])])
         store_seconds = time.perf_counter() - t
+        t = time.perf_counter()
+        agent.index()
+        index_seconds = time.perf_counter() - t
+        agent.recall("warm-up", k=10, vector=qs[0])  # first query loads what the process caches
+        building, _ = timed_recalls(agent, qs, words)
+    finally:
+        agent.close()
+    return {"store_s": store_seconds, "index_build_s": index_seconds, "latencies": building}
+
+
+def bench_recall(work: Path, n: int, queries: int, batch: int = 10_000) -> None:
+    # The memories are stored and indexed in a process of their own; the recalls are timed in
+    # this one, which opens the agent as every later process does (`cmem recall`, a server
+    # started on the store): the index loaded from its files. The same recalls are timed in
+    # the process that stored and indexed 100k memories too (`in_building_process`): they ran
+    # 10-20% slower there, in every part alike (its heap holds what storing and building left).
+    l0 = load()
+    with concurrent.futures.ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
+        built = pool.submit(populate, work, n, queries, batch).result()
+    vectors, amplitudes, written, qs, words = recall_inputs(n, queries)
+    agent = Agent.open("bench-recall", home=work / "recall", embedder=HashEmbedder(DIM))
+    try:
         order = {r["id"]: i for i, r in enumerate(agent.repo.select("memories", columns=("id", "content")))}
         ids = list(order)
         # rows come back in id (time) order, which is insertion order: check it
@@ -193,24 +232,13 @@ def bench_recall(work: Path, n: int, queries: int, batch: int = 10_000) -> None:
         assert contents[:3] == written[:3] and contents[-1] == written[-1]
         t = time.perf_counter()
         agent.index()
-        index_seconds = time.perf_counter() - t
-
-        targets = rng.integers(0, n, queries)
-        qs = vectors[targets] + rng.normal(scale=0.03, size=(queries, DIM)).astype(np.float32)
-        qs /= np.linalg.norm(qs, axis=1, keepdims=True)
-        words = [" ".join(rng.choice(written[t].split(), size=int(rng.integers(2, 6)))) for t in targets]
+        load_seconds = time.perf_counter() - t
         agent.recall("warm-up", k=10, vector=qs[0])  # first query loads what the process caches
         access = np.zeros(n)
         for mid, count in ((r["memory_id"], r["count"]) for r in agent.repo.select("local_access")):
             access[order[mid]] = count
-
-        latencies, answers = [], []
-        for q, query in zip(qs, words):
-            t = time.perf_counter()
-            hits = agent.recall(query, k=10, vector=q, min_score=0.0)
-            latencies.append(time.perf_counter() - t)
-            answers.append([h.memory.id for h in hits])
-        # Replayed afterwards, so that numpy's threads never compete with the timed recalls:
+        latencies, answers = timed_recalls(agent, qs, words)
+    # Replayed afterwards, so that numpy's threads never compete with the timed recalls:
         # the same score over every memory, with the access counts each query saw.
         brute, overlap, ann_overlap = [], [], []
         index = agent.index()
@@ -235,20 +263,34 @@ def bench_recall(work: Path, n: int, queries: int, batch: int = 10_000) -> None:
         agent.close()
     lat = np.array(latencies) * 1e3
     bf = np.array(brute) * 1e3
-    common = {"n": n, "queries": len(qs), "k": 10, "setup": {"store_s": round(store_seconds, 1),
-              "index_build_s": round(index_seconds, 1)}, "load_1m": [l0, load()]}
+    common = {"n": n, "queries": len(qs), "k": 10, "setup": {"store_s": round(built["store_s"], 1),
+              "index_build_s": round(built["index_build_s"], 1), "index_load_s": round(load_seconds, 2)},
+              "load_1m": [l0, load()]}
+    in_building = {f"p{q}_ms": round(float(np.percentile(np.array(built["latencies"]) * 1e3, q)), 3)
+                   for q in (50, 95)}
     baseline_latency = {"what": "numpy brute force of the same score (cosine, BM25, neighbours) over every memory in memory",
                         "p50_ms": round(float(np.percentile(bf, 50)), 3),
                         "p95_ms": round(float(np.percentile(bf, 95)), 3)}
     p50, p95, r10 = float(np.percentile(lat, 50)), float(np.percentile(lat, 95)), float(np.mean(overlap))
     emit({"measurement": "recall_p50_ms", "value": round(p50, 3), **common, "baseline": baseline_latency,
-          "target": "<= 3 ms", "meets_target": p50 <= 3.0})
+          "in_building_process": in_building["p50_ms"], "target": "<= 3 ms", "meets_target": p50 <= 3.0})
     emit({"measurement": "recall_p95_ms", "value": round(p95, 3), **common, "baseline": baseline_latency,
-          "target": "<= 10 ms", "meets_target": p95 <= 10.0})
+          "in_building_process": in_building["p95_ms"], "target": "<= 10 ms", "meets_target": p95 <= 10.0})
     emit({"measurement": "recall_at_10", "value": round(r10, 4), **common,
           "baseline": {"what": "top-10 of the ANN index by cosine alone, without the over-fetch and re-rank",
                        "value": round(float(np.mean(ann_overlap)), 4)},
           "target": ">= 0.98 against the exact ranking of the same score", "meets_target": r10 >= 0.98})
+
+
+def timed_recalls(agent: Agent, qs: np.ndarray, words: list[str]) -> tuple[list[float], list[list[str]]]:
+    """Each recall's seconds and the ids it returned."""
+    latencies, answers = [], []
+    for q, query in zip(qs, words):
+        t = time.perf_counter()
+        hits = agent.recall(query, k=10, vector=q, min_score=0.0)
+        latencies.append(time.perf_counter() - t)
+        answers.append([h.memory.id for h in hits])
+    return latencies, answers
 
 
 class Bm25:

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 # k = n / 32 (0.15 ms at 64 dims, 0.3 ms at 384); at k = n / 4 the graph takes 3.5 times the scan.
 SCAN_SHARE = 16
 PROGRESS_PART = 5000  # rows added between two progress reports
+SPARE_ARRAYS = 4  # arrays by label kept for queries to borrow, per kind (one per query running at once)
 _COLUMNS = ("id", "content", "tags", "vector", "dim", "model_version", "retracted", "absorbed_into", *SCORE_COLUMNS)
 _SEARCHED_BY = ("vector", "content", "tags")  # a row whose are unchanged is only rescored
 
@@ -62,9 +63,10 @@ class VectorIndex(IndexFiles):
         self._lexical = LexicalIndex()  # the words of each label's memory, for the lexical half of recall
         self._live = np.zeros(0, dtype=bool)  # by label: indexed and not removed since
         self.version = 0  # counts changes to what is indexed or how it scores, for callers' caches
-        self._refuted_kept: tuple[int, np.ndarray | None] = (-1, None)
+        self._refuted_kept: tuple[int, tuple[np.ndarray, np.ndarray]] = (-1, (np.zeros(0, bool), np.zeros(0, bool)))
         self._statistics_kept: tuple[int, tuple[int, float]] = (-1, (0, 1.0))
         self._neighbours_kept: tuple[int, tuple[np.ndarray, np.ndarray]] = (-1, (np.zeros(0), np.zeros(0)))
+        self._spare: dict[str, list[np.ndarray]] = {}  # arrays by label queries gave back (`borrow`)
 
     def _new(self):
         return graph.new(self.dim, EF_SEARCH)
@@ -223,11 +225,31 @@ class VectorIndex(IndexFiles):
         """By label: whether it is indexed now (read only)."""
         return self._live
 
-    def lexical_scores(self, query: str) -> np.ndarray:
-        """By label: the share of the query's words each live memory holds (see lexical.py)."""
+    def lexical_scores(self, out: np.ndarray, query: str) -> np.ndarray:
+        """Writes into `out` (by label, zero where written) the share of the query's words each
+        live memory holds (see lexical.py); returns the labels written, sorted."""
         if self._statistics_kept[0] != self.version:
             self._statistics_kept = (self.version, self._lexical.statistics(self._live))
-        return self._lexical.scores(query, self._live, self._statistics_kept[1])
+        return self._lexical.scores_into(out, query, self._live, self._statistics_kept[1])
+
+    def borrow(self, name: str, fill: float) -> np.ndarray:
+        """An array by label, every entry `fill`, for one query; `give_back` it once every entry
+        written is `fill` again. A query writes a few thousand of 100k entries: making and
+        filling a new one each time cost more than that, and pushed the graph out of the cache."""
+        spare = self._spare.setdefault(name, [])
+        while spare:
+            try:
+                out = spare.pop()  # atomic: queries on other threads borrow from the same list
+            except IndexError:
+                break
+            if len(out) == self.label_count:
+                return out
+        return np.full(self.label_count, fill)
+
+    def give_back(self, name: str, out: np.ndarray) -> None:
+        spare = self._spare.setdefault(name, [])
+        if len(out) == self.label_count and len(spare) < SPARE_ARRAYS:
+            spare.append(out)
 
     def neighbours(self) -> tuple[np.ndarray, np.ndarray]:
         """By label: the memory its origin stored just before it and just after it, among those
@@ -270,8 +292,21 @@ class VectorIndex(IndexFiles):
     def refuted(self) -> np.ndarray:
         """By label: whether a verdict refuted its memory (read only; kept per version). Refuted
         memories stay indexed: merges meet refuted claims again; recall leaves them out unless asked."""
+        return self._refuted()[0]
+
+    @property
+    def standing(self) -> np.ndarray:
+        """By label: indexed now and not refuted (read only; kept per version): what a recall
+        without filters may return."""
+        return self._refuted()[1]
+
+    def _refuted(self) -> tuple[np.ndarray, np.ndarray]:
         if self._refuted_kept[0] != self.version:
-            self._refuted_kept = (self.version, self._scores["refuted"].astype(bool))
+            refuted = self._scores["refuted"].astype(bool)
+            standing = self._live & ~refuted
+            for array in (refuted, standing):
+                array.setflags(write=False)
+            self._refuted_kept = (self.version, (refuted, standing))
         return self._refuted_kept[1]
 
     def search(self, vector: np.ndarray, k: int) -> list[tuple[str, float]]:

@@ -144,12 +144,21 @@ class LexicalIndex:
         """Each label's lexical score for `query` (see the module's docstring), as a dense
         array over every label; labels not `live` score 0."""
         out = np.zeros(len(live), dtype=np.float64)
+        self.scores_into(out, query, live, statistics)
+        return out
+
+    def scores_into(self, out: np.ndarray, query: str, live: np.ndarray,
+                    statistics: tuple[int, float] | None = None) -> np.ndarray:
+        """`scores` written into `out` (by label, zero where this writes): only the labels that
+        hold a query word are written, and returned (sorted). Recall keeps one such array
+        between queries instead of making and scanning one of every label each time."""
         asked = list(dict.fromkeys(terms(query)))
         words = [w for w in asked if w in self._vocab]
         alive, average = statistics or self.statistics(live)
         if not words or not alive:
-            return out
+            return np.zeros(0, dtype=np.int64)
         weight = 0.0
+        written = []
         for word in words:
             labels, tf = self._postings(self._vocab[word])
             keep = live[labels]
@@ -159,9 +168,18 @@ class LexicalIndex:
             weight += idf
             saturated = tf * (K1 + 1) / (tf + K1 * (1 - B + B * self._lengths[labels] / average))
             out[labels] += idf * saturated
+            written.append(labels)
         # a query word no memory holds still counts in the weight: its memories lack it
         weight += (len(asked) - len(words)) * float(np.log(1.0 + (alive + 0.5) / 0.5))
-        return out / weight
+        if len(written) == 1:
+            held = np.sort(written[0])
+        else:  # a mask, not np.unique: common words hold thousands of labels each
+            marked = np.zeros(len(live), dtype=bool)
+            for labels in written:
+                marked[labels] = True
+            held = np.flatnonzero(marked)
+        out[held] /= weight
+        return held
 
     def _postings(self, term: int) -> tuple[np.ndarray, np.ndarray]:
         if term + 1 < len(self._offsets):

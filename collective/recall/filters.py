@@ -50,8 +50,10 @@ class Filters:
 
     def allowed(self, index: VectorIndex, *, include_refuted: bool) -> np.ndarray:
         """By label of `index`: live, passing these filters, and not refuted unless asked."""
+        if not self:
+            return index.live if include_refuted else index.standing
         mask = index.allowed(tags=self.tags, categories=self.categories, origins=self.origins,
-                             since=_epoch(self.since), until=_epoch(self.until)) if self else index.live
+                             since=_epoch(self.since), until=_epoch(self.until))
         return mask if include_refuted else mask & ~index.refuted
 
 

@@ -18,20 +18,35 @@ from .results import Candidates
 
 
 class Query:
+    """Used as a context: its arrays by label are borrowed from the index and given back clean."""
+
     def __init__(self, index: VectorIndex, text: str, vector: np.ndarray, *, counts: np.ndarray,
                  strength: Callable[[np.ndarray], np.ndarray], faded_below: float | None):
         self.index = index
         self.vector = vector
-        self.lexical = index.lexical_scores(text)
+        self.lexical = index.borrow("lexical", 0.0)  # by label
+        self.worded = index.lexical_scores(self.lexical, text)  # the labels holding a query word
         self.before, self.after = index.neighbours()
         self.counts = counts
         self.strength = strength
         self.faded_below = faded_below
-        self._cosines = np.full(index.label_count, np.nan)  # by label, once computed or found
+        self._cosines = index.borrow("cosines", np.nan)  # by label, once computed or found
+        self._known: list[np.ndarray] = []  # the labels whose cosine is written
+
+    def __enter__(self) -> "Query":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self._known:
+            self._cosines[np.concatenate(self._known)] = np.nan
+        self.lexical[self.worded] = 0.0
+        self.index.give_back("cosines", self._cosines)
+        self.index.give_back("lexical", self.lexical)
 
     def found(self, labels: np.ndarray, sims: np.ndarray) -> None:
         """Cosines an ANN search returned: exact, kept for what follows."""
         self._cosines[labels] = sims
+        self._known.append(labels)
 
     def cosines(self, labels: np.ndarray) -> np.ndarray:
         """The exact cosine of each label, each computed once per query."""
@@ -39,6 +54,7 @@ class Query:
         if len(todo):
             todo = np.unique(todo)
             self._cosines[todo] = self.index.similarities(self.vector, todo)
+            self._known.append(todo)
         return self._cosines[labels]
 
     def scored(self, labels: np.ndarray, *, borrowing: bool = True) -> Candidates:

@@ -123,13 +123,19 @@ class Recall:
         counts = self._counts_by_label(index)
         trust_scores = self.trust_scores()
         strength_bound = self._strength_bound(index, trust_scores, now)
-        asked = Query(index, query, query_vector, counts=counts,
-                      strength=lambda labels: index.strengths_at(labels, trust_scores, now.timestamp(),
-                                                                 self.settings.half_lives),
-                      faded_below=None if include_faded else self.settings.fade_threshold)
-        if filters or len(index) <= SCAN_BELOW:  # narrowed or small: every allowed memory, exactly
-            return self._best(index, asked.scored(np.flatnonzero(allowed)), k, least, exact)
-        worded = np.flatnonzero(asked.lexical > 0)
+        with Query(index, query, query_vector, counts=counts,
+                   strength=lambda labels: index.strengths_at(labels, trust_scores, now.timestamp(),
+                                                              self.settings.half_lives),
+                   faded_below=None if include_faded else self.settings.fade_threshold) as asked:
+            if filters or len(index) <= SCAN_BELOW:  # narrowed or small: every allowed memory, exactly
+                return self._best(index, asked.scored(np.flatnonzero(allowed)), k, least, exact)
+            return self._widening(index, asked, query_vector, k, least, allowed, exact, counts, strength_bound)
+
+    def _widening(self, index: VectorIndex, asked: Query, query_vector: np.ndarray, k: int, least: float,
+                  allowed: np.ndarray, exact: np.ndarray, counts: np.ndarray, strength_bound: np.ndarray
+                  ) -> tuple[list[Scored], Scored | None]:
+        """`_search` past the small or narrowed case: ANN searches, deeper until exact."""
+        worded = asked.worded
         largest_boost = float(scoring.boost(np.array(counts.max(initial=0))))
         resonance_bound = float(scoring.resonance(np.array(strength_bound.max(initial=0.0)),
                                                   np.array(counts.max(initial=0))))

@@ -135,6 +135,20 @@ def test_recall_by_words_and_meaning_is_the_full_scan(crowd, query, k):
     assert_exact(crowd, k, query)
 
 
+def test_a_recall_leaves_no_cosine_or_word_score_behind_for_the_next(crowd):
+    """A query keeps its cosines and word scores in arrays the index lends it and takes back
+    clean: one by other words and another meaning first changes nothing of the next (the
+    memory nearest the next one's meaning holds the first one's rare word, not the next's)."""
+    agent, centre, vectors, accessed = crowd
+    nearest = int(np.argmax((vectors / np.linalg.norm(vectors, axis=1, keepdims=True)) @ centre))
+    assert not {"13", "14"} & set(terms(f"observation {nearest}"))
+    elsewhere = validate_vector(vectors[5] - centre, 64)
+    hits = agent.recall(f"observation {nearest} dust", k=300, vector=elsewhere, min_score=0.0)
+    accessed.update(h.memory.id for h in hits)
+    assert_exact(crowd, 10, "13 14")
+    assert_exact(crowd, 300, "observation 17 of the dust")
+
+
 @pytest.mark.parametrize("k", [0, -1, MAX_K + 1, 2.5, "5", True, None])
 def test_recall_k_out_of_range_is_bad_input(crowd, k):
     agent, centre, _, _ = crowd

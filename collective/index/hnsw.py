@@ -66,7 +66,7 @@ class VectorIndex(IndexFiles):
         self._refuted_kept: tuple[int, tuple[np.ndarray, np.ndarray]] = (-1, (np.zeros(0, bool), np.zeros(0, bool)))
         self._statistics_kept: tuple[int, tuple[int, float]] = (-1, (0, 1.0))
         self._neighbours_kept: tuple[int, tuple[np.ndarray, np.ndarray]] = (-1, (np.zeros(0), np.zeros(0)))
-        self._spare: dict[str, list[np.ndarray]] = {}  # arrays by label queries gave back (`borrow`)
+        self.spare = SpareArrays()  # arrays by label for queries to borrow
 
     def _new(self):
         return graph.new(self.dim, EF_SEARCH)
@@ -232,25 +232,6 @@ class VectorIndex(IndexFiles):
             self._statistics_kept = (self.version, self._lexical.statistics(self._live))
         return self._lexical.scores_into(out, query, self._live, self._statistics_kept[1])
 
-    def borrow(self, name: str, fill: float) -> np.ndarray:
-        """An array by label, every entry `fill`, for one query; `give_back` it once every entry
-        written is `fill` again. A query writes a few thousand of 100k entries: making and
-        filling a new one each time cost more than that, and pushed the graph out of the cache."""
-        spare = self._spare.setdefault(name, [])
-        while spare:
-            try:
-                out = spare.pop()  # atomic: queries on other threads borrow from the same list
-            except IndexError:
-                break
-            if len(out) == self.label_count:
-                return out
-        return np.full(self.label_count, fill)
-
-    def give_back(self, name: str, out: np.ndarray) -> None:
-        spare = self._spare.setdefault(name, [])
-        if len(out) == self.label_count and len(spare) < SPARE_ARRAYS:
-            spare.append(out)
-
     def neighbours(self) -> tuple[np.ndarray, np.ndarray]:
         """By label: the memory its origin stored just before it and just after it, among those
         indexed now (-1 for none; core.context), kept per version."""
@@ -346,6 +327,31 @@ class VectorIndex(IndexFiles):
     def labels_of(self, ids: Sequence[str]) -> np.ndarray:
         """Each memory's label, -1 for one not indexed."""
         return np.array([self._labels.get(mid, -1) for mid in ids], dtype=np.int64)
+
+
+class SpareArrays:
+    """Arrays by label that queries borrow, every entry `fill`, and give back once every entry
+    they wrote is `fill` again. A query writes a few thousand of 100k entries: making and
+    filling a new array each time cost more than that, and pushed the graph out of the cache."""
+
+    def __init__(self) -> None:
+        self._kept: dict[str, list[np.ndarray]] = {}
+
+    def borrow(self, name: str, fill: float, length: int) -> np.ndarray:
+        kept = self._kept.setdefault(name, [])
+        while kept:
+            try:
+                out = kept.pop()  # atomic: queries on other threads borrow from the same list
+            except IndexError:
+                break
+            if len(out) == length:  # one made before the index grew is dropped
+                return out
+        return np.full(length, fill)
+
+    def give_back(self, name: str, out: np.ndarray) -> None:
+        kept = self._kept.setdefault(name, [])
+        if len(kept) < SPARE_ARRAYS:
+            kept.append(out)
 
 
 def _unit(vectors: np.ndarray) -> np.ndarray:

@@ -24,13 +24,13 @@ class Query:
                  strength: Callable[[np.ndarray], np.ndarray], faded_below: float | None):
         self.index = index
         self.vector = vector
-        self.lexical = index.borrow("lexical", 0.0)  # by label
+        self.lexical = index.spare.borrow("lexical", 0.0, index.label_count)  # by label
         self.worded = index.lexical_scores(self.lexical, text)  # the labels holding a query word
         self.before, self.after = index.neighbours()
         self.counts = counts
         self.strength = strength
         self.faded_below = faded_below
-        self._cosines = index.borrow("cosines", np.nan)  # by label, once computed or found
+        self._cosines = index.spare.borrow("cosines", np.nan, index.label_count)  # by label, once computed or found
         self._known: list[np.ndarray] = []  # the labels whose cosine is written
 
     def __enter__(self) -> "Query":
@@ -40,8 +40,8 @@ class Query:
         if self._known:
             self._cosines[np.concatenate(self._known)] = np.nan
         self.lexical[self.worded] = 0.0
-        self.index.give_back("cosines", self._cosines)
-        self.index.give_back("lexical", self.lexical)
+        self.index.spare.give_back("cosines", self._cosines)
+        self.index.spare.give_back("lexical", self.lexical)
 
     def found(self, labels: np.ndarray, sims: np.ndarray) -> None:
         """Cosines an ANN search returned: exact, kept for what follows."""

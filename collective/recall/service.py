@@ -224,9 +224,9 @@ class Recall:
         memories = [Memory.from_row(r) for r in held]
         words = LexicalIndex()
         words.add(range(len(held)), [document_terms(m.content, m.tags) for m in memories], [m.tags for m in memories])
-        relevance = scoring.relevance(np.stack([m.vector for m in memories]) @ query_vector,
-                                      words.scores(query, np.ones(len(held), dtype=bool)))
-        borrowed = _borrowed(held, relevance)
+        all_sims = np.stack([m.vector for m in memories]) @ query_vector
+        all_lexical = words.scores(query, np.ones(len(held), dtype=bool))
+        borrowed = _borrowed(held, scoring.relevance(all_sims, all_lexical))
         chosen = [i for i, r in enumerate(held)
                   if (include_refuted or not r.get("refuted_by")) and (not filters or filters.admits(r))]
         rows = [held[i] for i in chosen]
@@ -234,9 +234,8 @@ class Recall:
             return Recalled([], None, least)
         trust = self.trust_scores(as_of=commit) if trust_of_then else self.trust_scores()
         strength = scoring.row_strengths(rows, trust, now.timestamp(), self.settings.half_lives)
-        sims = np.stack([memories[i].vector for i in chosen]) @ query_vector
-        lexical = words.scores(query, np.ones(len(held), dtype=bool))[chosen]
-        scored = self._score([r["id"] for r in rows], sims, lexical, borrowed[chosen], strength, include_faded)
+        scored = self._score([r["id"] for r in rows], all_sims[chosen], all_lexical[chosen], borrowed[chosen], strength,
+                             include_faded)
         asked = content_hash(query)
         own_text = {r["id"] for r in rows if r["content_hash"] == asked}
         passing = sorted((s for s in scored if s[1] >= least), key=lambda s: s[-1] not in own_text)[:k]

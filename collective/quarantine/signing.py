@@ -175,15 +175,18 @@ def check_cases(rows: Sequence[Case], key_of: Callable[[str], Sequence[str]], *,
     return checked
 
 
-def _signed_parts(row: Case) -> dict[str, tuple[str, bytes, str]]:
+def _signed_parts(row: Case, same_as: Mapping[str, tuple[str, bytes, str]] | None = None
+                  ) -> dict[str, tuple[str, bytes, str]]:
     """(signer, claim, signature) of each part of a row its signer vouches for, by part:
-    the opening, the count and the dispute link, where the row carries them signed."""
+    the opening, the count and the dispute link, where the row carries them signed. With
+    `same_as` (another row's parts), only the parts signed alike there: a claim is made only
+    where the signatures match (a recount's count is signed anew)."""
     parts = {"opening": (row.opened_by, opening_claim, row.opening_signature),
              "count": (row.counted_by, count_claim, row.count_signature)}
     if row.dispute:
         parts["link"] = (row.dispute_by, link_claim, row.dispute_signature)
     return {name: (who, claim(row), signature) for name, (who, claim, signature) in parts.items()
-            if who and signature}
+            if who and signature and (same_as is None or same_as.get(name, ("", b"", ""))[2] == signature)}
 
 
 class Proven:
@@ -212,7 +215,8 @@ def _vouched(rows: Sequence[Case], parts: Sequence[Mapping[str, tuple[str, bytes
     a held row carries alike are not checked again (a round recounts every case; its
     openings stay), nor parts `proven` knows; the others are checked together, on every
     core, each against its signer's key, then the keys it rotated from."""
-    vouched = {part[1:] for row in rows if row.id in held for part in _signed_parts(held[row.id]).values()}
+    vouched = {part[1:] for row, row_parts in zip(rows, parts) if row.id in held
+               for part in _signed_parts(held[row.id], same_as=row_parts).values()}
     todo = []
     for who, claim, signature in {part for row_parts in parts for part in row_parts.values()}:
         keys = key_of(who)

@@ -208,7 +208,7 @@ class Quarantine:
         same as the one `held` here was checked when it came (or is ours)."""
         same = {r.id for r in rows if held.get(r.id) == r}
         checked = signing.check_cases([r for r in rows if r.id not in same], self.peers.signer_keys(remote),
-                                      threshold=self.threshold, held=held, proven=self.proven)
+                                      threshold=self.threshold, proven=self.proven)
         checked.kept += [r for r in rows if r.id in same]
         checked.kept = self._authorised(checked.kept, checked)
         return checked

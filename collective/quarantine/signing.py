@@ -137,16 +137,17 @@ class Checked:
 
 
 def check_cases(rows: Sequence[Case], key_of: Callable[[str], Sequence[str]], *, threshold: int,
-                held: Mapping[str, Case] | None = None, proven: Proven | None = None) -> Checked:
+                proven: Proven | None = None) -> Checked:
     """Keep the rows whose opening and count verify against their signers' keys (the key
     held for each, and the keys it rotated away from); a row whose verdict does not
     verify, or decides another case, is kept without it, and one whose dispute link its
-    maker did not sign, without the link. `held`: the rows held here, by id; a signed part
-    one of them carries alike was checked when it came (or is this agent's own). `proven`:
-    the parts this process verified before, and where those verified now are kept."""
+    maker did not sign, without the link. `proven`: the parts this process verified before
+    against a key the signer still has, and where those verified now are kept. Every part is
+    checked against the keys of now, whatever row is held here: an agent that holds a row
+    must decide it as one that does not, or the two would never agree."""
     checked = Checked()
     parts = [_signed_parts(row) for row in rows]
-    signed = _vouched(rows, parts, key_of, held or {}, proven if proven is not None else Proven())
+    signed = _vouched(parts, key_of, proven if proven is not None else Proven())
 
     def vouched(part: tuple[str, bytes, str] | None) -> bool:
         return part is not None and part[1:] in signed
@@ -175,18 +176,15 @@ def check_cases(rows: Sequence[Case], key_of: Callable[[str], Sequence[str]], *,
     return checked
 
 
-def _signed_parts(row: Case, same_as: Mapping[str, tuple[str, bytes, str]] | None = None
-                  ) -> dict[str, tuple[str, bytes, str]]:
+def _signed_parts(row: Case) -> dict[str, tuple[str, bytes, str]]:
     """(signer, claim, signature) of each part of a row its signer vouches for, by part:
-    the opening, the count and the dispute link, where the row carries them signed. With
-    `same_as` (another row's parts), only the parts signed alike there: a claim is made only
-    where the signatures match (a recount's count is signed anew)."""
+    the opening, the count and the dispute link, where the row carries them signed."""
     parts = {"opening": (row.opened_by, opening_claim, row.opening_signature),
              "count": (row.counted_by, count_claim, row.count_signature)}
     if row.dispute:
         parts["link"] = (row.dispute_by, link_claim, row.dispute_signature)
     return {name: (who, claim(row), signature) for name, (who, claim, signature) in parts.items()
-            if who and signature and (same_as is None or same_as.get(name, ("", b"", ""))[2] == signature)}
+            if who and signature}
 
 
 class Proven:
@@ -208,19 +206,17 @@ class Proven:
         self.parts.add((key, claim, signature))
 
 
-def _vouched(rows: Sequence[Case], parts: Sequence[Mapping[str, tuple[str, bytes, str]]],
-             key_of: Callable[[str], Sequence[str]], held: Mapping[str, Case], proven: Proven) -> set[tuple[bytes, str]]:
-    """The (claim, signature) of every signed part of `rows` (`parts`, one mapping a row)
-    that verifies. A claim names its signer, so the pair stands for the signer's word. Parts
-    a held row carries alike are not checked again (a round recounts every case; its
-    openings stay), nor parts `proven` knows; the others are checked together, on every
-    core, each against its signer's key, then the keys it rotated from."""
-    vouched = {part[1:] for row, row_parts in zip(rows, parts) if row.id in held
-               for part in _signed_parts(held[row.id], same_as=row_parts).values()}
+def _vouched(parts: Sequence[Mapping[str, tuple[str, bytes, str]]], key_of: Callable[[str], Sequence[str]],
+             proven: Proven) -> set[tuple[bytes, str]]:
+    """The (claim, signature) of every signed part (`parts`, one mapping a row) that verifies.
+    A claim names its signer, so the pair stands for the signer's word. Parts `proven` knows
+    under one of the signer's keys are not verified again; the others are checked together,
+    on every core, each against its signer's key, then the keys it rotated from."""
+    vouched: set[tuple[bytes, str]] = set()
     todo = []
     for who, claim, signature in {part for row_parts in parts for part in row_parts.values()}:
         keys = key_of(who)
-        if (claim, signature) in vouched or proven.knows(keys, claim, signature):
+        if proven.knows(keys, claim, signature):
             vouched.add((claim, signature))
         elif keys:
             todo.append((keys, claim, signature))

@@ -112,11 +112,11 @@ def test_an_encrypted_key_file_is_refused_in_one_line(tmp_path):
         Identity.load(path)
 
 
-def test_a_case_part_held_alike_is_not_checked_again_and_a_bent_one_is_refused(tmp_path, monkeypatch):
-    """check_cases trusts the signed parts of the row held here (checked when it came):
-    a recount of a held case verifies only its new count, and a part this process proved
-    before is not verified again. A part that differs from the held one in its claim or its
-    signature is checked, and refused when it does not verify."""
+def test_a_case_part_is_checked_against_the_keys_of_now_and_one_proven_is_not_verified_again(tmp_path, monkeypatch):
+    """check_cases decides every shared part by the signers' keys of now, never by a row held
+    here: an agent holding the case and one that does not must decide a recount alike, or they
+    would never agree (the simulator found two that did not). A part this process proved
+    before, under a key the signer still has, is not verified again; a bent one is refused."""
     from collective.model import Case
     from collective.quarantine import signing
 
@@ -126,18 +126,19 @@ def test_a_case_part_held_alike_is_not_checked_again_and_a_bent_one_is_refused(t
                                 earth, "earth-1")[0]
     recounted = signing.sign_cases([opened.replace(dispute_count=2)], mars, "mars-1")[0]
     keys = {"earth-1": [earth.public_key], "mars-1": [mars.public_key]}
-    # earth-1's key is not known to this check: only the held row vouches for the opening
+    # earth-1's key is not known to this check: its opening is not vouched for, held or not
     only_mars = lambda agent: keys["mars-1"] if agent == "mars-1" else []  # noqa: E731
-    kept = signing.check_cases([recounted], only_mars, threshold=3, held={"c1": opened})
-    assert kept.refused == {} and kept.kept == [recounted]
     assert signing.check_cases([recounted], only_mars, threshold=3).refused == {"forged_case": ["c1"]}
+    assert signing.check_cases([recounted], keys.get, threshold=3).kept == [recounted]
     bent_opening = recounted.replace(similarity=0.5)
     raised_count = recounted.replace(dispute_count=7)
     for row, reason in ((bent_opening, "forged_case"), (raised_count, "tampered_count")):
-        checked = signing.check_cases([row], keys.get, threshold=3, held={"c1": opened})
+        checked = signing.check_cases([row], keys.get, threshold=3)
         assert checked.refused == {reason: ["c1"]} and checked.kept == []
     proven = signing.Proven()
     assert signing.check_cases([recounted], keys.get, threshold=3, proven=proven).refused == {}
     monkeypatch.setattr(signing, "verify_many", lambda checks: [False] * len(checks))  # nothing verifies now
     assert signing.check_cases([recounted], keys.get, threshold=3, proven=proven).kept == [recounted]
     assert signing.check_cases([raised_count], keys.get, threshold=3, proven=proven).refused == {"tampered_count": ["c1"]}
+    # proven under earth-1's key: once that key is no longer earth-1's, the opening is refused
+    assert signing.check_cases([recounted], only_mars, threshold=3, proven=proven).refused == {"forged_case": ["c1"]}

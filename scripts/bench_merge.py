@@ -11,7 +11,7 @@ the peer's texts agree with it, contradict it or hedge it, so the judge finds
 constructive, destructive and partial pairs. The receiver's texts were
 analysed when its index took them in, before the sync (setup_s.index); both
 classify runs start with a judge that has nothing in memory, as in a new
-process: they read those kept analyses and analyse the peer's texts, judging
+process: they read those kept analyses and analyse the peer's texts they judge, judging
 on every core. Then a second peer's memories are pulled the same way
 ("second_peer_pull"). Targets (for the first pull): total <= 10 s, classify
 >= 5x faster than brute force. The pulls use the default judge, the learned

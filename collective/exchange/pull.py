@@ -311,8 +311,9 @@ class PeerPull:
         if not usable:
             return {}
         # saved once, after the last peer (Exchange.pull): a save writes the whole index, so
-        # one per peer cost a pull of N peers N times the index
-        return merge.find_candidates(self.keeper.current(save=False), self.tables.memories, usable,
+        # one per peer cost a pull of N peers N times the index. The judging analyses the texts
+        # of its pairs (plan_pull), so the index takes the new ones in unread.
+        return merge.find_candidates(self.keeper.current(save=False, analyse=False), self.tables.memories, usable,
                                      self.comparator.candidate_floor)
 
     def _apply(self, planned: merge.MergePlan, watermark: dict, unkept: set[str], report: PeerReport,

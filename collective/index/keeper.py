@@ -28,18 +28,22 @@ class IndexKeeper:
         self._dim, self._model_version, self._judge = dim, model_version, judge
         self._index: VectorIndex | None = None
 
-    def current(self, *, save: bool = True) -> VectorIndex:
-        """The index, brought to the branch head first (`save=False`: see VectorIndex.ensure)."""
-        self.prepare(save=save)
+    def current(self, *, save: bool = True, analyse: bool = True) -> VectorIndex:
+        """The index, brought to the branch head first (`save=False`: see VectorIndex.ensure;
+        `analyse=False`: see prepare)."""
+        self.prepare(save=save, analyse=analyse)
         return self._index
 
-    def prepare(self, progress: Progress | None = None, *, save: bool = True) -> dict:
-        """Bring the index, and the judge's analyses of each text it takes in, to the head."""
+    def prepare(self, progress: Progress | None = None, *, save: bool = True, analyse: bool = True) -> dict:
+        """Bring the index, and the judge's analyses of each text it takes in, to the head.
+        `analyse=False` leaves the texts to whoever judges them first: a pull, whose judging
+        analyses the texts of its pairs on every core and keeps them, and whose new memories
+        mostly meet no pair."""
         if self._index is None:
             self._index = VectorIndex(self.folder, dim=self._dim(), model_version=self._model_version())
         analysed = 0
 
-        def analyse(rows: Sequence[dict]) -> None:
+        def analysing(rows: Sequence[dict]) -> None:
             nonlocal analysed
             if progress:
                 progress("analyse", 0, len(rows))
@@ -48,8 +52,8 @@ class IndexKeeper:
             if progress:
                 progress("analyse", len(rows), len(rows))
 
-        how = self._index.ensure(self.repo, self.repo.head(self.branch), on_indexed=analyse, progress=progress,
-                                  save=save)
+        how = self._index.ensure(self.repo, self.repo.head(self.branch), on_indexed=analysing if analyse else None,
+                                  progress=progress, save=save)
         return {"index": how, "count": len(self._index), "analysed": analysed}
 
     def save(self) -> None:

@@ -2,9 +2,10 @@
 
 Reading a text into slots is most of what the rule judge costs (a 10k-memory
 pull meets some 30k texts); loading a kept analysis costs a seventh of that.
-Memory texts are analysed when the ANN index takes them in (`prepare`), as
-derived state beside the vectors, so a pull in a short sync window reads
-only its incoming texts. A judge that can keep its analyses (it has
+Memory texts are analysed when the ANN index takes them in outside a pull
+(`prepare`), as derived state beside the vectors, so a pull in a short sync
+window reads only its incoming texts, and of those only the ones it judges
+(a pull's own index updates leave its arrivals unread). A judge that can keep its analyses (it has
 `analysis_version`, `analysis_bytes` and `remember`, as RuleJudge does) gets
 them from the unversioned `local_analyses` table before a pull judges, and
 what the pull had to analyse is written back. Other judges (a callback, an

@@ -129,6 +129,35 @@ def test_the_index_analyses_what_it_takes_in_so_a_pull_analyses_only_what_arrive
         assert seen == [NOT_PUMP]
 
 
+@pytest.mark.usefixtures("engine")
+def test_a_pull_analyses_the_arrivals_it_judges_and_leaves_the_rest_to_the_index(home, tmp_path, hash_embedder,
+                                                                                 monkeypatch):
+    alone, gate = "Choir rehearsal moved: Saturday evening, old chapel.", "Gate B12 is closed for maintenance."
+    with two_agents(home, tmp_path, hash_embedder) as agents:
+        a, b = agents
+        c = Agent.init("venus-1", home=home, embedder=hash_embedder)
+        agents.append(c)
+        c.add_remote("origin", f"file://{tmp_path / 'commons.db'}" if a.repo.dialect == "sqlite" else f"file://{tmp_path}")
+        a.store(PUMP)
+        a.index()
+        b.store_many([{"content": NOT_PUMP}, {"content": alone}])  # alone shares no word with PUMP: no candidate
+        c.store(gate)
+        b.push()
+        c.push()
+        a.close()
+        a = agents[0] = Agent.open("earth-1", home=home, embedder=hash_embedder, judge=RuleJudge())  # a cold judge
+        seen = count_analyses(monkeypatch)
+        b_report, _ = a.pull("origin")["peers"]
+        assert [p["relation"] for p in b_report["pairs"]] == ["destructive"] and b_report["summary"]["new"] == 2
+        # c's candidates were found in an index holding b's arrivals: only what a pair read was analysed
+        assert seen == [NOT_PUMP]
+        kept = {r["text_hash"] for r in a.repo.select(analyses.TABLE)}
+        assert analyses.text_hash(NOT_PUMP) in kept and analyses.text_hash(alone) not in kept
+        # c's arrival joins the index outside a pull, read as the index takes it in; the choir
+        # stays unread until a pull judges it
+        assert a.prepare()["analysed"] == 1 and seen == [NOT_PUMP, gate]
+
+
 def test_verify_many_agrees_with_verify_on_every_core(tmp_path):
     signer, other = Identity.generate(tmp_path / "a.pem"), Identity.generate(tmp_path / "b.pem")
     checks = []

@@ -1,6 +1,10 @@
 """Ed25519 identities: an agent's key (memories, cases, endorsements, rotations are
-signed with it) and a reviewer's (verdicts). Private keys live in 0600 files; a key
-file that group or others can read is refused.
+signed with it) and a reviewer's (verdicts). Private keys live in 0600 files (PKCS#8
+PEM, as OpenSSL writes them); a key file that group or others can read is refused.
+
+Signing and verifying are libsodium's (PyNaCl): twice as fast as OpenSSL's Ed25519 here
+(verify 47 against 98 µs, sign 17 against 29 µs), and a pull verifies every memory it
+takes. Ed25519 signatures are deterministic, so both libraries make the same bytes.
 """
 
 from __future__ import annotations
@@ -15,8 +19,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Callable, Iterator, Sequence, TypeVar
 
-from cryptography.exceptions import InvalidSignature
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+from nacl import bindings as sodium
+from nacl.exceptions import CryptoError
 
 from .runtime import parallel
 from .errors import CollectiveError
@@ -31,6 +35,7 @@ FORK_SIGNING_FROM = 2000
 # Claims a signer takes at a time: where two meet, one may wait for the other's last.
 SIGNING_CHUNK = 64
 SIGNATURE_CHARS = 88  # an Ed25519 signature's 64 bytes in base64
+SIGNATURE_BYTES = 64
 
 
 class KeyFileError(CollectiveError):
@@ -40,22 +45,22 @@ class KeyFileError(CollectiveError):
 class Identity:
     """The private half, kept in a 0600 file in the agent's folder."""
 
-    def __init__(self, private_key: Ed25519PrivateKey):
-        self._key = private_key
+    def __init__(self, seed: bytes):
+        """`seed`: the 32 bytes an Ed25519 private key is made from (RFC 8032)."""
+        self._public, self._secret = sodium.crypto_sign_seed_keypair(seed)
 
     @classmethod
     def generate(cls, path: Path) -> "Identity":
-        from cryptography.hazmat.primitives import serialization
-        key = Ed25519PrivateKey.generate()
-        pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                serialization.NoEncryption())
+        seed = os.urandom(32)
+        body = base64.b64encode(_PKCS8_ED25519 + seed)  # 64 characters: one line, as OpenSSL writes it
+        pem = b"-----BEGIN PRIVATE KEY-----\n" + body + b"\n-----END PRIVATE KEY-----\n"
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "wb") as f:
             os.fchmod(f.fileno(), 0o600)  # whatever the umask
             f.write(pem)
             f.flush()
             os.fsync(f.fileno())  # on disk before a commit names it (a rotation)
-        return cls(key)
+        return cls(seed)
 
     @classmethod
     def load(cls, path: Path) -> "Identity":
@@ -64,22 +69,22 @@ class Identity:
             if mode & 0o077:
                 raise KeyFileError(f"key file {path} can be read by group or others (mode {mode:04o}): "
                                    f"run chmod 600 {path}")
-            key = _private_key(path.read_bytes())
+            seed = _private_seed(path.read_bytes())
         except (OSError, ValueError) as e:
             raise KeyFileError(f"cannot read the key {path}: {e}") from e
         except TypeError as e:  # cryptography's answer to an encrypted key read without a password
             raise KeyFileError(f"cannot read the key {path}: it is encrypted (keys are kept unencrypted, "
                                f"mode 600)") from e
-        if not isinstance(key, Ed25519PrivateKey):
+        if seed is None:
             raise KeyFileError(f"{path} is not an Ed25519 key")
-        return cls(key)
+        return cls(seed)
 
     @property
     def public_key(self) -> str:
-        return base64.b64encode(self._key.public_key().public_bytes_raw()).decode("ascii")
+        return base64.b64encode(self._public).decode("ascii")
 
     def sign(self, data: bytes) -> str:
-        return base64.b64encode(self._key.sign(data)).decode("ascii")
+        return base64.b64encode(sodium.crypto_sign(data, self._secret)[:SIGNATURE_BYTES]).decode("ascii")
 
     def sign_many(self, claims: Sequence[bytes]) -> list[str]:
         """sign() of each; a large batch on every core."""
@@ -88,8 +93,8 @@ class Identity:
 
     @contextlib.contextmanager
     def signing(self, items: Sequence[T], claim: Callable[[T], bytes] | None = None) -> Iterator["Signing"]:
-        """sign() of each item's claim, begun now. A signature costs 30 µs here, a third of a
-        batch store's time; OpenSSL lets go of the GIL meanwhile, but a thread signing beside this
+        """sign() of each item's claim, begun now. A signature costs 17 µs here, a fifth of a
+        batch store's time; libsodium lets go of the GIL meanwhile, but a thread signing beside this
         one's Python work waits for the GIL after each signature and barely overlaps it. So a
         large batch is signed by forked children, which hold this key already (nothing is sent
         them), while the block does other work; this process signs what they have not when the
@@ -100,8 +105,8 @@ class Identity:
             yield Signing(shared)
 
     def _signed(self, claims: Sequence[bytes]) -> list[bytes]:
-        sign, encode = self._key.sign, base64.b64encode
-        return [encode(sign(data)) for data in claims]
+        sign, secret, encode = sodium.crypto_sign, self._secret, base64.b64encode
+        return [encode(sign(data, secret)[:SIGNATURE_BYTES]) for data in claims]
 
 
 class Signing:
@@ -124,11 +129,11 @@ class Signing:
 _PKCS8_ED25519 = bytes.fromhex("302e020100300506032b657004220420")
 
 
-def _private_key(pem: bytes):
-    """The private key of a PEM file. The form generate() writes is read here, its DER being
-    a fixed prefix and the seed: every command opens its agent's key, and cryptography's
-    serialization package (its SSH, RSA, DSA and EC readers) costs about as much to import
-    as the rest of cryptography. Any other file goes to that package's reader."""
+def _private_seed(pem: bytes) -> bytes | None:
+    """The Ed25519 seed of a PEM file's private key (None: another kind of key). The form
+    generate() writes is read here, its DER being a fixed prefix and the seed: every command
+    opens its agent's key, and cryptography's serialization package costs more to import than
+    the rest of a store. Any other file goes to that package's reader."""
     lines = pem.strip().splitlines()
     if len(lines) >= 3 and lines[0] == b"-----BEGIN PRIVATE KEY-----" and lines[-1] == b"-----END PRIVATE KEY-----":
         try:
@@ -136,9 +141,11 @@ def _private_key(pem: bytes):
         except ValueError:
             der = b""
         if len(der) == len(_PKCS8_ED25519) + 32 and der.startswith(_PKCS8_ED25519):
-            return Ed25519PrivateKey.from_private_bytes(der[len(_PKCS8_ED25519):])
+            return der[len(_PKCS8_ED25519):]
     from cryptography.hazmat.primitives import serialization
-    return serialization.load_pem_private_key(pem, password=None)
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+    key = serialization.load_pem_private_key(pem, password=None)
+    return key.private_bytes_raw() if isinstance(key, Ed25519PrivateKey) else None
 
 
 def canonical(doc: dict) -> bytes:
@@ -156,14 +163,19 @@ def valid_public_key(text: str) -> bool:
 
 def verify(public_key: str, data: bytes, signature: str) -> bool:
     try:
-        _public_key(public_key).verify(base64.b64decode(signature), data)
+        raw = base64.b64decode(signature)
+        # libsodium reads the first 64 bytes of signature and data together as the signature:
+        # a shorter one would borrow the data's first bytes, and the rest would be what it covers
+        if len(raw) != SIGNATURE_BYTES:
+            return False
+        sodium.crypto_sign_open(raw + data, _public_key(public_key))
         return True
-    except (InvalidSignature, ValueError, TypeError):
+    except (CryptoError, ValueError, TypeError):
         return False
 
 
 def verify_many(checks: Sequence[tuple[str, bytes, str]]) -> list[bool]:
-    """verify() for each (public key, data, signature), on every core: OpenSSL
+    """verify() for each (public key, data, signature), on every core: libsodium
     releases the GIL, and a 10k-memory pull is otherwise ~2 s of verifying."""
     parts = parallel.split(checks, parallel.cores() if len(checks) >= 256 else 1)
     if len(parts) <= 1:
@@ -174,8 +186,12 @@ def verify_many(checks: Sequence[tuple[str, bytes, str]]) -> list[bool]:
 
 
 @lru_cache(maxsize=256)
-def _public_key(public_key: str) -> Ed25519PublicKey:
-    return Ed25519PublicKey.from_public_bytes(base64.b64decode(public_key))
+def _public_key(public_key: str) -> bytes:
+    """A base64 public key's 32 bytes (ValueError: not 32 bytes of base64)."""
+    raw = base64.b64decode(public_key)
+    if len(raw) != sodium.crypto_sign_PUBLICKEYBYTES:
+        raise ValueError("an Ed25519 public key is 32 bytes")
+    return raw
 
 
 def fingerprint(public_key: str) -> str:

@@ -3,6 +3,7 @@ endorsements verify against the endorser's key, and a key file is private."""
 
 from __future__ import annotations
 
+import base64
 import os
 
 import pytest
@@ -42,6 +43,23 @@ def test_an_endorsement_verifies_against_its_endorser_only(tmp_path):
     assert endorsement_valid(row, endorser.public_key)
     assert not endorsement_valid(row, other.public_key)
     assert not endorsement_valid(row.replace(memory_id="01a0-n"), endorser.public_key)
+
+
+def test_a_signature_verifies_its_own_bytes_only(tmp_path):
+    signer, other = key(tmp_path, "signer"), key(tmp_path, "other")
+    claim = b"The coolant pump is safe."
+    assert verify(signer.public_key, claim, signer.sign(claim))
+    assert not verify(other.public_key, claim, signer.sign(claim))
+    assert not verify(signer.public_key, claim + b" Not.", signer.sign(claim))
+    # A signature of "safe." cut short by its last byte, shown with that byte put before the
+    # claim: read with the claim as one buffer it is whole again, over other bytes than these
+    whole = base64.b64decode(signer.sign(b"The coolant pump is safe."))
+    spliced = base64.b64encode(whole[:-1]).decode()
+    assert not verify(signer.public_key, whole[-1:] + b"The coolant pump is safe.", spliced)
+    for bad_key in ("", "not base64!", base64.b64encode(b"short").decode()):
+        assert not verify(bad_key, claim, signer.sign(claim))
+    for bad_signature in ("", "AAAA", signer.sign(claim)[:-4]):
+        assert not verify(signer.public_key, claim, bad_signature)
 
 
 def test_a_key_file_others_can_read_is_refused(tmp_path):
@@ -84,7 +102,10 @@ def test_a_key_file_reads_as_cryptography_reads_it(tmp_path):
     library = serialization.load_pem_private_key(pem, password=None)
     loaded = Identity.load(tmp_path / "mine.pem")
     assert loaded.public_key == written.public_key
-    assert loaded.sign(b"claim") == written.sign(b"claim") == Identity(library).sign(b"claim")
+    assert loaded.sign(b"claim") == written.sign(b"claim") == Identity(library.private_bytes_raw()).sign(b"claim")
+    # libsodium signs as OpenSSL does (Ed25519 is deterministic), and each verifies the other's
+    assert loaded.sign(b"claim") == base64.b64encode(library.sign(b"claim")).decode()
+    library.public_key().verify(base64.b64decode(loaded.sign(b"other claim")), b"other claim")
     crlf = tmp_path / "crlf.pem"  # the same key, other line ends: read alike
     crlf.write_bytes(pem.replace(b"\n", b"\r\n"))
     crlf.chmod(0o600)

@@ -57,6 +57,7 @@ class Analysis:
     words: tuple = ()  # the text's words as written (lower case, no stopwords), for alignment
 
 
+EMPTY = frozenset()  # the empty set of every analysis (reader.py); marshal keeps it one object per blob
 _ANALYSIS_FIELDS = tuple(f.name for f in fields(Analysis))
 _QUANTITIES_AT = _ANALYSIS_FIELDS.index("quantities")
 

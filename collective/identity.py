@@ -93,7 +93,7 @@ class Identity:
 
     @contextlib.contextmanager
     def signing(self, items: Sequence[T], claim: Callable[[T], bytes] | None = None) -> Iterator["Signing"]:
-        """sign() of each item's claim, begun now. A signature costs 17 µs here, a fifth of a
+        """sign() of each item's claim, begun now. A signature costs 17 µs here, a quarter of a
         batch store's time; libsodium lets go of the GIL meanwhile, but a thread signing beside this
         one's Python work waits for the GIL after each signature and barely overlaps it. So a
         large batch is signed by forked children, which hold this key already (nothing is sent

@@ -156,6 +156,15 @@ class VectorIndex(IndexFiles):
         self._max_amplitude = None
         self._dirty = True
 
+    def advance(self, head: str, *, rescored: Sequence[dict], added: Sequence[dict]) -> None:
+        """Move to `head` when the caller knows everything that changed since the current
+        head: rows whose vector and text stayed (`rescored`) and new rows (`added`)."""
+        self.rescore([r for r in rescored if r["id"] in self._labels])
+        self.add([r for r in added if indexable(r, self.model_version, self.dim)])
+        self.head = head
+        self._dirty = True
+        self.save()
+
     def live_labels(self) -> np.ndarray:
         """The label of every memory indexed (removed ones left out)."""
         return np.flatnonzero(self._live)

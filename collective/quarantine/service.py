@@ -107,6 +107,7 @@ class Quarantine:
                 withdrawn = case.replace(resolution=before["resolution"])
                 lifted += verdicts.withdraw(self.tables, withdrawn, now=iso(utcnow()))
                 losers += effects(withdrawn).refuted
+                lifted += _spared(withdrawn)  # no longer spared by it: the rule may refute them now
                 self.tables.applied_verdicts.remove(case.id)
             elif before is not None:
                 continue  # applied already (a verdict applied before schema 009 has no signature kept)
@@ -117,6 +118,7 @@ class Quarantine:
             self.tables.applied_verdicts.add(case, key, at=iso(utcnow()))
             applied.append(case.id)
             losers += effects(case).refuted
+            lifted += _spared(case)  # spared by it now: a refutation the rule gave them before goes
         if losers or lifted:
             self.refutations.after_losers(losers, also=lifted, now=iso(utcnow()))
         return applied
@@ -280,3 +282,11 @@ def _unshared(rows: list[dict], shared: MemoryTable) -> list[dict]:
     columns = (*Memory.CLAIM_COLUMNS, "content", "signature")
     held = {r["id"]: r for r in shared.rows_by_id([r["id"] for r in rows], columns=columns)}
     return [r for r in rows if r["id"] not in held or any(held[r["id"]][c] != r[c] for c in columns)]
+
+
+def _spared(case: Case) -> list[str]:
+    """The memories a verdict spares from the refutation rule (its winners, the memory it made):
+    when it takes effect or is withdrawn, their refutation is decided again, or a holder that
+    met the verdicts in another order would keep another answer (the simulator found one)."""
+    decision = case.decision() or {}
+    return [*effects(case).winners, *([decision["memory"]] if decision.get("memory") else [])]

@@ -22,7 +22,7 @@ NO_CRASH, BOUNDS, MONOTONIC = "no_crash", "bounds", "monotonic_history"
 NOTHING_LOST, NO_DISTINCT_HIDDEN = "nothing_lost", "no_distinct_fact_hidden"
 CONVERGENCE, QUIESCENCE, IDEMPOTENCE = "convergence", "quiescence", "idempotence"
 ORDER_INDEPENDENCE, VERDICTS_TRAVEL, ATOMICITY = "order_independence", "verdicts_travel", "atomicity"
-VERIFIED_JOINS = "verified_joins"
+VERIFIED_JOINS, REFUTATIONS_SETTLED = "verified_joins", "refutations_settled"
 # what a round compares between agents, and between two pulls of the same heads
 SHARED_TABLES = ("memories", "skip_links", "quarantine", "promotions", "endorsements")
 RECALL_K = 10
@@ -209,6 +209,25 @@ def convergence(agents: Mapping) -> list[Violation]:
                                                     f"{sorted(a - b)[:3]} that {name} lacks, {name} has "
                                                     f"{sorted(b - a)[:3]}; {example} on {states}",
                                        f"{CONVERGENCE}:{part}"))
+    return found
+
+
+def refutations_settled(agents: Mapping) -> list[Violation]:
+    """After a round, every row's refutation is what the agent's own rule gives it now
+    (quarantine.refutation): a verdict taken or withdrawn in any order leaves the same
+    answer a holder would reach by evaluating the rule afresh."""
+    found = []
+    for name, agent in agents.items():
+        rule = agent.quarantine.refutations.rule()
+        held = agent.tables.memories.by_id([r["id"] for r in agent.tables.memories.rows(columns=("id",))])
+        for memory in held.values():
+            want = rule.of(memory) or (None, None)
+            have = (memory.refuted_by, memory.valid_until) if memory.refuted_by else (None, None)
+            if want != have:
+                found.append(Violation(REFUTATIONS_SETTLED, f"{name}: {memory.id} refuted_by {have[0]} where the "
+                                                            f"rule gives {want[0]}; {memory.content[:60]!r}",
+                                       f"{REFUTATIONS_SETTLED}:{'refuted' if want[0] else 'standing'}"))
+                break
     return found
 
 

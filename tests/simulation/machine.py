@@ -297,6 +297,7 @@ class CollectiveMachine(RogueMember, RuleBasedStateMachine):
         # two verdicts that disagree (on two agents before they met) expect nothing of either
         self.record(inv.verdicts_travel(agents, {i: t for i, t in self.refuted.items()
                                                  if i not in self.upheld and self.claim_of(t) not in self.looked_again}))
+        self.record(inv.refutations_settled(agents))
         self.record(inv.convergence(agents))
         self.quiet_round()
 

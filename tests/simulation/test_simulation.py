@@ -9,7 +9,10 @@ or restored from a copy), which cost child processes.
 A fault listed in known.py does not fail a history; but each seed names the known faults
 it meets, and the test fails when it no longer meets one: the fix landed, so remove the
 entry (here and in known.py). A seed may meet more than it names (a history's timing
-varies with the machine's load)."""
+varies with the machine's load).
+
+A history that found a fault the fixed seeds do not meet (FOUND_REAL) runs as the
+simulator ran it, with the real embedder, and must keep every invariant."""
 
 from __future__ import annotations
 
@@ -55,3 +58,19 @@ def test_random_history_keeps_the_invariants(seed, workdir, hash_embedder):
     fixed = MEETS.get(seed, set()) - met
     assert not fixed, (f"seed {seed} no longer meets {sorted(fixed)}: remove it from MEETS "
                        "(and from known.py when no seed meets it)")
+
+
+# Histories that found a fault the fixed seeds above do not meet: seed -> (agents, steps, what it found).
+# Each runs as the simulator ran it (real embedder, faults injected), and fails on the code before its fix.
+FOUND_REAL = {
+    6725: (3, 200, "a verdict's winner spared by it stayed standing when the verdict was reopened, where "
+                   "holders that met the verdicts in another order refuted it (refutations_settled; convergence)"),
+}
+
+
+@pytest.mark.parametrize("seed", sorted(FOUND_REAL))
+def test_a_history_that_found_a_fault_keeps_the_invariants(seed, workdir, real_embedder):
+    agents, steps, found = FOUND_REAL[seed]
+    failure = run_seed(seed, agents=(agents, agents), steps=steps, embedder=lambda: real_embedder, tally=Tally(),
+                       is_known=is_known, workdir=workdir, shrink=False)
+    assert failure is None, f"seed {seed} ({found}): {failure['error']}"

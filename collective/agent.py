@@ -192,8 +192,9 @@ class Agent(RecallVerbs, ReviewVerbs, RosterVerbs, DreamVerbs, SyncVerbs, Pictur
         """Store one memory as one commit; identical content reinforces instead."""
         return self.store_many([MemoryInput(content, category, tags, importance, phase, stance, vector)])[0]
 
-    def store_many(self, items: Iterable[MemoryInput | Mapping[str, Any]]) -> list[StoreResult]:
-        """Store many memories in one transaction and one commit."""
+    def store_many(self, items: Iterable[str | MemoryInput | Mapping[str, Any]]) -> list[StoreResult]:
+        """Store many memories in one transaction and one commit: each a text, a MemoryInput
+        or a mapping of its fields."""
         return self.writer.store_many(MemoryInput.batch(items))
 
     def forget(self, memory_id: str) -> ForgetReport:

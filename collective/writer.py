@@ -49,12 +49,15 @@ class MemoryInput:
 
     @classmethod
     def of(cls, item: Any) -> "MemoryInput":
-        """A MemoryInput, or one made from a mapping of its fields; anything else, an unknown
-        key or a missing content is BadInput (the values are checked when it is stored)."""
+        """A MemoryInput, or one made from a mapping of its fields or from its text alone;
+        anything else, an unknown key or a missing content is BadInput (the values are
+        checked when it is stored)."""
         if isinstance(item, MemoryInput):
             return item
+        if isinstance(item, str):
+            return cls(item)
         if not isinstance(item, Mapping):
-            raise BadInput("memory", f"must be a MemoryInput or a mapping, got {type(item).__name__}")
+            raise BadInput("memory", f"must be text, a MemoryInput or a mapping, got {type(item).__name__}")
         unknown = sorted(str(k) for k in item if k not in _INPUT_FIELDS)
         if unknown:
             raise BadInput("memory", f"unknown key {unknown[0]!r} (known: {', '.join(_INPUT_FIELDS)})")

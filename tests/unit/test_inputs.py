@@ -66,13 +66,14 @@ def test_unhashable_or_bad_stances_are_bad_input(bad):
         validate_stance(bad)
 
 
-def test_memory_input_from_a_mapping():
+def test_memory_input_from_a_mapping_or_its_text():
     item = MemoryInput.of({"content": "x", "tags": ["a"], "importance": 0.7})
     assert item == MemoryInput("x", tags=["a"], importance=0.7)
+    assert MemoryInput.batch(["just text", {"content": "more"}]) == [MemoryInput("just text"), MemoryInput("more")]
 
 
 @pytest.mark.parametrize("bad, field", [({"content": "x", "colour": "red"}, "memory"), ({"tags": []}, "content"),
-                                        ("just text", "memory"), (42, "memory")])
+                                        (42, "memory"), (b"bytes", "memory")])
 def test_memory_input_refuses_unknown_keys_and_non_mappings(bad, field):
     with pytest.raises(BadInput) as e:
         MemoryInput.of(bad)

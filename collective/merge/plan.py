@@ -18,7 +18,7 @@ from typing import Callable, Mapping, Sequence
 from ..config import Settings
 from ..core import trust, wave
 from ..model import Case, Memory, TrustEvent, iso, parse_time, uuid7
-from ..model.enums import LinkType, Relation
+from ..model.enums import CaseStatus, LinkType, Relation
 from ..quarantine.cases import case_id, effects, escalate
 from .candidates import judged_candidates
 from .comparators import Comparator, PairVerdict
@@ -274,7 +274,10 @@ def _plan_case(result: MergePlan, L: Memory, R: Memory, v: PairVerdict, ctx: Mer
     first, second = sorted([L, R], key=lambda m: m.id)
     known = result.cases.get(cid) or ctx.known_cases.get(cid)
     if known is not None:
-        if known.resolved:
+        if known.status != CaseStatus.PENDING:
+            # resolved: the verdict stands; escalated: it waits for a person already. Counting on
+            # would rewrite the shared case at every agent's meeting (each a version every agent
+            # then fetches) for a number that decides nothing more.
             return
         case = known.replace(dispute_count=known.dispute_count + 1)
     else:

@@ -156,16 +156,23 @@ def test_antiphase_disputes_both_and_opens_one_case(amp_local, amp_remote, simil
 
 
 @given(st.integers(0, 5), st.sampled_from(["pending", "escalated"]))
-def test_a_known_case_counts_one_more_dispute_and_escalates_at_the_threshold(count, status):
+def test_a_pending_case_counts_one_more_dispute_and_escalates_at_the_threshold(count, status):
     local, remote = memory("earth-1", phase=0.0), memory("mars-1", phase=math.pi)
     cid = quarantine.case_id(local.id, remote.id)
     known = Case.from_row({"id": cid, "memory_id_a": min(local.id, remote.id), "memory_id_b": max(local.id, remote.id),
                            "agent_a": "x", "agent_b": "y", "similarity": 0.9, "phase_diff": math.pi,
                            "dispute_count": count, "status": status, "resolution": None, "created_at": iso(NOW),
                            "resolved_at": None})
-    case = plan_one(local, remote, 0.9, scores={"mars-1": 0.5}, cases={cid: known}).cases[cid]
+    result = plan_one(local, remote, 0.9, scores={"mars-1": 0.5}, cases={cid: known})
+    if status == "escalated":  # it waits for a person already: met again, the shared row is left as it is
+        assert result.cases == {}
+        assert {(l["source_id"], l["target_id"]) for l in result.links if l["link_type"] == "disputes"} == \
+            {(local.id, remote.id), (remote.id, local.id)}
+        assert result.inserts[0].disputed
+        return
+    case = result.cases[cid]
     assert case.dispute_count == count + 1
-    expected = "escalated" if status == "escalated" or count + 1 >= Settings().escalation_threshold else "pending"
+    expected = "escalated" if count + 1 >= Settings().escalation_threshold else "pending"
     assert case.status == expected and case.created_at == known.created_at
 
 

@@ -114,6 +114,13 @@ class Rule:
         found = [self.decided.losers[loser.id] for loser in self._near(memory) if self.same(memory, loser)]
         return min(found) if found else None
 
+    def change(self, memory: Memory) -> Optional[tuple[Optional[str], Optional[str]]]:
+        """The (refuted_by, valid_until) the row must be given, (None, None) to clear it, or
+        None when the row already holds the rule's answer."""
+        found = self.of(memory) or (None, None)
+        held = (memory.refuted_by, memory.valid_until) if memory.refuted_by else (None, None)
+        return None if held == found else found
+
     def _near(self, memory: Memory) -> list[Memory]:
         """The named losers within the prefilter of the memory's stored vector (a memory of
         another model: its text embedded here)."""
@@ -153,8 +160,8 @@ class Refutations:
         rule = rule if rule is not None else self.rule()
         changed = 0
         for memory in memories:
-            found = rule.of(memory) or (None, None)
-            if ((memory.refuted_by, memory.valid_until) if memory.refuted_by else (None, None)) == found:
+            found = rule.change(memory)
+            if found is None:
                 continue
             self.tables.memories.set(memory.id, refuted_by=found[0], valid_until=found[1], updated_at=now)
             memory.refuted_by, memory.valid_until = found

@@ -24,7 +24,7 @@ from ..roster import service as roster
 from ..runtime.retry import retrying
 from ..store.tables import MemoryTable, Tables
 from ..upkeep import Upkeep
-from .cases import changed_cases, effects, joined
+from .cases import changed_cases, effects, joined, standing
 from . import grouping, signing, verdicts
 from .refutation import Refutations
 
@@ -285,8 +285,9 @@ def _unshared(rows: list[dict], shared: MemoryTable) -> list[dict]:
 
 
 def _spared(case: Case) -> list[str]:
-    """The memories a verdict spares from the refutation rule (its winners, the memory it made):
-    when it takes effect or is withdrawn, their refutation is decided again, or a holder that
-    met the verdicts in another order would keep another answer (the simulator found one)."""
-    decision = case.decision() or {}
-    return [*effects(case).winners, *([decision["memory"]] if decision.get("memory") else [])]
+    """The memories a verdict spares from the refutation rule (the winners and made memories
+    its Standing names): when it takes effect or is withdrawn, their refutation is decided
+    again, or a holder that met the verdicts in another order would keep another answer (the
+    simulator found one)."""
+    spared = standing([case])
+    return [*spared.winners, *spared.made]

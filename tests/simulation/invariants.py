@@ -221,11 +221,10 @@ def refutations_settled(agents: Mapping) -> list[Violation]:
         rule = agent.quarantine.refutations.rule()
         held = agent.tables.memories.by_id([r["id"] for r in agent.tables.memories.rows(columns=("id",))])
         for memory in held.values():
-            want = rule.of(memory) or (None, None)
-            have = (memory.refuted_by, memory.valid_until) if memory.refuted_by else (None, None)
-            if want != have:
-                found.append(Violation(REFUTATIONS_SETTLED, f"{name}: {memory.id} refuted_by {have[0]} where the "
-                                                            f"rule gives {want[0]}; {memory.content[:60]!r}",
+            want = rule.change(memory)
+            if want is not None:
+                found.append(Violation(REFUTATIONS_SETTLED, f"{name}: {memory.id} refuted_by {memory.refuted_by} "
+                                                            f"where the rule gives {want[0]}; {memory.content[:60]!r}",
                                        f"{REFUTATIONS_SETTLED}:{'refuted' if want[0] else 'standing'}"))
                 break
     return found

@@ -123,7 +123,9 @@ class Agent(RecallVerbs, ReviewVerbs, RosterVerbs, DreamVerbs, SyncVerbs, Pictur
         """Create the agent's database (branches main and <id>/working), key and own row; open it
         (with `judge`, as Agent.open)."""
         the_home = Home.at(home)
-        if provision.exists(agent_id, the_home):
+        # with --exist-ok, an engine other than the agent's is refused rather than ignored
+        wanted = {"backend": backend, "dolt_url": dolt_url} if exist_ok else {}
+        if provision.exists(agent_id, the_home, **wanted):
             if not exist_ok:
                 raise AgentExists("agent", f"{agent_id} is already initialised in {the_home.root} (use --exist-ok)")
         else:

@@ -12,9 +12,9 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from .config import Home
+from .config import Home, private_dir
 from .embedders import DEFAULT_DIM, DEFAULT_MODEL_VERSION, Embedder
-from .errors import NotFound
+from .errors import BadInput, NotFound
 from .identity import Identity
 from .model import iso, utcnow, validate_agent_id
 from .model.refs import working_branch
@@ -44,9 +44,10 @@ def create(agent_id: str, home: Home, *, embedder: Embedder | None = None, displ
     location = Location.new(folder, home.root, agent_id, backend=backend or home.backend, dolt_url=dolt_url,
                             dolt_server=home.dolt_server)
     first = not home.agents()
+    made = _missing_folders(folder)
+    _make_folder(folder, made, home)
     key_path = folder / KEY_FILE
     key_path.unlink(missing_ok=True)  # an interrupted init left it; nothing refers to it
-    made = _missing_folders(folder)
     repo = None
     try:
         repo = location.create()
@@ -87,6 +88,21 @@ def _missing_folders(folder: Path) -> list[Path]:
     return missing
 
 
+def _make_folder(folder: Path, made: list[Path], home: Home) -> None:
+    """The agent's folder, made 0700 before any other work; BadInput naming the home, with
+    nothing left behind, when it cannot be (a file in the way, a folder not writable)."""
+    existing = made[-1].parent if made else folder  # the nearest of them that is there
+    problem = None if existing.is_dir() else f"{existing} is not a folder"
+    if problem is None:
+        try:
+            private_dir(folder)
+        except OSError as e:
+            _remove_made(made)
+            problem = f"cannot make {made[-1] if made else folder}: {e.strerror or e}"
+    if problem:
+        raise BadInput("home", f"{home.root} cannot hold agents: {problem}")
+
+
 def _remove_made(made: list[Path]) -> None:
     """A failed init leaves nothing: the agent's folder, if it made it, with what it holds
     (its credential), then the folders above it that it made and that are empty."""
@@ -99,8 +115,31 @@ def _remove_made(made: list[Path]) -> None:
             return
 
 
-def exists(agent_id: str, home: Home) -> bool:
-    return Location.find(home.agent_dir(validate_agent_id(agent_id)), home.root) is not None
+def exists(agent_id: str, home: Home, *, backend: str | None = None, dolt_url: str | None = None) -> bool:
+    """Whether the agent was initialised in `home`. When it was, a `backend` or `dolt_url` naming
+    another engine or database than its own is BadInput: `init --exist-ok` must not report as
+    made what it did not make."""
+    folder = home.agent_dir(validate_agent_id(agent_id))
+    location = Location.find(folder, home.root)
+    if location is not None and (backend or dolt_url):
+        asked = Location.new(folder, home.root, agent_id, backend=backend or home.backend, dolt_url=dolt_url,
+                             dolt_server=home.dolt_server)  # checks them as a new agent's would be
+        if asked.engine != location.engine:
+            raise BadInput("backend", f"{agent_id} exists as a {location.engine} agent; it cannot become "
+                                      f"a {asked.engine} one")
+        if dolt_url and _server_database(asked) != _server_database(location):
+            raise BadInput("dolt-url", f"{agent_id} exists in another database: {location.describe()['server']}")
+    return location is not None
+
+
+def _server_database(location: Location) -> tuple | None:
+    """Which database on which server a Dolt agent's location names (None: one managed in the home)."""
+    from .store.doltserver import ServerAddress
+    url = getattr(location, "url", None)
+    if url is None:
+        return None
+    address = ServerAddress.parse(url)
+    return (address.host, address.port, address.database)
 
 
 def agent_public_key(home: Home, agent_id: str) -> str | None:

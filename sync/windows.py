@@ -8,7 +8,8 @@ Inside a window (collective.sync.schedule; always, without one) the work is take
 2. priority: own memories above `priority_amplitude` not yet pushed: flagged, pushed
    ahead of the rest in the next window;
 3. queued: the pulls `cmem listen` queued for the sync window (local_decisions);
-4. normal: every `interval` minutes, pull every peer, then push.
+4. normal: every `interval` minutes, pull every peer, then push (a commons not made yet has
+   nothing to pull, and the push makes it, as `cmem push` does).
 
 Outside a window nothing crosses: the work waits for the next one. The scheduler runs on
 a Clock (collective.sync.clock), so tests and the Mars demo drive it with a virtual one. What it
@@ -22,7 +23,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Callable
 
-from collective.errors import CollectiveError, one_line
+from collective.errors import CollectiveError, NoCommonsYet, one_line
 from collective.model import iso
 from collective.model.refs import QUARANTINE_BRANCH, tracking
 from collective.quarantine.cases import changed_cases, joined
@@ -201,7 +202,11 @@ class Scheduler:
         """Pull these peers (those on the commons), or all; peers' dream artifacts come too.
         The decisions the pull satisfied are closed."""
         port = self.port
-        heads = port.repo.fetch(self.remote)
+        try:
+            heads = port.repo.fetch(self.remote)
+        except NoCommonsYet:  # nothing to pull yet: the window's push makes the commons
+            return {"peers": [], "waiting": peers} if peers is not None else {"peers": [], "new": 0, "cases": {},
+                                                                               "dreams": 0}
         if peers is not None:
             on_commons = [p for p in peers if f"{p}/working" in heads]
             if not on_commons:

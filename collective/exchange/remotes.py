@@ -11,7 +11,8 @@ from ..model import validate_text
 if TYPE_CHECKING:
     from ..store.port import Repository
 
-REMOTE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+# Dolt refuses a '.' anywhere in a remote name (the engine's "remote name invalid").
+REMOTE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
 
 
 class Remotes:
@@ -20,15 +21,15 @@ class Remotes:
         self.default = default  # CMEM_REMOTE or cmem.toml's `remote`
 
     def add(self, name: str, url: str) -> dict:
-        """{"name", "url", "commons"}: whether a commons is there already (None: a server,
-        checked at the first fetch)."""
+        """{"name", "url", "commons"}: the URL as kept (a file URL's path decoded), and whether
+        a commons is there already (None: a server, checked at the first fetch)."""
         if not isinstance(name, str) or not REMOTE_NAME.fullmatch(name):
-            raise BadInput("name", f"{name!r} is not a valid remote name")
+            raise BadInput("name", f"{name!r} is not a valid remote name (expected [A-Za-z0-9][A-Za-z0-9_-]{{0,63}})")
         url = self.repo.validate_remote_url(validate_text(url, "url"))
         if name in self.repo.remotes():
             raise BadInput("name", f"remote {name!r} exists already")
         self.repo.add_remote(name, url)
-        return {"name": name, "url": url, "commons": self.repo.commons_exists(url)}
+        return {"name": name, "url": self.repo.remotes()[name], "commons": self.repo.commons_exists(url)}
 
     def remove(self, name: str) -> dict:
         """Forget a remote; what was taken through it stays (peers' watermarks, cases)."""
@@ -45,9 +46,10 @@ class Remotes:
         try:
             self.repo.add_remote(name, url)
         except BaseException:
-            self.repo.add_remote(name, previous)
+            self.repo.add_remote(name, previous, kept=True)
             raise
-        return {"name": name, "url": url, "previous": previous, "commons": self.repo.commons_exists(url)}
+        return {"name": name, "url": self.repo.remotes()[name], "previous": previous,
+                "commons": self.repo.commons_exists(url)}
 
     def _url(self, name: str) -> str:
         url = self.repo.remotes().get(validate_text(name, "name"))

@@ -19,6 +19,7 @@ import numpy as np
 from ..errors import BadInput
 from ..runtime import fast
 from .enums import Category
+from .refs import ref_part_problem
 
 CATEGORIES = tuple(Category)
 STANCES = {"affirm": 0.0, "uncertain": math.pi / 2, "deny": math.pi}
@@ -128,6 +129,9 @@ def validate_ref(value: Any, field_name: str = "as-of") -> str | None:
 def validate_agent_id(agent_id: str | None, field_name: str = "agent") -> str:
     if not agent_id or not isinstance(agent_id, str) or not AGENT_ID_RE.fullmatch(agent_id):
         raise BadInput(field_name, f"{agent_id!r} is not a valid agent id (expected [a-z0-9][a-z0-9._-]{{0,63}})")
+    problem = ref_part_problem(agent_id)  # the id names its branches: <id>/working, <id>/dream/...
+    if problem:
+        raise BadInput(field_name, f"{agent_id!r} is not a valid agent id: {problem}")
     return agent_id
 
 

@@ -8,6 +8,16 @@ MAIN_BRANCH = "main"
 _WORKING = "/working"
 
 
+def ref_part_problem(part: str) -> str | None:
+    """Why Dolt would refuse a branch with this part between slashes (git's ref-name rules
+    for the characters an agent id may hold: no '..', no part ending in '.lock'), or None."""
+    if ".." in part:
+        return "it holds '..', which no branch name may"
+    if part.endswith(".lock"):
+        return "it ends in '.lock', which no branch name part may"
+    return None
+
+
 def working_branch(agent_id: str) -> str:
     """Where an agent writes: `<agent>/working`."""
     return f"{agent_id}{_WORKING}"

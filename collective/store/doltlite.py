@@ -16,6 +16,7 @@ import sqlite3  # noqa: E402
 
 from ..errors import CommonsRefused, NoCommonsYet, NonFastForward, NotACommons, NotFound, RemoteUnreachable, StorageError  # noqa: E402
 from .port import Commit, Conflict  # noqa: E402
+from .served_folder import DATABASE  # noqa: E402
 from .sql import SqlRepository, author_arg, ident, quote  # noqa: E402
 
 # What the engine says when a push is behind the remote's branch, or lost a race to
@@ -30,6 +31,17 @@ def library_path() -> str:
     return doltlite.libdoltlite_path()
 
 
+def holds_local_tables(path: Path) -> bool:
+    """Whether the doltlite file at `path` has the unversioned local_% tables: per-machine
+    state that only an agent's own database has (a push carries commits, never them)."""
+    connection = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_S)
+    try:
+        return connection.execute(r"SELECT 1 FROM sqlite_master WHERE type = 'table' AND name LIKE 'local\_%' "
+                                  r"ESCAPE '\' LIMIT 1").fetchone() is not None
+    finally:
+        connection.close()
+
+
 def is_doltlite_file(path: Path) -> bool:
     try:
         with open(path, "rb") as f:
@@ -42,6 +54,8 @@ class DoltliteRepository(SqlRepository):
     engine = "doltlite"
     dialect = "sqlite"
     param = "?"
+    SERVER_PATH = re.compile("/" + DATABASE.pattern)  # `cmem serve-commons` serves the NAME.db files of a folder
+    SERVER_FORM = "http(s)://host:port/NAME.db"
 
     def __init__(self, path: str | Path, *, create: bool = False):
         self.path = Path(path)
@@ -125,7 +139,18 @@ class DoltliteRepository(SqlRepository):
             return False
         if not is_doltlite_file(path):
             raise NotACommons(remote, f"{remote!r} is not a commons database")
+        try:
+            private = holds_local_tables(path)
+        except sqlite3.DatabaseError as e:
+            if getattr(e, "sqlite_errorname", "") not in ("SQLITE_NOTADB", "SQLITE_CORRUPT"):
+                raise StorageError(f"cannot read {path}: {e}") from e
+            raise NotACommons(remote, f"{remote!r} is not a commons database") from None  # CTLD, and junk after it
+        if private:  # a push there would write into that agent's memory
+            raise NotACommons(remote, f"{path} is an agent's own database, not a commons")
         return True
+
+    def _engine_file_url(self, path: Path) -> str:
+        return f"file://{path}"  # doltlite opens the text after file:// as it is, escapes and all
 
     def table_exists(self, table: str) -> bool:
         return bool(self.scalar("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = ?", (table,)))

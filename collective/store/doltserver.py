@@ -127,6 +127,8 @@ class DoltServerRepository(SqlRepository):
     engine = "dolt"
     dialect = "mysql"
     param = "%s"
+    SERVER_PATH = re.compile(r"(?:/[A-Za-z0-9_.-]+)+")  # another sql-server's remotesapi: /DATABASE
+    SERVER_FORM = "http(s)://[USER@]host:port/DATABASE"
 
     def __init__(self, address: ServerAddress):
         self.address = address
@@ -214,7 +216,18 @@ class DoltServerRepository(SqlRepository):
             from .doltlite import is_doltlite_file
             kind = "a doltlite commons" if is_doltlite_file(path) else "a file, not a Dolt remote folder"
             raise NotACommons(remote, f"{path} is {kind}; a Dolt agent needs a Dolt remote (a folder or remotesapi URL)")
+        if ".dolt" in path.parts:  # .dolt/noms is a remote folder's format: a push would write into that database
+            raise NotACommons(remote, f"{path} is inside a Dolt database's own storage, not a commons")
         return path.is_dir() and any(path.iterdir())
+
+    def _engine_file_url(self, path: Path) -> str:
+        return path.as_uri()  # Dolt's remote add percent-decodes what it is given
+
+    def _check_file_path(self, path: Path) -> None:
+        # Dolt keeps the decoded path but reads it as a URL again at each fetch and push: a '%'
+        # would be decoded twice (or refused), a '?' or '#' cut the path short
+        if any(c in str(path) for c in "%?#"):
+            raise BadInput("url", f"a Dolt agent cannot use a file remote whose path holds '%', '?' or '#': {path}")
 
     def _make_file_commons(self, path: Path) -> None:
         path.mkdir(exist_ok=True)  # Dolt pushes into a folder but does not make it

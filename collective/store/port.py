@@ -172,20 +172,22 @@ class Repository(Protocol):
 
     # --- remotes ---------------------------------------------------------
     def remotes(self) -> dict[str, str]:
-        """Remote name -> URL."""
+        """Remote name -> URL as the engine keeps it (a file remote's path decoded, literal)."""
 
     def validate_remote_url(self, url: str) -> str:
-        """The URL if this engine can use it as a commons: file:///abs/path (its parent folder
-        must exist) or http(s)://host[:port]/name. Otherwise BadInput (field 'url'), or
-        NotACommons when the path holds a commons of the other engine."""
+        """The URL if this engine can use it as a commons: file:///abs/path, percent-decoded
+        (its parent folder must exist), or http(s)://host[:port]/name (a port from 1 to 65535,
+        no query or fragment). Otherwise BadInput (field 'url'), or NotACommons when the path
+        holds something else: a commons of the other engine, an agent's own database."""
 
     def commons_exists(self, url: str) -> bool | None:
         """True when a commons of this engine is at a file remote's path, False when nothing
         is there yet (the first push makes it), None for a server URL (only a fetch can tell).
         NotACommons when the path holds something else."""
 
-    def add_remote(self, name: str, url: str) -> None:
-        """Add a remote after `validate_remote_url`; a name in use raises StorageError."""
+    def add_remote(self, name: str, url: str, *, kept: bool = False) -> None:
+        """Add a remote after `validate_remote_url`, or, `kept`, with a URL as `remotes()` gave
+        it (a file remote's path literal); a name in use raises StorageError."""
 
     def remove_remote(self, name: str) -> None:
         """Forget a remote (its tracking refs go with it); NotFound when there is none by that name."""

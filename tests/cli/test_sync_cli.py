@@ -121,3 +121,15 @@ def test_once_against_an_unreachable_commons_says_so_in_one_line(earth):
     assert result.stderr.startswith("Error: 2 of 2 piece(s) of sync work failed, the rest was done: priority: ")
     done = json.loads(result.stdout)["done"]
     assert [d["kind"] for d in done] == ["priority", "normal"] and all("error" in d["result"] for d in done)
+
+
+def test_sync_once_makes_a_commons_not_made_yet(home, hash_embedder, tmp_path):
+    """`remote add` says the first push makes the commons: the window's push is one (no
+    priority memory here, whose push would come first and make it)."""
+    with Agent.init("earth-1", home=home, embedder=hash_embedder) as agent:
+        agent.add_remote("origin", f"file://{tmp_path / 'commons.db'}")
+        agent.store("The greenhouse lights cycle at 06:00")
+    for _ in range(2):
+        result = invoke(home, "sync", "once")
+        assert result.exit_code == 0 and "FAILED" not in result.stdout, result.output
+    assert (tmp_path / "commons.db").exists()

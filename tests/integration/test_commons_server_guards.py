@@ -83,7 +83,10 @@ def test_a_name_that_is_not_name_db_is_refused_even_with_allow_create(served, ho
                 assert request(server, method, f"/{name}/{endpoint}", body) >= 400, (name, method, endpoint)
             assert request(server, "GET", f"/{name}/root") >= 400, name
         with Agent.init("earth-1", home=home, embedder=hash_embedder) as earth:
-            earth.add_remote("origin", server.url_for("commons"))
+            with pytest.raises(BadInput) as refused:  # the client refuses a name that is no NAME.db first
+                earth.add_remote("origin", server.url_for("commons"))
+            assert refused.value.field == "url"
+            earth.repo._vc("remote", "add", "origin", server.url_for("commons"))  # and the server, past it
             earth.store("the ridge camera saw the dust storm first")
             with pytest.raises(StorageError):
                 earth.push()

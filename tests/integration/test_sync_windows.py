@@ -142,3 +142,16 @@ def test_a_failing_window_is_tried_again_later_not_at_once(site):
     assert [d["kind"] for d in done] == ["normal"] and "unreachable" in done[0]["result"]["error"]
     assert s.tick() == RETRY  # the normal sync is still due: without the pause it would spin
     assert [w.kind for w in s.queue()] == ["normal"]
+
+
+def test_a_window_makes_a_commons_not_made_yet(tmp_path, hash_embedder, engine):
+    """As `cmem push` does: its pull finds nothing to take, its push makes the commons."""
+    commons = tmp_path / ("commons" if engine == "dolt" else "commons.db")
+    with Agent.init("earth-1", home=tmp_path / "home", embedder=hash_embedder) as e1:
+        e1.add_remote("origin", f"file://{commons}")
+        e1.store("The water recycler filter was changed")
+        clock = VirtualClock(START + timedelta(minutes=10))
+        done = scheduler(e1, clock).once()["done"]
+        assert [d["kind"] for d in done] == ["normal"] and "error" not in done[0]["result"], done
+        assert done[0]["result"]["pull"]["peers"] == []
+        assert commons_head(e1, "earth-1/working") == e1.repo.head(e1.branch)

@@ -26,7 +26,10 @@ def _instant(text: str, field_: str) -> datetime:
         raise BadInput(field_, f"{text!r} is not an ISO time such as 2026-12-01T10:00Z") from None
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=timezone.utc)
-    return moment.astimezone(timezone.utc)
+    try:
+        return moment.astimezone(timezone.utc)
+    except OverflowError:  # a valid time whose UTC falls before year 1 or after 9999
+        raise BadInput(field_, f"{text!r} is outside years 1 to 9999 in UTC") from None
 
 
 def _clock_time(text: str, field_: str) -> timedelta:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import contextlib
+import math
+import os
 import sys
 from typing import TYPE_CHECKING, Any, Callable, Iterator, TextIO
 
@@ -24,7 +26,9 @@ class UsageFailure(click.ClickException):
 class StrictText(click.ParamType):
     """A parameter's own type behind a check of the raw text: valid UTF-8 and no NUL, or a
     one-line usage error (exit 2) naming the parameter. Command-line arguments that are
-    not UTF-8 reach Python as lone surrogates, which no engine can store."""
+    not UTF-8 reach Python as lone surrogates, which no engine can store. Also refused: an
+    option typed empty (code reads "" as not given, so `--agent ""` acted as the default
+    agent), and a number that is not finite (click's ranges let nan through)."""
 
     def __init__(self, inner: click.ParamType):
         self.inner = inner
@@ -36,10 +40,14 @@ class StrictText(click.ParamType):
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         if isinstance(value, str):
             from ..model import text_problem
-            problem = text_problem(value)
+            problem = text_problem(value) or ("must not be empty" if value == "" and _typed_option(param, ctx)
+                                              else None)
             if problem:
                 self.fail(problem, param, ctx)
-        return self.inner.convert(value, param, ctx)
+        converted = self.inner.convert(value, param, ctx)
+        if isinstance(converted, float) and not math.isfinite(converted):
+            self.fail(f"must be a finite number, got {value!r}", param, ctx)
+        return converted
 
     def get_metavar(self, param: click.Parameter, ctx: click.Context) -> str | None:
         return self.inner.get_metavar(param, ctx)
@@ -54,11 +62,21 @@ class StrictText(click.ParamType):
         return self.inner.shell_complete(ctx, param, incomplete)
 
 
+def _typed_option(param: click.Parameter | None, ctx: click.Context | None) -> bool:
+    """An option given on the command line: an empty environment variable still means unset
+    (click skips it), and an empty argument is left to the command's own check."""
+    from click.core import ParameterSource
+    return (isinstance(param, click.Option) and ctx is not None and param.name is not None
+            and ctx.get_parameter_source(param.name) is ParameterSource.COMMANDLINE)
+
+
 def strict_text(command: click.Command) -> click.Command:
     """Put StrictText in front of every parameter of `command` and of its subcommands, so a
-    command added later is covered without saying so."""
+    command added later is covered without saying so. Flags take no text and keep their own
+    type: click reads a flag left out as False only when its type is the boolean one (behind
+    StrictText it read None, and `counts[False]` of a folder guard saw no refusal)."""
     for param in command.params:
-        if not isinstance(param.type, StrictText):
+        if not isinstance(param.type, StrictText) and not getattr(param, "is_flag", False):
             param.type = StrictText(param.type)
     for sub in getattr(command, "commands", {}).values():
         strict_text(sub)
@@ -158,11 +176,25 @@ def plot_option(what: str) -> Callable:
             from ..plots import plot_format
             try:
                 plot_format(value)
+                _plot_target(value)
             except BadInput as e:
                 raise UsageFailure(one_line(e)) from e
         return value
     return click.option("--plot", "plot_path", metavar="FILE", callback=checked,
                         help=f"Also draw {what} to FILE (.svg or .png).")
+
+
+def _plot_target(path: str) -> None:
+    """BadInput unless a picture can be written at `path`: said before the work (a dream
+    commits), not as a traceback after it."""
+    folder = os.path.dirname(path) or "."
+    if os.path.isdir(path):
+        raise BadInput("plot", f"{path!r} is a folder, not a file")
+    if not os.path.isdir(folder):
+        raise BadInput("plot", f"{path!r}: its folder {folder!r} does not exist" if not os.path.exists(folder)
+                       else f"{path!r}: {folder!r} is not a folder")
+    if not os.access(path if os.path.exists(path) else folder, os.W_OK):
+        raise BadInput("plot", f"{path!r} cannot be written here (permission denied)")
 
 
 def write_plot(path: str | None, picture: str, *args: Any, **kwargs: Any) -> None:

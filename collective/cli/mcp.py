@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from ..errors import BadInput
 from .common import agent_options, cli_errors, open_agent
 
 
@@ -26,8 +27,19 @@ def mcp_cmd(reviewer, home, agent_id):
     mcpServers entry).
     """
     with cli_errors(), open_agent(home, agent_id) as agent:
+        if reviewer is not None:
+            _reviewer_key(agent, reviewer)
         from ..mcp.server import serve  # the SDK loads only when serving
         serve(agent, reviewer=reviewer)
+
+
+def _reviewer_key(agent, reviewer: str) -> None:
+    """Refuse a reviewer without a key here before serving, named as this command's option
+    (the key store names the --by of the other commands)."""
+    try:
+        agent.reviewer_key(reviewer)
+    except BadInput as e:
+        raise BadInput("reviewer", e.problem) from None
 
 
 COMMANDS = (mcp_cmd,)

@@ -34,8 +34,9 @@ def utcnow() -> datetime:
 
 
 def iso(ts: datetime) -> str:
-    """UTC with microseconds, sortable as text."""
-    return ts.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    """UTC with microseconds, sortable as text. Not strftime: its %Y drops the zeros of a year
+    before 1000 ('999-12-31...'), which sorts wrong and no longer parses."""
+    return ts.astimezone(timezone.utc).isoformat(timespec="microseconds")[:-6] + "Z"
 
 
 def parse_time(text: str) -> datetime:

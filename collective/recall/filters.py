@@ -73,6 +73,8 @@ def _stamp(value, name: str) -> str:
         return iso(parse_time(value))
     except BadInput:
         raise BadInput(name, f"not an ISO-8601 timestamp: {value!r}") from None
+    except OverflowError:  # a valid time whose UTC falls before year 1 or after 9999
+        raise BadInput(name, f"{value!r} is outside years 1 to 9999 in UTC") from None
 
 
 def _epoch(stamp: str | None) -> float | None:

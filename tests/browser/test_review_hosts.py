@@ -92,8 +92,8 @@ def test_allow_host_adds_a_name_and_a_bad_one_is_one_line(world):
         done = cmem("review", "--allow-host", bad, "--agent", "earth-2", "--by", "ana", "--for", "1",
                     home=world.home)
         assert (done.returncode, done.stdout) == (2, ""), bad
-        assert done.stderr.strip().splitlines() == [
-            f"Error: allow-host: {bad!r} is not a host name or IP address (give it without a port)"]
+        said = f"{bad!r} is not a host name or IP address (give it without a port)" if bad else "must not be empty"
+        assert done.stderr.strip().splitlines() == [f"Error: allow-host: {said}"]
 
 
 @pytest.mark.parametrize("host", ["10.0.0.7", "0.0.0.0"])

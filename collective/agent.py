@@ -304,13 +304,15 @@ class Agent(RecallVerbs, ReviewVerbs, RosterVerbs, DreamVerbs, SyncVerbs, Pictur
 
     def promote(self, memory_id: str, *, note: str | None = None, remote: str | None = None) -> ProposalReport:
         """Propose a memory for main (signed), then share the proposal."""
+        remote = self._sharing_remote(remote)  # an unknown remote is bad input: said before anything is signed
         result = self.promotion.propose(memory_id, note=note)
-        return self.promotion.share_after("proposal", result, self._sharing_remote(remote))
+        return self.promotion.share_after("proposal", result, remote)
 
     def endorse(self, memory_id: str, *, remote: str | None = None) -> ProposalReport:
         """Endorse another agent's proposed memory (signed); the second endorser promotes it."""
+        remote = self._sharing_remote(remote)
         result = self.promotion.endorse(memory_id)
-        return self.promotion.share_after("endorsement", result, self._sharing_remote(remote))
+        return self.promotion.share_after("endorsement", result, remote)
 
     def decide_promotion(self, memory_id: str, *, approve: bool, note: str, by: str | None = None,
                          remote: str | None = None) -> ProposalReport:
@@ -318,11 +320,14 @@ class Agent(RecallVerbs, ReviewVerbs, RosterVerbs, DreamVerbs, SyncVerbs, Pictur
         it takes effect where that reviewer is authorised."""
         self.promotion.check_decision(memory_id, note)  # bad input is said before the key is looked for
         reviewer, name = self.reviewer_key(by)
+        remote = self._sharing_remote(remote)
         result = self.promotion.decide(memory_id, approve=approve, note=note, by=name, reviewer=reviewer)
-        return self.promotion.share_after("decision", result, self._sharing_remote(remote))
+        return self.promotion.share_after("decision", result, remote)
 
     def _sharing_remote(self, remote: str | None) -> str | None:
-        return self.remote_names.choose(remote) if self.remote_names.all() else None
+        """The remote a signed decision is shared on: the one named (NotFound when there is no
+        such remote, even with none configured), else the default one; None when there is none."""
+        return self.remote_names.choose(remote) if remote is not None or self.remote_names.all() else None
 
     def rotate_key(self) -> KeyRotation:
         """A new key for this agent, signed by the old one and published on its branch."""

@@ -49,7 +49,7 @@ class ReviewVerbs:
         key, then shared (with the corrected memory, for merged). `dispute_id` may name one of
         its cases; keep a and b are then that case's. `supersede` replaces the verdict standing
         on a resolved dispute. NotShared when recorded here but not pushed."""
-        dispute = self.disputes_view.check(dispute_id, keep, text, supersede=supersede)  # bad input first
+        dispute = self.disputes_view.check(dispute_id, keep, text, note=note, supersede=supersede)  # bad input first
         reviewer, name = self.reviewer_key(by)
         remote_name = self._sharing_remote(remote)
         merged = None if keep != Keep.MERGED else self.writer.compose(
@@ -65,10 +65,11 @@ class ReviewVerbs:
         """Undo the verdict standing on a resolved dispute, signed with the reviewer's key, then
         shared: every agent that honours the reviewer withdraws the verdict and lists the
         dispute as open again. NotShared when recorded here but not pushed."""
-        self.disputes_view.show(dispute_id)  # an unknown dispute is said before a missing key
+        self.disputes_view.check_reopening(dispute_id, note)  # bad input is said before a missing key
         reviewer, name = self.reviewer_key(by)
+        remote = self._sharing_remote(remote)
         reopened = self.disputes_view.reopen(dispute_id, note=note, by=name, reviewer=reviewer)
-        return self.quarantine.share_after("reopening", reopened, self._sharing_remote(remote))
+        return self.quarantine.share_after("reopening", reopened, remote)
 
     def reviewer_key(self, by: str | None = None) -> tuple[Identity, str]:
         """The reviewer key that signs a person's decisions (`by`, else the default one) and its

@@ -262,8 +262,9 @@ class Writer:
         memory = self._own(memory_id, "update")
         if memory.retracted:
             raise BadInput("memory", f"{memory_id} is retracted: store the corrected text anew")
+        # a stance the writer gave (stance is kept only when given) holds for the corrected text too
         prepared = [self._prepare(MemoryInput(content, memory.category, tuple(memory.tags),
-                                              min(memory.amplitude, 1.0)))]
+                                              min(memory.amplitude, 1.0), stance=memory.stance))]
         if prepared[0]["hash"] == memory.content_hash:
             raise BadInput("content", "is the memory's text already: nothing to update")
         self._embed_missing(prepared)

@@ -126,7 +126,10 @@ def _render_pull(r: dict) -> str:
                          f"{s['updated']} updated, {s['retracted']} retracted"
                          + (f"; refused {p['refused']}" if p["refused"] else ""))
             for pair in p["pairs"] if p["status"] == "planned" else ():
-                lines.append(f"    {pair['relation']:12} a {pair['local']} ~ b {pair['remote']}  {pair['reason']}")
+                # a and b as the judge read them: this agent's memory first. A dispute that
+                # follows orders its sides by memory id, so each side names its agent here too.
+                lines.append(f"    {pair['relation']:12} a (here) {pair['local']} ~ b ({p['peer']}) {pair['remote']}"
+                             f"  {pair['reason']}")
     for p in r["peers"]:
         if p.get("key", {}).get("first_sighting"):
             lines.append(f"{p['peer']}: first sighting, key {p['key']['first_sighting']}")

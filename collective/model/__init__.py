@@ -2,6 +2,7 @@
 
 from .memory import *  # noqa: F401,F403
 from .memory import _field_names  # noqa: F401
+from .vectors import *  # noqa: F401,F403
 from .case import Case  # noqa: F401
 from .ledger import TrustEvent  # noqa: F401
 from .promotion import Endorsement, Promotion  # noqa: F401

@@ -10,6 +10,7 @@ import numbers
 import os
 import re
 import time
+import unicodedata
 from dataclasses import dataclass, field, fields
 from datetime import datetime, timezone
 from typing import Any, Iterable, Mapping, Sequence
@@ -20,6 +21,7 @@ from ..errors import BadInput
 from ..runtime import fast
 from .enums import Category
 from .refs import ref_part_problem
+from .vectors import blob_to_vector, vector_to_blob
 
 CATEGORIES = tuple(Category)
 STANCES = {"affirm": 0.0, "uncertain": math.pi / 2, "deny": math.pi}
@@ -136,13 +138,27 @@ def validate_agent_id(agent_id: str | None, field_name: str = "agent") -> str:
     return agent_id
 
 
+def validate_note(note: Any, field_name: str = "note") -> str:
+    """A person's reason for a decision: text that says something."""
+    if note is None or not validate_text(note, field_name).strip():
+        raise BadInput(field_name, "say why: a decision needs a note")
+    return note
+
+
 def validate_content(content: Any, field_name: str = "content") -> str:
     if not isinstance(content, str) or not content.strip():
         raise BadInput(field_name, "must be non-empty text")
     validate_text(content, field_name)
+    if not _visible(content):  # zero-width spaces or control characters only: nothing to recall
+        raise BadInput(field_name, "must be non-empty text (it holds no visible character)")
     if len(content.encode("utf-8")) > MAX_CONTENT_BYTES:
         raise BadInput(field_name, f"longer than {MAX_CONTENT_BYTES} bytes")
     return content.strip()
+
+
+def _visible(text: str) -> bool:
+    """Whether any character is a letter, mark, number, punctuation or symbol (most texts: the first)."""
+    return any(unicodedata.category(c)[0] in "LMNPS" for c in text)
 
 
 def validate_category(category: str | None) -> str:
@@ -192,36 +208,6 @@ def row_tags(row: Mapping) -> list[str]:
     return json.loads(tags) if isinstance(tags, (str, bytes)) else list(tags)
 
 
-def validate_vector(vector: Any, dim: int) -> np.ndarray:
-    try:
-        array = np.asarray(vector, dtype=np.float32)
-    except (TypeError, ValueError) as e:
-        raise BadInput("vector", "not a numeric array") from e
-    if array.shape != (dim,):
-        raise BadInput("vector", f"expected {dim} dimensions, got shape {array.shape}")
-    if not np.all(np.isfinite(array)):
-        raise BadInput("vector", "contains NaN or infinity")
-    norm = float(np.linalg.norm(array))
-    if norm == 0.0:
-        raise BadInput("vector", "is all zeros")
-    return array / norm
-
-
-def unit_rows(vectors: Sequence[Any], dim: int) -> np.ndarray | None:
-    """What validate_vector makes of each, at once: a (len(vectors), dim) float32 array of
-    unit rows; None where any one of them would fail (validate_vector then says which and why)."""
-    try:
-        matrix = np.asarray(vectors, dtype=np.float32)
-    except (TypeError, ValueError):
-        return None
-    if matrix.shape != (len(vectors), dim) or not np.isfinite(matrix).all():
-        return None
-    norms = np.linalg.norm(matrix, axis=1)
-    if not norms.all():
-        return None
-    return matrix / norms[:, None]
-
-
 _ABBREVIATIONS = frozenset("dr mr mrs ms prof st no vs approx e.g i.e etc cf fig eq sgt lt cmdr capt".split())
 
 
@@ -246,19 +232,8 @@ def content_hash(content: str) -> str:
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
-_BLOB_DTYPE = np.dtype("<f4")
 # json.dumps(doc, sort_keys=True, separators=(",", ":")), without building an encoder a call
 _CANONICAL_JSON = fast.json_encoding(json.JSONEncoder(sort_keys=True, separators=(",", ":")))
-
-
-def vector_to_blob(vector: np.ndarray) -> bytes:
-    if isinstance(vector, np.ndarray) and vector.dtype == _BLOB_DTYPE:
-        return vector.tobytes()
-    return np.asarray(vector, dtype=_BLOB_DTYPE).tobytes()
-
-
-def blob_to_vector(blob: bytes) -> np.ndarray:
-    return np.frombuffer(blob, dtype="<f4")
 
 
 @functools.lru_cache(maxsize=None)

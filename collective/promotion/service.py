@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Callable
 
 from ..errors import BadInput, BranchContested, CollectiveError, NonFastForward, NotFound, NotShared, StorageError
 from ..identity import Identity, endorsement
-from ..model import Endorsement, Promotion, iso, utcnow
+from ..model import Endorsement, Promotion, iso, utcnow, validate_note
 from ..model.enums import AWAITING_REVIEWER
 from ..model.refs import MAIN_BRANCH, QUARANTINE_BRANCH, tracking
 from ..peers import Peers
@@ -124,8 +124,7 @@ class Promotions:
 
     def check_decision(self, memory_id: str, note: str) -> Promotion:
         """The pending proposal a decision is about, once the decision is known to be valid."""
-        if not note or not note.strip():
-            raise BadInput("note", "say why: a decision needs a note")
+        validate_note(note)
         return self._pending(memory_id)
 
     def decide(self, memory_id: str, *, approve: bool, note: str, by: str, reviewer: Identity) -> dict:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Callable
 from ..core import trust
 from ..errors import BadInput, NotFound
 from ..identity import Identity
-from ..model import Case, Memory, events, iso, utcnow, validate_text
+from ..model import Case, Memory, events, iso, utcnow, validate_note, validate_text
 from ..model.enums import AWAITING_REVIEWER, CaseStatus, Keep
 from ..model.refs import QUARANTINE_BRANCH
 from ..reports import DecidedDispute, DisputeReport, DisputeSide, Reopening, Verdict
@@ -124,9 +124,12 @@ class Disputes:
                 "parents": list(m.parents) if m else []}
 
     # --- a person's verdict ----------------------------------------------------
-    def check(self, dispute_id: str, keep: str, text: str | None, *, supersede: bool = False) -> dict:
+    def check(self, dispute_id: str, keep: str, text: str | None, *, note: str | None = None,
+              supersede: bool = False) -> dict:
         """The dispute a verdict is about, once the verdict is known to be valid (else BadInput)."""
         validate_keep(keep)
+        if note is not None:  # a note may be left out here, never blank
+            validate_note(note)
         if keep == Keep.MERGED:
             if text is None or not validate_text(text, "text").strip():
                 raise BadInput("text", "merged needs the corrected statement (--text)")
@@ -146,7 +149,7 @@ class Disputes:
         """Record the verdict on every open case of the dispute (on every case, superseding
         the verdict that stands), signed with the reviewer's key; it takes effect here when
         this agent honours that reviewer. One commit (with the corrected memory, for merged)."""
-        dispute = self.check(dispute_id, keep, text, supersede=supersede)
+        dispute = self.check(dispute_id, keep, text, note=note, supersede=supersede)
         roster.require_reviewer(self.tables, reviewer.public_key, by)
         did, cases = self._group(dispute["dispute"])
         root = next((c for c in cases if c.id == did), cases[0])  # named for a case held elsewhere
@@ -161,14 +164,21 @@ class Disputes:
                             merged=merged)
         return {**self.show(did), "commit": head, "resolved_cases": [r.id for r in rows], "reopened_cases": []}
 
-    def reopen(self, dispute_id: str, *, note: str | None, by: str, reviewer: Identity) -> DecidedDispute:
-        """Undo the verdict that stands on a resolved dispute: each case holding it gets a signed
-        reopening, which stands over the verdict it saw (cases.verdict_order), so every agent
-        withdraws that verdict and lists the dispute as open (escalated) again."""
+    def check_reopening(self, dispute_id: str, note: str | None) -> dict:
+        """The resolved dispute a reopening is about, once the reopening is known to be valid."""
+        if note is not None:
+            validate_note(note)
         dispute = self.show(dispute_id)
         if dispute["status"] != CaseStatus.RESOLVED:
             raise BadInput("dispute", f"{dispute['dispute']} is {dispute['status']}: only a resolved dispute "
                                       "can be reopened")
+        return dispute
+
+    def reopen(self, dispute_id: str, *, note: str | None, by: str, reviewer: Identity) -> DecidedDispute:
+        """Undo the verdict that stands on a resolved dispute: each case holding it gets a signed
+        reopening, which stands over the verdict it saw (cases.verdict_order), so every agent
+        withdraws that verdict and lists the dispute as open (escalated) again."""
+        dispute = self.check_reopening(dispute_id, note)
         roster.require_reviewer(self.tables, reviewer.public_key, by)
         did, cases = self._group(dispute["dispute"])
         rows = self._signed([c for c in cases if c.resolved], cases, lambda c: Keep.REOPEN, note=note, by=by,

@@ -325,11 +325,17 @@ def test_the_cli_promotes_by_two_endorsements_and_recalls_consensus(agents_with_
     (["promotions", "approve", "no-such-memory", "--note", "x", "--by", "ana"],
      "Error: memory: no promotion proposed for 'no-such-memory' (propose it with `cmem promote`)\n"),
     (["promotions", "reject", "{pump}", "--note", "x", "--by", "nobody"], None),
+    # an unknown remote is said before anything is signed or committed
+    (["promote", "{rover}", "nosuchremote", "--agent", "mars-1"], "Error: remote: no remote named 'nosuchremote'\n"),
+    (["endorse", "{pump}", "nosuchremote"], "Error: remote: no remote named 'nosuchremote'\n"),
+    (["promotions", "approve", "{pump}", "nosuchremote", "--note", "x", "--by", "ana"],
+     "Error: remote: no remote named 'nosuchremote'\n"),
 ])
 def test_bad_input_on_the_cli_is_one_line_exit_2_and_writes_nothing(agents, pump, cmem, home, args, message):
     reviewer_keys.init(Home.at(home), "ana")
     heads = {n: a.repo.head() for n, a in agents.items()}
-    args = [a.replace("{pump}", pump.id) for a in args]
+    (rover,) = agents["mars-1"].repo.select("memories", {"content": ROVER})
+    args = [a.replace("{pump}", pump.id).replace("{rover}", rover["id"]) for a in args]
     result = cmem(*args, *([] if "--agent" in args else ["--agent", "earth-1"]))
     assert result.exit_code == 2 and result.stdout == ""
     assert result.stderr.count("\n") == 1

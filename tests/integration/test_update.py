@@ -58,3 +58,13 @@ def test_bad_updates_say_why_and_write_nothing(trio):
     with pytest.raises(BadInput, match="is retracted"):
         e1.update(mine.id, NEW)
     assert e1.repo.head(e1.branch) == head
+
+
+def test_an_update_keeps_the_stance_its_writer_gave(trio):
+    """A denial stored with --stance deny stays a denial when its wording is corrected."""
+    e1 = trio["earth-1"]
+    old = e1.store(OLD, stance="deny").memory
+    new = e1.get(e1.update(old.id, NEW)["id"])
+    assert (new.stance, new.phase) == ("deny", pytest.approx(old.phase))
+    plain = e1.store("The airlock in module F was serviced on sol 3.").memory
+    assert e1.get(e1.update(plain.id, "The airlock in module F was serviced on sol 4.")["id"]).stance is None

@@ -240,6 +240,14 @@ def test_bad_verdicts_are_one_line_exit_2_and_write_nothing(trio, ana, cmem):
         assert result.exit_code == 2 and result.stderr.count("\n") == 1, result.output
         assert result.stderr.startswith(f"Error: {field}: ") and result.stdout == ""
         assert {"branches": m1.repo.branches(), "status": m1.repo.query("SELECT * FROM dolt_status")} == before
+    # a blank note, and an unknown remote, are said before anything is signed
+    for args, field in ((["resolve", other["dispute"], "--keep", "a", "--note", "   "], "note"),
+                        (["reopen", resolved["dispute"], "--note", ""], "note"),
+                        (["reopen", resolved["dispute"], "nosuchremote", "--note", "x"], "remote")):
+        head = m1.repo.head()
+        result = cmem("quarantine", *args, "--by", "ana", "--agent", "mars-1")
+        assert result.exit_code == 2 and result.stderr.count("\n") == 1, result.output
+        assert result.stderr.startswith(f"Error: {field}: ") and m1.repo.head() == head
     shown = cmem("quarantine", "show", resolved["dispute"], "--agent", "mars-1")
     lines = {line.split("]")[0]: line for line in shown.stdout.splitlines() if line.startswith("  ")}
     assert shown.exit_code == 0 and "resolved: keep" in shown.stdout

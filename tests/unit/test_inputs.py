@@ -35,6 +35,18 @@ def test_content_with_nul_or_surrogates_is_bad_input(bad):
     assert e.value.field == "content"
 
 
+@pytest.mark.parametrize("bad", ["\u200b\u200b", "\x01\x02", " \u200d\ufeff ", "\u2028"],
+                         ids=["zero-width", "controls", "joiners", "line-separator"])
+def test_content_without_a_visible_character_is_bad_input(bad):
+    with pytest.raises(BadInput, match="must be non-empty text"):
+        validate_content(bad)
+
+
+@pytest.mark.parametrize("good", ["\u200bx", "\U0001f600", "\u0301", "-", "42", "日本"])
+def test_content_with_any_visible_character_is_kept(good):
+    assert validate_content(good) == good.strip()
+
+
 @pytest.mark.parametrize("bad", ["abc", b"abc", {"a": 1}, 7, ["ok", 3], ["\udcff"], ["a\x00"]])
 def test_tags_must_be_a_list_of_strings(bad):
     with pytest.raises(BadInput):

@@ -135,7 +135,9 @@ class DoltliteRepository(SqlRepository):
     def _file_commons(self, remote: str, path: Path) -> bool:
         if path.is_dir():
             raise NotACommons(remote, f"{path} is a Dolt remote folder; a doltlite agent needs a doltlite commons file")
-        if not path.exists():
+        if not path.exists() or path.stat().st_size == 0:
+            # empty: what a first push killed before the engine wrote a byte leaves (the engine
+            # pushes into it as into a new file); refused, it bricked the commons for every agent
             return False
         if not is_doltlite_file(path):
             raise NotACommons(remote, f"{remote!r} is not a commons database")

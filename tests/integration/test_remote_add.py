@@ -54,3 +54,22 @@ def test_a_remote_is_removed_and_pointed_elsewhere(agent_home, cmem, tmp_path, e
     assert cmem("remote", "list", "--agent", "earth-1", "--json").stdout.strip() == "{}"
     missing = cmem("remote", "remove", "origin", "--agent", "earth-1")
     assert missing.exit_code == 2 and "no remote named 'origin'" in missing.stderr
+
+
+@pytest.mark.parametrize("engine", ["doltlite"], indirect=True)
+def test_an_empty_file_is_no_commons_yet_and_the_next_push_makes_it(agent_home, cmem, tmp_path, engine):
+    """A first push killed before the engine wrote a byte leaves an empty commons.db: it is
+    nothing yet (not "no commons database", which no agent could get past), the next push
+    makes the commons there and a peer pulls from it."""
+    empty = tmp_path / "commons.db"
+    empty.touch()
+    added = cmem("remote", "add", "origin", f"file://{empty}", "--agent", "earth-1")
+    assert added.exit_code == 0 and "no commons there yet" in added.stdout, added.output
+    pulled = cmem("pull", "--agent", "earth-1")
+    assert pulled.exit_code == 1 and "no commons at" in pulled.stderr, pulled.output
+    assert cmem("store", "The relay on mast 4 was reset at dawn", "--agent", "earth-1").exit_code == 0
+    assert cmem("push", "--agent", "earth-1").exit_code == 0 and empty.stat().st_size > 0
+    assert cmem("init", "--agent", "mars-1").exit_code == 0
+    assert cmem("remote", "add", "origin", f"file://{empty}", "--agent", "mars-1").exit_code == 0
+    taken = json.loads(cmem("pull", "--agent", "mars-1", "--json").stdout)
+    assert [p["summary"]["new"] for p in taken["peers"]] == [1]

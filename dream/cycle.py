@@ -33,7 +33,7 @@ def dream(port: DreamPort, *, full: bool = False, jobs: int = 1, review: bool = 
           synthesiser: hallucinate.Synthesiser | None = None, now: datetime | None = None,
           progress: Progress | None = None, share: bool = True) -> dict:
     """Run one cycle and return its report; the dream branch is pushed to the commons
-    (when there is one) right after the run."""
+    (when there is one) once it is merged into working (or, with review, right after the run)."""
     synthesiser = synthesiser or hallucinate.from_summaries
     if not isinstance(jobs, int) or jobs < 1:
         raise BadInput("jobs", f"must be a positive whole number, got {jobs!r}")
@@ -67,9 +67,6 @@ def dream(port: DreamPort, *, full: bool = False, jobs: int = 1, review: bool = 
     except CollectiveError as e:
         raise DreamFailed(f"dream failed, working branch unchanged: {e}") from e
     doc["shared"] = {"pushed": False, "reason": "not asked"}
-    if share:
-        with outcome.timed("share", progress):
-            doc["shared"] = artifacts.share(port, branch)
     if not review:
         with outcome.timed("merge", progress):
             untouched = port.repo.head(port.branch) == base  # nothing was stored meanwhile
@@ -81,6 +78,11 @@ def dream(port: DreamPort, *, full: bool = False, jobs: int = 1, review: bool = 
                 _advance_index(index, port.repo.head(port.branch), outcome)
             else:
                 port.index()
+    # shared once merged: a crash between the two had left on the commons a finished run whose
+    # syntheses every peer imported while the dreamer itself held none of them
+    if share:
+        with outcome.timed("share", progress):
+            doc["shared"] = artifacts.share(port, branch)
     doc["seconds"] = outcome.seconds
     return doc
 

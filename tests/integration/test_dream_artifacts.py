@@ -69,3 +69,22 @@ def test_an_untrusted_peers_dream_is_not_imported(pair):
     [run] = mars.pull()["dreams"]["runs"]
     assert not run["imported"] and "trusted" in run["reason"]
     assert mars.tables.memories.count(hallucinated=1) == 0
+
+
+def test_a_dream_is_shared_only_once_working_holds_what_it_made(pair, monkeypatch):
+    """The dream branch reaches the commons after the merge: a crash between the two had left
+    a finished run there whose syntheses every peer imported while the dreamer held none."""
+    from collective.dream import artifacts
+    earth, _ = pair
+    seen = []
+    real_share = artifacts.share
+
+    def share(port, branch):
+        made = DreamTables(port.repo).runs.get(branch.rsplit("/", 1)[-1], as_of=branch)["stats"]["synthesised"]
+        ids = [m["id"] for m in made]
+        seen.append(len(port.tables.memories.by_id(ids)) == len(ids) > 0)  # on working already
+        return real_share(port, branch)
+
+    monkeypatch.setattr(artifacts, "share", share)
+    _dream_with_artifacts(earth)
+    assert seen == [True]

@@ -11,44 +11,11 @@ from ..errors import BadInput
 from .common import agent_options, cli_errors, emit, json_option, open_agent
 
 
-NATS_SCHEMES = ("nats", "tls", "ws", "wss")
-
-
-def nats_url_problem(url: str) -> str | None:
-    """What makes `url` no NATS server address (scheme, host, port 1-65535), or None. Said up
-    front: the client's own refusal came only once connecting, as an outage (exit 1)."""
-    from urllib.parse import urlsplit
-    scheme = url.split("://", 1)[0] if "://" in url else None
-    try:
-        parts = urlsplit(url)
-    except ValueError:  # an unclosed [IPv6 address
-        scheme = None
-    if scheme not in NATS_SCHEMES:
-        return f"{url!r} is not a NATS URL (nats://host:port)"
-    if not parts.hostname:
-        return f"{url!r} names no host (nats://host:port)"
-    try:
-        port = parts.port
-    except ValueError:  # no number, or past 65535
-        port = 0
-    if port == 0 or (port is None and parts.netloc.endswith(":")):
-        return f"{url!r}: the port must be a number from 1 to 65535"
-    return None
-
-
-def _checked_servers(ctx: click.Context, param: click.Parameter, urls: tuple[str, ...]) -> tuple[str, ...]:
-    for url in urls:
-        problem = nats_url_problem(url)
-        if problem:
-            raise click.BadParameter(problem, ctx, param)
-    return urls
-
-
 def nats_options(func):
     """--nats and --collective: where the collective's events flow."""
     func = click.option("--collective", envvar="CMEM_COLLECTIVE",
                         help="Collective name: subjects cmem.<collective>.> (default: cmem.toml, or default).")(func)
-    return click.option("--nats", "servers", multiple=True, metavar="URL", callback=_checked_servers,
+    return click.option("--nats", "servers", multiple=True, metavar="URL",
                         help="NATS server URL, repeatable for a cluster (default: $CMEM_NATS_URL, [nats] servers "
                              "in cmem.toml, or nats://127.0.0.1:4222).")(func)
 
@@ -72,14 +39,8 @@ def nats_errors() -> Iterator[None]:
 
 
 def _setup(agent, servers, collective):
-    """The NATS options; the servers named by $CMEM_NATS_URL or cmem.toml are checked as --nats is."""
     from collective.sync.events.connection import NatsOptions
-    options = NatsOptions.from_home(agent.home, servers=tuple(servers), collective=collective)
-    for url in options.servers:
-        problem = nats_url_problem(url)
-        if problem:
-            raise BadInput("nats", problem)
-    return options
+    return NatsOptions.from_home(agent.home, servers=tuple(servers), collective=collective)
 
 
 STOP_GRACE = 2.0  # seconds a command asked to stop (--for) may take to finish what it is doing

@@ -16,6 +16,7 @@ import random
 import ssl
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, ClassVar, Mapping
+from urllib.parse import urlsplit
 
 from collective.config import Home, setting
 from collective.errors import BadInput
@@ -23,6 +24,29 @@ from collective.model.events import subject_token, validate_collective
 from collective.runtime.retry import backoff
 
 log = logging.getLogger("cmem.events")
+
+
+SCHEMES = ("nats", "tls", "ws", "wss")
+
+
+def url_problem(url: str) -> str | None:
+    """What makes `url` no NATS server address (scheme, host, port 1-65535), or None."""
+    scheme = url.split("://", 1)[0] if "://" in url else None
+    try:
+        parts = urlsplit(url)
+    except ValueError:  # an unclosed [IPv6 address
+        scheme = None
+    if scheme not in SCHEMES:
+        return f"{url!r} is not a NATS URL (nats://host:port)"
+    if not parts.hostname:
+        return f"{url!r} names no host (nats://host:port)"
+    try:
+        port = parts.port
+    except ValueError:  # no number, or past 65535
+        port = 0
+    if port == 0 or (port is None and parts.netloc.endswith(":")):
+        return f"{url!r}: the port must be a number from 1 to 65535"
+    return None
 
 
 @dataclass
@@ -80,9 +104,10 @@ class NatsOptions:
         if not servers and env:
             servers = tuple(s.strip() for s in env.split(",") if s.strip())
         servers = servers or options.servers or (DEFAULT_URL,)
-        for url in servers:
-            if not url.startswith(("nats://", "tls://", "ws://", "wss://")):
-                raise BadInput("nats", f"{url!r} is not a NATS URL (nats://host:port)")
+        for url in servers:  # said up front: the client's own refusal came only once connecting, as an outage
+            problem = url_problem(url)
+            if problem:
+                raise BadInput("nats", problem)
         return replace(options, servers=tuple(servers), collective=validate_collective(collective or home.collective))
 
     @property

@@ -18,9 +18,11 @@ from importlib import resources
 
 import numpy as np
 
+from .analysis import Analysis
 from .text import stem
 
 _SUFFIXES = ("s", "es", "ed", "d", "ing", "ly")
+UNALIGNED = 0.5  # a word whose best partner lies under this cosine is left unaligned
 
 
 @lru_cache(maxsize=1)
@@ -67,11 +69,40 @@ def text_vectors(words: tuple[str, ...]) -> np.ndarray:
 
 
 def alignment(a_words: tuple[str, ...], b_words: tuple[str, ...]) -> tuple[float, float, float, float]:
-    """(mean best match of a's words, of b's words, share of a's words left unaligned (< 0.5),
+    """(mean best match of a's words, of b's words, share of a's words left unaligned (< UNALIGNED),
     the same for b). An empty side aligns with nothing."""
     if not a_words or not b_words:
         return 0.0, 0.0, 1.0, 1.0
     sim = text_vectors(a_words) @ text_vectors(b_words).T
     best_a, best_b = sim.max(axis=1).tolist(), sim.max(axis=0).tolist()
     return (sum(best_a) / len(best_a), sum(best_b) / len(best_b),
-            sum(x < 0.5 for x in best_a) / len(best_a), sum(x < 0.5 for x in best_b) / len(best_b))
+            sum(x < UNALIGNED for x in best_a) / len(best_a), sum(x < UNALIGNED for x in best_b) / len(best_b))
+
+
+# What one text adds to another is counted in claim words, people and places (times, numbers
+# and identities are the slot readers' to compare). Two such words, or one name, are a fact
+# of its own: "Maria moved to Lisbon in 2023" / "... for a job at a bakery".
+ADDED_WORDS = 2
+
+
+def says_more(a: Analysis, b: Analysis) -> tuple[str, ...]:
+    """The words b adds to a when b says all a says and more: b's claim words, people
+    and places that meet no partner in a (a word-vector cosine under 0.5). Empty when a
+    also says something b does not (a paraphrase rewords both ways), or b adds too little."""
+    if _unmatched(b, a):
+        return ()
+    added = _unmatched(a, b)
+    names = b.people | b.owners
+    if len(added) >= ADDED_WORDS or any(w in names for w in added):
+        return added
+    return ()
+
+
+def _unmatched(a: Analysis, b: Analysis) -> tuple[str, ...]:
+    """b's claim words, people and places with no partner among a's words."""
+    keep = b.content | b.people | b.owners | frozenset(s for p in b.places + b.subject_places for s in p)
+    words = tuple(w for w in b.words if w in keep or stem(w) in keep)
+    if not words or not a.words:
+        return words
+    best = (text_vectors(words) @ text_vectors(a.words).T).max(axis=1)
+    return tuple(w for w, s in zip(words, best.tolist()) if s < UNALIGNED)

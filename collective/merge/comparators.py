@@ -11,6 +11,8 @@ from typing import Iterator, Mapping, Protocol, Sequence
 from ..core import phase as phase_mod
 from ..core import wave
 from ..index.lexical import terms
+from ..judge.align import says_more
+from ..judge.reader import analyse_text
 from ..judge.stance import estimate as estimate_stance
 from ..model import Memory
 from ..model.enums import Relation
@@ -108,9 +110,22 @@ class JudgeComparator:
                      f"{self.threshold:.2f}.")
         elif relation == wave.CONSTRUCTIVE:
             apart = self._not_one(local, remote, similarity)
+            more = None if apart else self._says_more(local, remote)
+            if more:
+                return PairVerdict(wave.PARTIAL, wave.RELATION_PHASE[wave.PARTIAL], similarity, verdict.confidence,
+                                   f"{verdict.reason} Partly the same: b also says {', '.join(more)}, which a does "
+                                   f"not; absorbed, that would leave recall, so the two are kept and linked.")
         if apart:
             return PairVerdict(wave.INDEPENDENT, math.nan, similarity, verdict.confidence, f"{verdict.reason} {apart}")
         return PairVerdict(relation, dphi, similarity, verdict.confidence, verdict.reason)
+
+    def _says_more(self, local: Memory, remote: Memory) -> tuple[str, ...]:
+        """The words the remote text adds to the local one it would be absorbed into, when
+        it adds to it (an elaboration): absorbed, what it adds would leave recall."""
+        if local.content == remote.content:
+            return ()
+        analyse = getattr(self.judge, "analyse", None) or analyse_text
+        return says_more(analyse(local.content), analyse(remote.content))
 
     def _not_one(self, local: Memory, remote: Memory, similarity: float) -> str | None:
         """Why an agreement the judge found is still not absorbed, if it is not."""

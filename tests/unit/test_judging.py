@@ -77,6 +77,32 @@ def test_an_agreement_without_a_shared_word_is_held_as_one_only_when_the_meaning
     assert agree.relate(pump, worded, 0.6).relation == "constructive"  # "pumps" and "pump" are one word
 
 
+@pytest.mark.parametrize("short, longer", [
+    ("Maria moved to Lisbon in 2023.", "Maria moved to Lisbon in 2023 for a job at a bakery."),
+    ("Bed 5 on Ward 3 is occupied.", "Bed 5 on Ward 3 is occupied: admitted overnight with a chest infection."),
+    ("Maria moved to Lisbon in 2023.", "Maria and Joao moved to Lisbon in 2023."),  # one name is enough
+])
+def test_an_agreement_that_says_more_is_linked_not_absorbed(loose_memory, short, longer):
+    """Absorbed into the shorter text, what the longer adds left recall ("where does Maria work?"
+    found nothing). Kept beside it, linked as partly agreeing; the shorter is still absorbed
+    into the longer, which hides nothing, and a paraphrase, reworded both ways, still is."""
+    agree = merge.JudgeComparator(CallbackJudge(lambda a, b, s: ("constructive", 0.9, "They agree.")))
+    kept = agree.relate(loose_memory(short), loose_memory(longer), 0.8)
+    assert kept.relation == "partial" and "also says" in kept.reason
+    assert agree.relate(loose_memory(longer), loose_memory(short), 0.8).relation == "constructive"
+    assert agree.relate(loose_memory(short), loose_memory(short), 0.99).relation == "constructive"
+    paraphrase = ("The user prefers dark mode in every editor.", "In every editor, the user likes dark mode best.")
+    assert agree.relate(*map(loose_memory, paraphrase), 0.8).relation == "constructive"
+
+
+def test_a_few_added_words_that_are_not_a_name_are_no_new_fact(loose_memory):
+    """One added word that names nobody ("now") is not a fact of its own: absorbed as before."""
+    agree = merge.JudgeComparator(CallbackJudge(lambda a, b, s: ("constructive", 0.9, "They agree.")))
+    pump = loose_memory("The coolant pump in module C is safe to operate.")
+    assert agree.relate(pump, loose_memory("The coolant pump in module C is now safe to operate."),
+                        0.95).relation == "constructive"
+
+
 @pytest.mark.parametrize("said, denied, cosine", [  # the default embedder's cosines
     ("水泵 P-101 可以安全运行。", "水泵 P-101 不可以安全运行。", 0.94),
     ("Насос P-101 работает.", "Насос P-101 не работает.", 0.99),

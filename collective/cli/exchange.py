@@ -6,9 +6,10 @@ import sys
 
 import click
 
-from ..errors import HistoryRewritten
+from ..errors import HistoryRewritten, NotShared, one_line
 from ..reports import KeyDecision, PeerReport, PullReport, PushReport, TrustLedger, documented, shape_lines
-from .common import agent_options, cli_errors, emit, json_option, open_agent, plot_option, progress_bars, write_plot
+from .common import (NotSharedFailure, agent_options, cli_errors, emit, json_option, open_agent, plot_option,
+                     progress_bars, write_plot)
 
 
 @click.group()
@@ -166,10 +167,16 @@ def pull(remote_name, peers, dry_run, allow_refused, home, agent_id, as_json):
     named; the pull then exits 1 after taking the rest, unless --allow-refused.
     Exit 3: merged here, not shared.
     """
+    unshared = None
     with cli_errors():
         with open_agent(home, agent_id) as agent, progress_bars(as_json=as_json) as progress:
-            result = agent.pull(remote_name, peers=list(peers), dry_run=dry_run, progress=progress)
+            try:
+                result = agent.pull(remote_name, peers=list(peers), dry_run=dry_run, progress=progress)
+            except NotShared as e:  # merged here: the report is still what happened
+                unshared, result = e, e.result
     emit(result, as_json=as_json, text=_render_pull)
+    if unshared is not None:
+        raise NotSharedFailure(one_line(unshared))
     if result["refused"] and not allow_refused:
         raise click.ClickException("refused data from " + ", ".join(
             f"{source} ({', '.join(sorted(reasons))})" for source, reasons in sorted(result["refused"].items()))

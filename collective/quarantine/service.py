@@ -267,7 +267,10 @@ class Quarantine:
                 self.tables.memories.write_rows(_unshared(pair_rows, self.tables.memories))
                 # our key beside the cases we sign, for peers that never saw our branch
                 self.tables.agents.write(self.tables.agents.get(self.agent_id, as_of=self.branch))
-                self.repo.commit(f"quarantine: {self.agent_id} shares {len(changed)} case(s)", author=self.agent_id)
+                # allow_empty: another process of this agent (a second pull) may have committed these
+                # same rows on the shared branch since we read it, which leaves nothing to commit
+                self.repo.commit(f"quarantine: {self.agent_id} shares {len(changed)} case(s)", author=self.agent_id,
+                                 allow_empty=True)
         if base == remote_ref and not changed:
             return {"pushed": False, "cases": len(merged)}
         self.repo.push(remote, QUARANTINE_BRANCH)

@@ -119,3 +119,40 @@ def test_two_concurrent_pulls_both_succeed_after_retrying(trio, home, tmp_path):
         opened = {c["opened_by"] for c in mars.cases()}
         assert {c["memory_id_a"] for c in mars.cases()} | {c["memory_id_b"] for c in mars.cases()} >= {not_pump.id}
     assert opened == {"earth-1", "earth-2"}
+
+
+def test_a_pull_that_merged_but_could_not_share_prints_its_report_and_exits_3(trio, cmem, monkeypatch):
+    """The report of what the pull merged was lost when its cases could not be shared."""
+    from collective.errors import CollectiveError
+    from collective.quarantine import service
+
+    e1, m1 = trio["earth-1"], trio["mars-1"]
+    e1.store(PUMP)
+    m1.store(NOT_PUMP)
+    m1.push()
+
+    def unreachable(self, remote):
+        raise CollectiveError(f"remote {remote!r} is unreachable")
+    monkeypatch.setattr(service.Quarantine, "share", unreachable)
+    result = cmem("pull", "--agent", "earth-1", "--json")
+    assert result.exit_code == 3, result.output
+    report = json.loads(result.stdout)
+    assert report["peers"] and report["quarantine"] == {"pushed": False, "error": "remote 'origin' is unreachable"}
+    assert result.stderr.startswith("Error: pull recorded locally, not shared")
+    assert len(e1.cases()) == 1  # merged here
+
+
+def test_sharing_cases_a_second_process_of_the_agent_already_committed_is_no_error(trio, monkeypatch):
+    """Two pulls of one agent at once: the second wrote the cases the first had just committed on
+    the shared branch, found nothing to commit, and exited 3 with the engine's message."""
+    from collective.quarantine import service
+
+    e1, m1 = trio["earth-1"], trio["mars-1"]
+    e1.store(PUMP)
+    m1.store(NOT_PUMP)
+    m1.push()
+    assert e1.pull()["quarantine"]["pushed"]
+    # what a process that read the branch before the other committed would write again
+    monkeypatch.setattr(service, "changed_cases", lambda merged, theirs: list(merged.values()))
+    e1.repo.fetch("origin")
+    assert e1.quarantine.share("origin")["cases"] == 1

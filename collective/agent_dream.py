@@ -4,8 +4,11 @@ dream package loads when one of them is used."""
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 from datetime import datetime
-from typing import TYPE_CHECKING, Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable, Iterator, Sequence
 
 if TYPE_CHECKING:
     from .reports import DreamReport
@@ -34,8 +37,9 @@ class DreamVerbs:
         into working unless `review` (then `accept_dream`); its report. `synthesiser` writes a
         synthesis from its parents' summaries (default: dream.stages.hallucinate.from_summaries)."""
         from .dream import cycle
-        return cycle.dream(self.dream_port(), full=full, jobs=jobs, review=review, share=share,
-                           progress=progress, now=now, synthesiser=synthesiser)
+        with _one_dream_at_a_time(self.folder, self.agent_id, cycle.DreamFailed):
+            return cycle.dream(self.dream_port(), full=full, jobs=jobs, review=review, share=share,
+                               progress=progress, now=now, synthesiser=synthesiser)
 
     def accept_dream(self, run: str) -> dict:
         """Merge a dream run made with review into working."""
@@ -46,3 +50,18 @@ class DreamVerbs:
         """Import the dream artifacts of the peers on the remote (as last fetched), by trust."""
         from .dream import artifacts
         return artifacts.import_from_peers(self.dream_port(), remote)
+
+
+@contextlib.contextmanager
+def _one_dream_at_a_time(folder: Path, agent_id: str, failed: type[Exception]) -> Iterator[None]:
+    """A second dream of the agent while one runs is refused: it would consolidate the same
+    memories again and write their syntheses twice (and, started in the same second, it
+    failed on the first one's branch name)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(folder / "dream.lock", "a+b") as f:
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise failed(f"another dream of {agent_id} is running; this one did nothing "
+                         f"(try again when it ends)") from None
+        yield  # closing the file releases the lock

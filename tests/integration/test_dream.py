@@ -138,3 +138,27 @@ def test_a_failure_mid_run_leaves_the_working_branch_unchanged(agent, monkeypatc
     assert agent.repo.active_branch() == agent.branch
     assert {t: _hash(agent, t, agent.branch) for t in hashes} == hashes
     assert CoAccessCounts(agent.repo).all()  # the co-access counts wait for a run that completes
+
+
+def test_a_second_dream_while_one_runs_is_refused_and_does_nothing(agent, monkeypatch):
+    """Two dreams of one agent started in the same second both chose the same branch name and
+    the second failed on it; a second later, both ran and consolidated the same memories."""
+    from collective.dream import cycle
+
+    store_topics(agent, topics=2, per=3)
+    real, refused = cycle.consolidate.run, []
+
+    def run_and_dream_again(*args, **kwargs):
+        before = agent.repo.branches()
+        with pytest.raises(cycle.DreamFailed, match="another dream of .* is running"):
+            agent.dream()
+        refused.append(agent.repo.branches() == before)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(cycle.consolidate, "run", run_and_dream_again)
+    agent.dream()
+    assert refused == [True]
+    assert len(DreamTables(agent.repo).runs.of_agent(agent.agent_id)) == 1
+    monkeypatch.setattr(cycle.consolidate, "run", real)
+    agent.dream()  # the lock was let go
+    assert len(DreamTables(agent.repo).runs.of_agent(agent.agent_id)) == 2

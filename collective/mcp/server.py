@@ -77,13 +77,13 @@ def _check_arguments(schema: dict, arguments: dict[str, Any]) -> None:
 ARGUMENTS = {
     "content": "the statement: one fact, said plainly (who or what, and its state)",
     "tags": "topic words, for filtering and for peers' focus",
-    "phase": "the stance in radians instead of stance: 0 affirms, pi denies",
+    "phase": "the stance in radians instead of stance: 0 affirms, pi denies; any finite number, taken modulo 2 pi",
     "query": "what to find: a few keywords or a question",
     "min_score": "least relevance (0 to 1) a hit must have; default 0.15",
     "categories": "only memories of any of these categories",
     "origins": "only memories first stored by any of these agents",
     "since": "only memories created at or after this time (ISO-8601)",
-    "until": "only memories created before this time (ISO-8601)",
+    "until": "only memories created at or before this time (ISO-8601)",
     "as_of": "a commit, branch or time: answer as the agent believed then",
     "include_faded": "also memories whose strength has faded",
     "include_refuted": "also memories a person's verdict refuted",
@@ -109,6 +109,7 @@ ARGUMENTS = {
 
 
 def _describe_arguments(schema: dict) -> None:
+    schema["additionalProperties"] = False  # _check_arguments refuses any other
     for name, field in schema.get("properties", {}).items():
         if "description" not in field and name in ARGUMENTS:
             field["description"] = ARGUMENTS[name]

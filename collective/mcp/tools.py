@@ -3,19 +3,24 @@
 A tool's docstring is what the client's model reads, so it says what the tool
 does and the shape of what comes back. Every result is one JSON object (a list
 comes wrapped under a key), as `cmem ... --json` prints it. A CollectiveError
-becomes a tool error carrying the one line the CLI prints; bad arguments
-write nothing, as on the CLI.
+becomes a tool error carrying the one line the CLI prints, naming the tool's
+argument where the CLI names its option; bad arguments write nothing, as on the
+CLI. Work committed here that the commons did not get (NotShared, the CLI's
+exit 3) is no error: its result says so under "not_shared".
 """
 
 from __future__ import annotations
 
+import functools
+import inspect
+import re
 import threading
 from typing import TYPE_CHECKING, Annotated, Any, Callable, Literal
 
 from mcp.types import CallToolResult, TextContent
 from pydantic import Field
 
-from ..errors import CollectiveError, one_line
+from ..errors import BadInput, CollectiveError, NotShared, one_line
 from ..reports import (DisputeReport, DreamReport, ForgetReport, Judgement, KeyRotation, ListReport, LogReport,
                        PeersReport, ProposalReport, PullReport, PushReport, RecallReport, ShowReport, StabilityReport,
                        StatusReport, StoreReport, SyncWindowReport, TrustLedger, UpdateReport, compact, documented,
@@ -37,14 +42,47 @@ NAMES = {"list_memories": "memory_list"} | {name: f"memory_{name}" for name in (
                                              if name != "list_memories"}
 DISPUTE_STATUS = Literal["open", "pending", "escalated", "resolved"]
 # the arguments' schemas as the client's model reads them: what each is, its choices and range
-CATEGORY = Annotated[Literal["knowledge", "experience", "skill", "social", "emotion"],
-                     Field(description="what kind of memory this is")]
-IMPORTANCE = Annotated[float, Field(gt=0, le=1, description="how much it matters: its amplitude, in (0, 1]")]
+CATEGORY_NAME = Literal["knowledge", "experience", "skill", "social", "emotion"]
+CATEGORY = Annotated[CATEGORY_NAME, Field(description="what kind of memory this is")]
+IMPORTANCE = Annotated[float, Field(gt=0, le=1, description="how much it matters, in (0, 1]: its starting amplitude "
+                                                            "(reinforcement and agreement raise it, up to [merge] "
+                                                            "amplitude_cap, 2 by default)")]
 STANCE = Annotated[Literal["affirm", "uncertain", "deny"] | None,
                    Field(description="whether the text asserts its claim, hedges it or denies it")]
 HOW_MANY = Annotated[int, Field(ge=1, le=10_000, description="how many to return at most")]
+MIN_SCORE = Annotated[float, Field(ge=0, le=1)] | None  # as recall's own check (recall/filters.py)
+OFFSET = Annotated[int, Field(ge=0)]
 DETAIL = Annotated[bool, Field(description="every field, not only the compact ones (the rest as `cmem ... --json` "
                                            "prints it)")]
+
+
+def _unshared(error: NotShared, done: Any) -> CallToolResult:
+    """Work committed here that the commons did not take: what it did, and under "not_shared"
+    the line saying so, naming the tool that shares it (the server makes its text the JSON)."""
+    line = one_line(error).replace("run cmem push", "call memory_push")
+    return CallToolResult(content=[TextContent(type="text", text=line)],
+                          structured_content={**done, "not_shared": line})
+
+
+@functools.cache
+def _arguments(tools: type) -> frozenset[str]:
+    """Every argument name of the tools `tools` offers."""
+    return frozenset(name for attribute, method in inspect.getmembers(tools, inspect.isfunction)
+                     if not attribute.startswith("_")
+                     for name in inspect.signature(method).parameters if name != "self")
+
+
+def _as_arguments(error: CollectiveError, arguments: frozenset[str]) -> str:
+    """The CLI's line, with a field or an --option that is one of the tools' arguments named
+    as the argument ("as-of: ..." as "as_of: ...", "(--text)" as "(text)")."""
+    line = one_line(error)
+    if not isinstance(error, BadInput):
+        return line
+    field = error.field.replace("-", "_")
+    if field in arguments and line.startswith(f"{error.field}: "):
+        line = field + line[len(error.field):]
+    return re.sub(r"--([a-z][a-z-]*)", lambda m: m[1].replace("-", "_") if m[1].replace("-", "_") in arguments
+                  else m[0], line)
 
 
 def _brief(shape: type, detail: bool) -> Callable[[Any], Any]:
@@ -64,12 +102,16 @@ class MemoryTools:
               shown: Callable[[Any], Any] = plain) -> Any:
         """work(agent) as plain JSON (as `shown` renders it), or a tool error with the CLI's line.
         Returned rather than raised: the SDK would put "Error executing tool NAME: " before a
-        raised one. A tool that changes the agent publishes its events as the CLI's commands do."""
+        raised one. A tool that changes the agent publishes its events as the CLI's commands do,
+        also when its work was committed here but not shared."""
         with self._lock:
             try:
                 done = shown(work(self.agent))
+            except NotShared as e:  # written: an error would say it was not, and a retry redoes it
+                done = _unshared(e, shown(e.result))
             except CollectiveError as e:
-                return CallToolResult(content=[TextContent(type="text", text=one_line(e))], is_error=True)
+                text = _as_arguments(e, _arguments(type(self)))
+                return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)
             if publishes and self.agent.home.names_nats:
                 from ..sync.events.service import publish_waiting
                 publish_waiting(self.agent.sync_port(), self.agent.home)
@@ -79,30 +121,35 @@ class MemoryTools:
     def store(self, content: str, category: CATEGORY = "knowledge", tags: list[str] | None = None,
               importance: IMPORTANCE = 0.5, phase: float | None = None, stance: STANCE = None,
               detail: DETAIL = False) -> StoreReport:
-        """Store a memory and commit it on the agent's working branch; storing identical
-        content again reinforces the existing memory instead.
+        """Store a memory and commit it on the agent's working branch. The same content
+        stored again by this agent, at a phase less than 45 degrees from the one it holds,
+        reinforces that memory instead (deduplicated: true); at another stance or phase it
+        is a new memory.
 
-        category: knowledge, experience, skill, social or emotion. importance: the
-        amplitude, in (0, 1]. stance: affirm, uncertain or deny (or phase in radians:
-        0 affirms, pi denies).
+        category: knowledge, experience, skill, social or emotion. importance: the starting
+        amplitude, in (0, 1]. stance: affirm, uncertain or deny (or phase in radians: 0
+        affirms, pi denies; any finite number, taken modulo 2 pi). A memory's stance in a
+        result is the one given, "explicit" when a phase was given, or null when it was
+        estimated from the wording.
         """
         return self._call(lambda agent: agent.store(content, category=category, tags=tags or [], importance=importance,
                                                     phase=phase, stance=stance),
                           publishes=True, shown=_brief(StoreReport, detail))
 
     @documented(RecallReport, lead="Returns", for_click=False)
-    def recall(self, query: str, k: HOW_MANY = 5, min_score: float | None = None, tags: list[str] | None = None,
-               categories: list[str] | None = None, origins: list[str] | None = None, since: str | None = None,
-               until: str | None = None, as_of: str | None = None, include_faded: bool = False,
-               include_refuted: bool = False, consensus: bool = False, detail: DETAIL = False) -> RecallReport:
+    def recall(self, query: str, k: HOW_MANY = 5, min_score: MIN_SCORE = None, tags: list[str] | None = None,
+               categories: list[CATEGORY_NAME] | None = None, origins: list[str] | None = None,
+               since: str | None = None, until: str | None = None, as_of: str | None = None,
+               include_faded: bool = False, include_refuted: bool = False, consensus: bool = False,
+               detail: DETAIL = False) -> RecallReport:
         """Recall the k memories that best answer the query: found by its words and its
         meaning, ranked by relevance (0 to 1) times a damped resonance (amplitude, trust,
         recency, access). Never commits. A short keyword query works as well as a question.
 
         min_score: least relevance a hit has (default 0.15); when none passes, "closest"
         names the best one left out, so an empty answer still says what came nearest.
-        tags (all of them), categories, origins (any of them), since, until (ISO-8601):
-        only memories that match.
+        tags (all of them), categories, origins (any of them), since and until (ISO-8601,
+        both inclusive): only memories that match.
         as_of: a commit, branch or timestamp: recall what the agent believed then.
         include_faded: also memories whose strength fell below the fade threshold.
         include_refuted: also memories a person's verdict refuted (their refuted_by set).
@@ -115,8 +162,8 @@ class MemoryTools:
             consensus=consensus), shown=_brief(RecallReport, detail))
 
     @documented(ListReport, lead="Returns", for_click=False)
-    def list_memories(self, limit: HOW_MANY = 20, offset: int = 0, tags: list[str] | None = None,
-                      categories: list[str] | None = None, origins: list[str] | None = None,
+    def list_memories(self, limit: HOW_MANY = 20, offset: OFFSET = 0, tags: list[str] | None = None,
+                      categories: list[CATEGORY_NAME] | None = None, origins: list[str] | None = None,
                       since: str | None = None, until: str | None = None, include_refuted: bool = False,
                       detail: DETAIL = False) -> ListReport:
         """Browse the memories recall can find, newest first, a page at a time; filters as
@@ -157,7 +204,9 @@ class MemoryTools:
         """Push the agent's working branch to the commons (the default remote unless
         named), and the shared quarantine when it has news, as `cmem push --json`.
         """
-        return self._call(lambda agent: agent.push(remote), publishes=True)
+        # cases the commons refused stop a push before its proposals travel: none went
+        return self._call(lambda agent: agent.push(remote), publishes=True, shown=lambda pushed: plain(
+            {**pushed, "promotions": pushed.get("promotions", {"pushed": False})}))
 
     @documented(PullReport, lead="Returns", for_click=False)
     def pull(self, remote: str | None = None, peers: list[str] | None = None, dry_run: bool = False) -> PullReport:

@@ -13,6 +13,7 @@ from datetime import datetime, time, timedelta, timezone
 from typing import Any, ClassVar, Sequence
 
 from collective.config import setting
+from collective.core.wave import AMPLITUDE_CAP
 from collective.errors import BadInput
 
 DAY = timedelta(days=1)
@@ -113,11 +114,11 @@ def _hhmm(offset: timedelta) -> str:
 MOST = 366 * 24 * 3600  # a delay (seconds) or interval (minutes) of more than a year is a typo
 
 
-def non_negative(value: Any, field_: str, unit: str) -> float:
+def non_negative(value: Any, field_: str, unit: str, most: float = MOST) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value or value < 0:
         raise BadInput(field_, f"must be zero or more {unit}, got {value!r}")
-    if value > MOST:
-        raise BadInput(field_, f"must be at most {MOST} {unit}, got {value!r}")
+    if value > most:
+        raise BadInput(field_, f"must be at most {most} {unit}, got {value!r}")
     return float(value)
 
 
@@ -134,8 +135,9 @@ class SyncSettings:
     delay: float = setting(0.0, "seconds a copy between sites takes (cmem sync relay)", at_least=0, at_most=MOST,
                            unit="seconds")
     capacity: int = setting(0, "branch copies per window and direction on the link (0: no limit)", at_least=0)
+    # an amplitude: no memory's exceeds the merge's cap
     priority_amplitude: float = setting(0.9, "memories above this amplitude go first in the next window",
-                                        at_least=0, at_most=MOST)
+                                        at_least=0, at_most=AMPLITUDE_CAP)
     schedule: Schedule = field(init=False, repr=False, compare=False)  # windows or daily, parsed
 
     def __post_init__(self) -> None:
@@ -153,7 +155,8 @@ class SyncSettings:
             raise BadInput("capacity", f"must be a whole number, 0 or more, got {capacity!r}")
         return cls(interval, tuple(values["windows"]), tuple(values["daily"]),
                    non_negative(values["delay"], "delay", "seconds"), capacity,
-                   non_negative(values["priority_amplitude"], "priority_amplitude", "units of amplitude"))
+                   non_negative(values["priority_amplitude"], "priority_amplitude", "units of amplitude",
+                                AMPLITUDE_CAP))
 
     def merged(self, **given: Any) -> "SyncSettings":
         """These settings with the command line's options (None: not given) on top; windows or

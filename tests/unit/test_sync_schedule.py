@@ -60,6 +60,7 @@ def test_bad_schedules_are_refused(windows, daily, field):
     ({"capacity": -2}, "[sync] capacity must be at least 0, got -2"),
     ({"windows": "10:00"}, "[sync] windows must be a list, got '10:00'"),
     ({"delay": float("nan")}, "[sync] delay must be a finite number, got nan"),
+    ({"priority_amplitude": 1000000}, "[sync] priority_amplitude must be from 0 to 2, got 1000000"),  # an amplitude
     ({"every": 3}, "[sync] has unknown setting(s) every")])
 def test_bad_sync_settings_are_refused(raw, problem):
     with pytest.raises(BadInput) as refused:

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 from typing import TYPE_CHECKING, Callable, Sequence
 
+from collective.errors import BadInput, one_line
 from collective.model import events, iso, utcnow
 
 from .. import policy
@@ -130,7 +132,13 @@ def publish_waiting(port: SyncPort, home) -> dict | None:
     if not home.names_nats or not port.outbox.depth():
         return None
     try:
-        return asyncio.run(flush(port, NatsOptions.from_home(home), attempts=1))
+        options = NatsOptions.from_home(home)
+    except BadInput as error:  # a typo in the URL is no outage: said every time, not only logged
+        print(f"warning: events not published: {one_line(error)}; {port.outbox.depth()} wait in the outbox",
+              file=sys.stderr)
+        return None
+    try:
+        return asyncio.run(flush(port, options, attempts=1))
     except Exception as error:  # noqa: BLE001 (whatever NATS raised: the events stay, nothing is lost)
         log.info("events not published now (%s): %d wait in the outbox", error, port.outbox.depth())
         return None

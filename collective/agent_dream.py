@@ -37,8 +37,9 @@ class DreamVerbs:
         into working unless `review` (then `accept_dream`); its report. `synthesiser` writes a
         synthesis from its parents' summaries (default: dream.stages.hallucinate.from_summaries)."""
         from .dream import cycle
+        port = self.dream_port()  # its settings checked first: a bad one leaves no lock file behind
         with _one_dream_at_a_time(self.folder, self.agent_id, cycle.DreamFailed):
-            return cycle.dream(self.dream_port(), full=full, jobs=jobs, review=review, share=share,
+            return cycle.dream(port, full=full, jobs=jobs, review=review, share=share,
                                progress=progress, now=now, synthesiser=synthesiser)
 
     def accept_dream(self, run: str) -> dict:
@@ -58,7 +59,7 @@ def _one_dream_at_a_time(folder: Path, agent_id: str, failed: type[Exception]) -
     memories again and write their syntheses twice (and, started in the same second, it
     failed on the first one's branch name)."""
     folder.mkdir(parents=True, exist_ok=True)
-    with open(folder / "dream.lock", "a+b") as f:
+    with open(folder / "dream-lock", "a+b") as f:
         try:
             fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:

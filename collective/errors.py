@@ -7,6 +7,15 @@ the only code that reads an engine's own messages.
 
 from __future__ import annotations
 
+import re
+
+SHOWN_CHARS = 80     # what an error line shows of a long value: enough to know it by
+LONGEST_SHOWN = 200  # a value longer than this is cut to SHOWN_CHARS, its length said
+LONGEST_LINE = 1000  # past this a line is cut too (a long unquoted value holding spaces)
+
+# a quoted value (a str's repr, escapes and all), or a run of text without spaces
+_VALUE = re.compile(r"""'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"|[^\s'"]+""")
+
 
 class CollectiveError(Exception):
     """Base of every error this package raises on purpose."""
@@ -14,9 +23,30 @@ class CollectiveError(Exception):
 
 def one_line(error: CollectiveError) -> str:
     """What a way in (the CLI, the MCP server) tells the caller: the first line of the
-    message, or the error's type when it has none."""
+    message (its long values cut: BadInput cut them already), or the error's type when it
+    has none."""
     text = str(error)
-    return text.splitlines()[0] if text else type(error).__name__
+    if not text:
+        return type(error).__name__
+    return text.splitlines()[0] if isinstance(error, BadInput) else shortened(text.splitlines()[0])
+
+
+def shortened(text: str) -> str:
+    """`text` with each value longer than LONGEST_SHOWN characters cut to its first
+    SHOWN_CHARS and its length: a 2 MB id would otherwise make a 2 MB error line."""
+    if len(text) <= LONGEST_SHOWN:
+        return text
+    short = _VALUE.sub(_shorten_value, text)
+    return short if len(short) <= LONGEST_LINE else f"{short[:LONGEST_LINE]}… ({len(text)} characters in all)"
+
+
+def _shorten_value(match: re.Match) -> str:
+    value = match.group()
+    quote = value[0] if value[0] in "'\"" else ""
+    length = len(value) - 2 * len(quote)
+    if length <= LONGEST_SHOWN:
+        return value
+    return f"{value[:SHOWN_CHARS + len(quote)]}…{quote} ({length} characters)"
 
 
 class BadInput(CollectiveError, ValueError):
@@ -24,8 +54,8 @@ class BadInput(CollectiveError, ValueError):
 
     def __init__(self, field: str, problem: str):
         self.field = field
-        self.problem = problem
-        super().__init__(f"{field}: {problem}")
+        self.problem = shortened(problem)
+        super().__init__(f"{field}: {self.problem}")
 
 
 class NotFound(BadInput, LookupError):

@@ -6,7 +6,7 @@ fell or its flag was set, who refuted it, and by which commit.
 
 from __future__ import annotations
 
-from .model import validate_count
+from .model import shown_amplitude, validate_count
 from .store.port import Repository
 from .store.tables import MemoryTable
 
@@ -33,5 +33,5 @@ def _state(row: dict) -> dict:
         if state[flag] is not None:
             state[flag] = bool(state[flag])
     if state["amplitude"] is not None:
-        state["amplitude"] = round(float(state["amplitude"]), 6)
+        state["amplitude"] = shown_amplitude(state["amplitude"])
     return state

@@ -13,7 +13,7 @@ from typing import Callable, Iterable, Mapping
 from .core import trust
 from .errors import NotFound
 from .identity import fingerprint
-from .model import iso, utcnow, uuid7
+from .model import iso, utcnow, uuid7, validate_agent_id
 from .model.enums import KeyDecision
 from .model.refs import QUARANTINE_BRANCH, peer_working, tracking
 from .roster import service as roster
@@ -94,7 +94,7 @@ class Peers:
     def decide_key(self, agent_id: str, *, accept: bool) -> dict:
         """A person's decision on a refused key change: accepted, the new key is the
         peer's from now on; rejected, its pulls stay refused. One commit."""
-        change = self.tables.key_changes.get(agent_id)
+        change = self.tables.key_changes.get(validate_agent_id(agent_id))
         if change is None or change["status"] == KeyDecision.ACCEPTED:
             raise NotFound("agent", f"{agent_id} has no key change waiting for a decision")
         repo = self.tables.repo
@@ -113,7 +113,7 @@ class Peers:
                 "decision": "accepted" if accept else "rejected", "commit": head}
 
     def ledger(self, agent_id: str) -> dict:
-        row = self.tables.agents.get(agent_id)
+        row = self.tables.agents.get(validate_agent_id(agent_id))  # "a\nb": said malformed, not cut at the break
         if row is None:
             raise NotFound("agent", f"{agent_id} is not a known peer")
         return {"agent": agent_id, "trust": float(row["trust_score"]),

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, TextIO
 
 import click
 
-from ..errors import BadInput, CollectiveError, NotShared, one_line
+from ..errors import BadInput, CollectiveError, NotShared, one_line, shortened
 
 if TYPE_CHECKING:
     from ..agent import Agent
@@ -109,7 +109,8 @@ class OneLineErrors(click.Group):
 
 
 def _one_line(text: str) -> str:
-    return " ".join(text.split())
+    """click's message on one line, a long value it quotes (`--status` of 2 MB) cut as ours are."""
+    return shortened(" ".join(text.split()))
 
 
 def _usage_line(e: click.UsageError) -> str:

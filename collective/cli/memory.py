@@ -48,7 +48,10 @@ def _render_init(r: dict) -> str:
 @click.option("--category", "-c", default="knowledge", show_default=True,
               help="knowledge, experience, skill, social or emotion.")
 @click.option("--tag", "tags", multiple=True, help="A tag; repeat for several.")
-@click.option("--importance", default=0.5, show_default=True, type=float, help="Amplitude in (0, 1].")
+@click.option("--importance", default=0.5, show_default=True, type=float,
+              help="The starting amplitude, in (0, 1]; storing it again and agreeing peers raise it, up to "
+                   "[merge] amplitude_cap (2 by default). Under recall's fade_threshold (0.05 by default) "
+                   "the memory is stored faded: recall leaves it out unless --include-faded.")
 @click.option("--phase", type=float, help="Stance as radians (0 affirms, pi denies).")
 @click.option("--stance", type=str, help="affirm, uncertain or deny.")
 @agent_options
@@ -57,7 +60,9 @@ def _render_init(r: dict) -> str:
 def store(content, category, tags, importance, phase, stance, home, agent_id, as_json):
     """Store a memory and commit it on the agent's working branch.
 
-    Storing identical content again reinforces the existing memory.
+    Storing identical content again, at a phase less than 45 degrees from the
+    one this agent's memory holds, reinforces that memory; at another stance or
+    phase it is a new memory.
 
     """
     with cli_errors():
@@ -102,10 +107,11 @@ def recall(query, k, min_score, tags, categories, origins, since, until, as_of, 
     """Recall the memories that answer QUERY best. Never creates a commit.
 
     Hits are found by QUERY's words and its meaning; each has a relevance from 0
-    to 1 (0.7 x cosine similarity + 0.3 x (share of QUERY's words it holds)^2)
-    and is ranked by relevance times a damped resonance (amplitude, trust of its
-    origin, recency, access count). Hits less relevant than --min-score are left
-    out; when none passes, the closest is named.
+    to 1 (0.7 x cosine similarity + 0.3 x min(lexical, 1)^2, lexical being the
+    share of QUERY's BM25 weight its words hold, above 1 for a word held often
+    or a short memory) and is ranked by relevance times a damped resonance
+    (amplitude, trust of its origin, recency, access count). Hits less relevant
+    than --min-score are left out; when none passes, the closest is named.
 
     """
     with cli_errors():

@@ -24,7 +24,7 @@ from ..errors import BadInput
 from ..runtime import fast
 from .case import Case
 from .enums import EventType as E
-from .memory import SUMMARY_CHARS, Memory, iso, utcnow, uuid7s
+from .memory import SUMMARY_CHARS, Memory, iso, shown_amplitude, utcnow, uuid7s
 from .words import topic
 
 MAX_EVENT_BYTES = 4096
@@ -261,7 +261,7 @@ def check_envelope(envelope: Any) -> dict:
 
 def memory_event(event_type: str, memory: Memory) -> Draft:
     payload = {"origin": memory.origin_agent, "category": str(memory.category),
-               "amplitude": round(float(memory.amplitude), 4), "tags": list(memory.tags),
+               "amplitude": shown_amplitude(memory.amplitude, 4), "tags": list(memory.tags),
                "topic": topic(memory.content), "summary": memory.summary}
     if event_type == E.MEMORY_STORED and memory.stance:
         payload["stance"] = str(memory.stance)
@@ -334,7 +334,7 @@ def dreamed(run: Mapping[str, Any], synthesised: Iterable[Memory], *, status: st
     if seconds is not None:
         completed["seconds"] = round(max(float(seconds), 0.0), 3)
     made = [Draft(E.DREAM_HALLUCINATION, m.id, {
-        "origin": m.origin_agent, "category": str(m.category), "amplitude": round(float(m.amplitude), 4),
+        "origin": m.origin_agent, "category": str(m.category), "amplitude": shown_amplitude(m.amplitude, 4),
         "parent_count": len(m.parents), "run": run["run"], "tags": list(m.tags),
         "topic": topic(m.content), "summary": m.summary})
         for m in synthesised]

@@ -139,9 +139,14 @@ def validate_agent_id(agent_id: str | None, field_name: str = "agent") -> str:
 
 
 def validate_note(note: Any, field_name: str = "note") -> str:
-    """A person's reason for a decision: text that says something."""
+    """A person's reason for a decision: text that says something, no longer than a memory
+    may be (it is signed, shared and shown with every listing of the decision)."""
     if note is None or not validate_text(note, field_name).strip():
         raise BadInput(field_name, "say why: a decision needs a note")
+    if len(note.encode("utf-8")) > MAX_CONTENT_BYTES:
+        raise BadInput(field_name, f"longer than {MAX_CONTENT_BYTES} bytes")
+    if not _visible(note):  # zero-width spaces or control characters only: it says nothing
+        raise BadInput(field_name, "say why: a decision needs a note (it holds no visible character)")
     return note
 
 
@@ -175,6 +180,13 @@ def validate_amplitude(value: Any, field_name: str = "importance") -> float:
     return amplitude
 
 
+def shown_amplitude(amplitude: float, digits: int = 6) -> float:
+    """An amplitude as results show it: `digits` decimals, or as many significant digits
+    where those would show a positive amplitude (importance 1e-7) as 0, no weight at all."""
+    rounded = round(float(amplitude), digits)
+    return rounded if rounded or not amplitude else float(f"{float(amplitude):.{digits}g}")
+
+
 def validate_phase(phase: Any) -> float:
     value = validate_number(phase, "phase")
     if not math.isfinite(value):
@@ -197,6 +209,8 @@ def validate_tags(tags: Iterable[str] | None) -> list[str]:
         if not isinstance(tag, str) or not tag.strip() or len(tag) > 64:
             raise BadInput("tag", f"tags are non-empty text of at most 64 characters, got {tag!r}")
         validate_text(tag, "tag")
+        if not _visible(tag):  # zero-width spaces or control characters only: no tag anyone can type
+            raise BadInput("tag", f"tags are non-empty text (it holds no visible character), got {tag!r}")
         if tag.strip() not in out:
             out.append(tag.strip())
     return out
@@ -334,7 +348,7 @@ class Memory:
             "summary": self.summary,
             "category": self.category,
             "tags": list(self.tags),
-            "amplitude": round(self.amplitude, 6),
+            "amplitude": shown_amplitude(self.amplitude),
             "phase": round(self.phase, 6),
             "stance": self.stance,
             "origin_agent": self.origin_agent,

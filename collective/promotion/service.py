@@ -100,6 +100,8 @@ class Promotions:
     # --- what an agent or a person does ---------------------------------------------
     def propose(self, memory_id: str, *, note: str | None) -> dict:
         """Propose a memory this agent holds for main: one signed row, one commit."""
+        if note is not None:  # a note may be left out, never blank
+            validate_note(note)
         memory = self.tables.memories.require(memory_id)
         if memory.retracted:
             raise BadInput("memory", f"{memory_id} was retracted by its origin")

@@ -8,7 +8,7 @@ from typing import Iterable
 import numpy as np
 
 from ..core import scoring
-from ..model import Memory
+from ..model import Memory, shown_amplitude
 from ..reports import RecallHitReport, RecallReport
 
 # score, relevance (its own), cosine similarity, lexical share, relevance borrowed from neighbours,
@@ -50,7 +50,7 @@ class RecallHit:
                 "access_count": self.access_count, "refuted_by": self.memory.refuted_by,
                 "valid_until": self.memory.valid_until, "summary": self.memory.summary,
                 "category": self.memory.category, "tags": list(self.memory.tags),
-                "amplitude": round(self.memory.amplitude, 6)}
+                "amplitude": shown_amplitude(self.memory.amplitude)}
 
 
 class Recalled(list):

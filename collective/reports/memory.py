@@ -13,9 +13,11 @@ class MemoryRecord(TypedDict):
     summary: Annotated[str, "its first sentence"]
     category: Annotated[str, "knowledge, experience, skill, social or emotion"]
     tags: list
-    amplitude: Annotated[float, "how much it matters, in (0, 1]"]
+    amplitude: Annotated[float, "how much it matters: stored in (0, 1], raised by reinforcement and agreement up "
+                                "to [merge] amplitude_cap (2 by default)"]
     phase: Annotated[float, "its stance in radians: 0 affirms, pi denies"]
-    stance: Annotated[str | None, "affirm, uncertain or deny, as stored"]
+    stance: Annotated[str | None, "affirm, uncertain or deny as given, explicit when a phase was given, null "
+                                  "when read from the wording"]
     origin_agent: str
     model_version: Annotated[str, "the embedding model's"]
     layer: Annotated[int, "0 stored, 1 or more dreamt"]

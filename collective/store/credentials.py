@@ -85,7 +85,8 @@ def describe(folder: Path, kept: bool, *, export_to: Path | None = None) -> dict
                                 "(http://USER@host:port/db) and give its password to the agent's sql-server "
                                 "as DOLT_REMOTE_PASSWORD")
     if export_to is not None and not Path(export_to).is_dir():
-        raise BadInput("export", f"{export_to} is not a folder")
+        raise BadInput("export", f"{str(export_to)!r} does not exist: make the folder first"
+                       if not Path(export_to).exists() else f"{str(export_to)!r} is not a folder")
     kid = ensure(folder)
     with using(folder):
         public = _creds("SELECT dolt_creds('export', ?)", kid)

@@ -181,3 +181,26 @@ def test_mcp_with_an_empty_reviewer_does_not_serve(earth):
     done = subprocess.run([sys.executable, "-m", "collective.cli", "mcp", "--reviewer", "", "--home", str(earth)],
                           stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120)
     assert (done.returncode, done.stdout, done.stderr) == (2, "", "Error: reviewer: must not be empty\n")
+
+
+# --- folders and ids said plainly -----------------------------------------------------------------
+
+def test_credential_export_to_a_missing_folder_says_it_is_missing(earth, tmp_path):
+    missing = tmp_path / "srv" / "keys"
+    refused(invoke(earth, "credential", "--export", str(missing)),
+            f"export: '{missing}' does not exist: make the folder first")
+    (tmp_path / "file").write_text("")
+    refused(invoke(earth, "credential", "--export", str(tmp_path / "file")),
+            f"export: '{tmp_path / 'file'}' is not a folder")
+    assert not missing.parent.exists()
+
+
+@pytest.mark.parametrize("peer", ["a\nb", " \t\n"])
+def test_trust_in_a_malformed_agent_id_quotes_it_and_says_what_is_wrong(earth, peer):
+    refused(invoke(earth, "trust", peer),
+            f"agent: {peer!r} is not a valid agent id (expected [a-z0-9][a-z0-9._-]{{0,63}})")
+
+
+def test_click_own_errors_cut_a_long_value_too(earth):
+    refused(invoke(earth, "promotions", "list", "--status", "x" * 3000),
+            f"status: '{'x' * 80}…' (3000 characters) is not one of 'pending', 'promoted', 'rejected', 'all'.")

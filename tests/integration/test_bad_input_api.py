@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from collective.errors import BadInput
@@ -75,3 +77,31 @@ def test_lookups_with_unusable_arguments_are_bad_input(agent, call):
     with pytest.raises(BadInput):
         call(agent)
     assert written(agent) == before
+
+
+@pytest.mark.parametrize("peer", ["a\nb", "  \t\n", ""])
+def test_a_malformed_agent_id_is_said_malformed_and_quoted(agent, peer):
+    for call in (agent.trust_ledger, lambda p: agent.decide_key(p, accept=True)):
+        with pytest.raises(BadInput) as e:
+            call(peer)
+        assert str(e.value) == f"agent: {peer!r} is not a valid agent id (expected [a-z0-9][a-z0-9._-]{{0,63}})"
+
+
+@pytest.mark.parametrize("call", [
+    lambda a, big: a.get(big), lambda a, big: a.trust_ledger(big), lambda a, big: a.recall("x", as_of=big),
+    lambda a, big: a.list_memories(tags=[big]), lambda a, big: a.push(big), lambda a, big: a.case(big),
+], ids=["memory", "agent", "as-of", "tag", "remote", "case"])
+def test_an_error_quotes_a_huge_value_cut_to_its_first_characters(agent, call):
+    big = "x" * (2 * 1024 * 1024)
+    with pytest.raises(BadInput) as e:
+        call(agent, big)
+    assert len(str(e.value)) < 300 and re.search(r"[^x]x{80}…'? \(2097152 characters\)", str(e.value))
+
+
+def test_a_tiny_importance_is_kept_and_shown_positive(agent):
+    stored = agent.store("The west airlock pump is leaking", importance=1e-7).memory
+    assert agent.get(stored.id).amplitude == pytest.approx(1e-7)
+    assert agent.show(stored.id)["amplitude"] == pytest.approx(1e-7)
+    assert agent.recall("The west airlock pump is leaking") == []  # strength under the fade threshold: faded
+    (hit,) = agent.recall("The west airlock pump is leaking", include_faded=True)
+    assert hit.to_dict()["amplitude"] == pytest.approx(1e-7)

@@ -207,6 +207,14 @@ def test_bad_input_writes_nothing(agents, pump, home):
         e1.decide_promotion("no-such-memory", approve=True, note="x", by="ana")
     with pytest.raises(BadInput, match="note"):
         e1.decide_promotion(pump.id, approve=True, note=" ", by="ana")
+    (rover,) = e1.repo.select("memories", {"content": ROVER})
+    for note in ("\u200b", "\x07\u2028", "y" * 40000):  # nothing visible, or longer than content may be
+        with pytest.raises(BadInput) as e:
+            e1.decide_promotion(pump.id, approve=True, note=note, by="ana")
+        assert e.value.field == "note" and len(str(e.value)) < 100
+        with pytest.raises(BadInput) as e:
+            e1.promote(rover["id"], note=note)
+        assert e.value.field == "note"
     with pytest.raises(BadInput, match="status"):
         e1.promotions("sideways")
     assert {a: a.repo.head() for a in (e1, m1)} == heads

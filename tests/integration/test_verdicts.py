@@ -242,7 +242,10 @@ def test_bad_verdicts_are_one_line_exit_2_and_write_nothing(trio, ana, cmem):
         assert {"branches": m1.repo.branches(), "status": m1.repo.query("SELECT * FROM dolt_status")} == before
     # a blank note, and an unknown remote, are said before anything is signed
     for args, field in ((["resolve", other["dispute"], "--keep", "a", "--note", "   "], "note"),
+                        (["resolve", other["dispute"], "--keep", "a", "--note", "\u200b\u200b"], "note"),
+                        (["resolve", other["dispute"], "--keep", "a", "--note", "y" * 40000], "note"),
                         (["reopen", resolved["dispute"], "--note", ""], "note"),
+                        (["reopen", resolved["dispute"], "--note", "\x07\u200d"], "note"),
                         (["reopen", resolved["dispute"], "nosuchremote", "--note", "x"], "remote")):
         head = m1.repo.head()
         result = cmem("quarantine", *args, "--by", "ana", "--agent", "mars-1")

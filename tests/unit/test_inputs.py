@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from collective.errors import BadInput
-from collective.model import (text_problem, validate_content, validate_count, validate_number, validate_phase,
-                              validate_ref, validate_stance, validate_tags, validate_text)
+from collective.errors import BadInput, NotFound, RemoteUnreachable, one_line
+from collective.model import (MAX_CONTENT_BYTES, shown_amplitude, text_problem, validate_content, validate_count,
+                              validate_note, validate_number, validate_phase, validate_ref, validate_stance,
+                              validate_tags, validate_text)
 from collective.writer import MemoryInput
 
 
@@ -51,6 +52,50 @@ def test_content_with_any_visible_character_is_kept(good):
 def test_tags_must_be_a_list_of_strings(bad):
     with pytest.raises(BadInput):
         validate_tags(bad)
+
+
+@pytest.mark.parametrize("bad", [["\u200b"], ["ok", "\x01\x02"], [" \u200d\ufeff "]])
+def test_tags_without_a_visible_character_are_bad_input(bad):
+    with pytest.raises(BadInput, match="no visible character") as e:
+        validate_tags(bad)
+    assert e.value.field == "tag"
+
+
+@pytest.mark.parametrize("bad, problem", [
+    (None, "say why"), ("   ", "say why"), ("\u200b", "no visible character"),
+    ("\x07\u200b\u2028", "no visible character"),
+    ("y" * (MAX_CONTENT_BYTES + 1), f"longer than {MAX_CONTENT_BYTES} bytes"),
+    ("é" * (MAX_CONTENT_BYTES // 2 + 1), "longer"),
+])
+def test_notes_say_something_visible_within_the_content_cap(bad, problem):
+    with pytest.raises(BadInput, match=problem) as e:
+        validate_note(bad)
+    assert e.value.field == "note" and len(str(e.value)) < 100
+    assert validate_note("\u200bchecked") == "\u200bchecked" and validate_note("y" * MAX_CONTENT_BYTES)
+
+
+@pytest.mark.parametrize("make", [
+    lambda v: NotFound("memory", f"no memory with id {v!r}"),
+    lambda v: BadInput("agent", f"{v} is not a known peer"),
+    lambda v: BadInput("tag", f"tags are non-empty text of at most 64 characters, got {v!r}"),
+    lambda v: RemoteUnreachable(v, "connection refused"),
+], ids=["quoted", "bare", "quoted-tail", "not-bad-input"])
+@pytest.mark.parametrize("value", ["x" * 2_000_000, "a b " * 500_000, "it's " * 1000], ids=["run", "spaces", "quotes"])
+def test_an_error_line_quotes_a_long_value_cut_with_its_length(make, value):
+    line = one_line(make(value))
+    assert len(line) < 1100 and "…" in line
+    assert f"({len(value)} characters" in line or "characters in all)" in line
+
+
+def test_short_values_and_messages_are_left_whole():
+    value = "x" * 200
+    assert one_line(NotFound("memory", f"no memory with id {value!r}")) == f"memory: no memory with id {value!r}"
+    assert str(BadInput("memory", "a1's own memory: an agent can't endorse its own")).endswith("can't endorse its own")
+
+
+def test_a_positive_amplitude_never_shows_as_zero():
+    assert shown_amplitude(1e-7) == 1e-7 and shown_amplitude(0.1234567) == 0.123457 and shown_amplitude(0.0) == 0.0
+    assert shown_amplitude(3.3e-9, 4) == 3.3e-9 and shown_amplitude(2.0) == 2.0
 
 
 def test_tags_as_list_or_tuple():

@@ -23,12 +23,9 @@ class CollectiveError(Exception):
 
 def one_line(error: CollectiveError) -> str:
     """What a way in (the CLI, the MCP server) tells the caller: the first line of the
-    message (its long values cut: BadInput cut them already), or the error's type when it
-    has none."""
+    message, its long values cut, or the error's type when it has none."""
     text = str(error)
-    if not text:
-        return type(error).__name__
-    return text.splitlines()[0] if isinstance(error, BadInput) else shortened(text.splitlines()[0])
+    return shortened(text.splitlines()[0]) if text else type(error).__name__
 
 
 def shortened(text: str) -> str:

@@ -66,7 +66,12 @@ class Exchange:
         with self.repo.transaction():
             self.tables.outbox.add(events.pushed(self.branch, self.repo.head(self.branch), remote))
         pushed = {"remote": remote, "branch": self.branch, "head": self.repo.head(self.branch)}
-        return self.promotions.share_after("promotions", self.quarantine.share_after("cases", pushed, remote), remote)
+        try:
+            shared = self.quarantine.share_after("cases", pushed, remote)
+        except NotShared as e:  # the cases stopped the push before the proposals went: none did
+            e.result.setdefault("promotions", {"pushed": False})
+            raise
+        return self.promotions.share_after("promotions", shared, remote)
 
     def share_verdict(self, resolved: dict, remote: str) -> dict:
         """A verdict that made a memory (merged): the working branch goes out with the cases,

@@ -204,9 +204,7 @@ class MemoryTools:
         """Push the agent's working branch to the commons (the default remote unless
         named), and the shared quarantine when it has news, as `cmem push --json`.
         """
-        # cases the commons refused stop a push before its proposals travel: none went
-        return self._call(lambda agent: agent.push(remote), publishes=True, shown=lambda pushed: plain(
-            {**pushed, "promotions": pushed.get("promotions", {"pushed": False})}))
+        return self._call(lambda agent: agent.push(remote), publishes=True)
 
     @documented(PullReport, lead="Returns", for_click=False)
     def pull(self, remote: str | None = None, peers: list[str] | None = None, dry_run: bool = False) -> PullReport:

@@ -262,7 +262,7 @@ def check_envelope(envelope: Any) -> dict:
 def memory_event(event_type: str, memory: Memory) -> Draft:
     payload = {"origin": memory.origin_agent, "category": str(memory.category),
                "amplitude": shown_amplitude(memory.amplitude, 4), "tags": list(memory.tags),
-               "topic": topic(memory.content), "summary": memory.summary}
+               "topic": topic(memory.content, memory.tags), "summary": memory.summary}
     if event_type == E.MEMORY_STORED and memory.stance:
         payload["stance"] = str(memory.stance)
     if event_type in _MEMORY_EVENTS and _memory_payload_fits(payload):
@@ -336,7 +336,7 @@ def dreamed(run: Mapping[str, Any], synthesised: Iterable[Memory], *, status: st
     made = [Draft(E.DREAM_HALLUCINATION, m.id, {
         "origin": m.origin_agent, "category": str(m.category), "amplitude": shown_amplitude(m.amplitude, 4),
         "parent_count": len(m.parents), "run": run["run"], "tags": list(m.tags),
-        "topic": topic(m.content), "summary": m.summary})
+        "topic": topic(m.content, m.tags), "summary": m.summary})
         for m in synthesised]
     return [Draft(E.DREAM_STARTED, run["branch"], started), *made, Draft(E.DREAM_COMPLETED, run["branch"], completed)]
 

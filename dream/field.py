@@ -27,6 +27,7 @@ class Field:
     layer: np.ndarray
     strength: np.ndarray              # recall strength when the dream began
     own: np.ndarray
+    fading: np.ndarray = field(default_factory=lambda: np.zeros(0))  # what fading weighed then (scoring.fading)
     start_amplitude: np.ndarray = field(default_factory=lambda: np.zeros(0))
     position: dict[str, int] = field(default_factory=dict)
 
@@ -47,15 +48,26 @@ def load(rows: Sequence[dict], *, agent_id: str, dim: int, trust_scores: Mapping
                  phase=np.array([r["phase"] for r in rows], dtype=np.float64),
                  layer=np.array([r["layer"] for r in rows], dtype=np.int64),
                  strength=scoring.row_strengths(rows, trust_scores, now, half_lives),
+                 fading=scoring.row_fading(rows, now, half_lives),
                  own=np.array([r["origin_agent"] == agent_id for r in rows], dtype=bool),
                  position={r["id"]: i for i, r in enumerate(rows)})
 
 
+def _amplitude_ratio(field: Field) -> np.ndarray:
+    """Each amplitude as the stages have left it, over what it was when the dream began."""
+    return np.divide(field.amplitude, field.start_amplitude, out=np.ones(len(field)),
+                     where=field.start_amplitude > 0)
+
+
 def current_strength(field: Field) -> np.ndarray:
     """Recall strength with the amplitudes as the stages have left them."""
-    ratio = np.divide(field.amplitude, field.start_amplitude, out=np.ones(len(field)),
-                      where=field.start_amplitude > 0)
-    return field.strength * ratio
+    return field.strength * _amplitude_ratio(field)
+
+
+def current_fading(field: Field) -> np.ndarray:
+    """What fading weighs (amplitude * recency; inf while disputed) with the amplitudes as the
+    stages have left them."""
+    return field.fading * _amplitude_ratio(field)
 
 
 def ages_days(rows: Sequence[dict], now: float) -> np.ndarray:

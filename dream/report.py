@@ -25,18 +25,21 @@ def stability_before_after(port: DreamPort, index, outcome: Outcome, now: float)
     leaves it; the index keeps each one's amplitude, origin, age and category."""
     field, trust = outcome.field, port.trust_scores()
     labels = index.live_labels()
-    before = index.strengths_at(labels, trust, now, port.settings.half_lives)
+    half_lives, floor = port.settings.half_lives, port.settings.fade_threshold
+    before = index.strengths_at(labels, trust, now, half_lives)
+    fading = index.fading_at(labels, now, half_lives)
     ratio = np.ones(index.label_count)
     at = index.labels_of(field.ids)
     known = (at >= 0) & (field.start_amplitude > 0)
     ratio[at[known]] = field.amplitude[known] / field.start_amplitude[known]
     made = [{"id": m.id, "amplitude": m.amplitude, "origin_agent": m.origin_agent, "created_at": m.created_at,
              "category": m.category} for m in outcome.synthesised]
-    extra = scoring.row_strengths(made, trust, now, port.settings.half_lives) if made else np.zeros(0)
-    floor = port.settings.fade_threshold
-    return {"before": round(scoring.field_stability(before, faded_below=floor), 6),
+    extra = scoring.row_strengths(made, trust, now, half_lives) if made else np.zeros(0)
+    extra_fading = scoring.row_fading(made, now, half_lives) if made else np.zeros(0)
+    return {"before": round(scoring.field_stability(before, faded=fading < floor), 6),
             "after": round(scoring.field_stability(np.concatenate([before * ratio[labels], extra]),
-                                                   faded_below=floor), 6)}
+                                                   faded=np.concatenate([fading * ratio[labels], extra_fading]) < floor),
+                           6)}
 
 
 def cluster_rows(run_id: str, outcome: Outcome) -> list[dict]:

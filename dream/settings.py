@@ -22,8 +22,8 @@ class DreamSettings:
     coupling: float = setting(1.0, "Kuramoto coupling K over agreeing (constructive) edges")
     sync_steps: int = setting(10, "Kuramoto steps per cluster")
     sync_dt: float = setting(0.1, "the time step of those Kuramoto steps")
-    prune_below: float = setting(0.1, "strength (amplitude x trust x recency) under which a memory is pruned "
-                                 "(faded, never deleted)")
+    prune_below: float = setting(0.1, "amplitude x recency under which a memory is pruned (faded, never "
+                                 "deleted); trust and open disputes do not count")
     fade: float = setting(0.5, "a pruned memory keeps this share of its amplitude")
     layer_days: tuple[float, ...] = setting((1.0, 7.0, 30.0), "ages in days: a memory's layer is how many of "
                                             "these its age passed")

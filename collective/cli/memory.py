@@ -96,7 +96,7 @@ def _render_hits(result: dict) -> str:
               help="Least relevance (0 to 1) a hit has (default: [recall] min_score in cmem.toml, 0.15).")
 @filter_options
 @click.option("--as-of", help="Recall as of a commit, branch or timestamp.")
-@click.option("--include-faded", is_flag=True, help="Include memories whose strength fell below the fade threshold.")
+@click.option("--include-faded", is_flag=True, help="Include memories faded by age and weak amplitude (below the fade threshold).")
 @click.option("--include-refuted", is_flag=True, help="Include memories a person's verdict refuted (marked).")
 @click.option("--consensus", is_flag=True, help="Only what the collective promoted to main (after the last pull).")
 @agent_options

@@ -46,8 +46,8 @@ class Settings:
     escalation_threshold: int = setting(3, "disputes of one pair before its case is escalated", table="merge")
     cross_encoder: bool = setting(False, "the judge hands the pairs it is unsure of, and every agreement it would "
                                   "absorb, to the cross-encoder (the cascade judge; slower)", table="merge")
-    fade_threshold: float = setting(0.05, "strength under which a memory is faded: left out of recall, kept",
-                                    table="recall")
+    fade_threshold: float = setting(0.05, "amplitude x recency under which a memory is faded: left out of recall, "
+                                    "kept (trust and open disputes lower its rank, never fade it)", table="recall")
     min_score: float = setting(MIN_SCORE, "least relevance a recalled memory has", table="recall",
                                at_least=0, at_most=1)
     gc_every: int = setting(500, "dolt_gc after this many commits (counted across processes)", table="storage")

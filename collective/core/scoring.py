@@ -20,7 +20,9 @@ what is relevant, damped so that it cannot outweigh a clear difference in releva
 
 The strength part (amplitude * trust * recency) is computed from a compact
 table of each memory's score columns, which the ANN index keeps beside its
-vectors, so recall ranks candidates without reading their rows.
+vectors, so recall ranks candidates without reading their rows. Whether recall
+leaves a memory out as faded weighs amplitude * recency alone (`fading`): trust
+and disputes rank, they never hide.
 """
 
 from __future__ import annotations
@@ -36,10 +38,11 @@ BOOST_STEP, BOOST_MAX = 0.05, 2.0
 SEMANTIC_WEIGHT = 0.7
 LEXICAL_POWER = 2
 RESONANCE_WEIGHT = 0.25  # a memory 16 times stronger ranks as if twice as relevant
-SCORE_COLUMNS = ("amplitude", "origin_agent", "created_at", "category", "refuted_by")  # what recall reads
-# per memory: the strength's inputs, origins as codes, and whether a verdict refuted it
+SCORE_COLUMNS = ("amplitude", "origin_agent", "created_at", "category", "refuted_by", "disputed")  # what recall reads
+# per memory: the strength's inputs, origins as codes, whether a verdict refuted it and whether
+# a dispute is open on it
 SCORE_DTYPE = np.dtype([("amplitude", "<f4"), ("created", "<f8"), ("category", "i1"), ("origin", "<i4"),
-                        ("refuted", "i1")])
+                        ("refuted", "i1"), ("disputed", "i1")])
 
 
 def boost(access_counts: np.ndarray) -> np.ndarray:
@@ -72,17 +75,38 @@ def score_table(rows: Sequence[dict], origin_code: Callable[[str], int]) -> np.n
     table["category"] = [CATEGORIES.index(r["category"]) if r["category"] in CATEGORIES else -1 for r in rows]
     table["origin"] = [origin_code(r["origin_agent"]) for r in rows]
     table["refuted"] = [1 if r.get("refuted_by") else 0 for r in rows]
+    table["disputed"] = [1 if r.get("disputed") else 0 for r in rows]
     return table
+
+
+def _half_lives(table: np.ndarray, half_lives: Mapping[str, float]) -> np.ndarray:
+    """Each entry's half-life in days, by category code; code -1 (a category this code does
+    not know) takes the last, the default."""
+    return np.array([trust.half_life_days(c, half_lives) for c in (*CATEGORIES, "")])[table["category"]]
 
 
 def strengths(table: np.ndarray, origins: Sequence[str], trust_scores: Mapping[str, float], now: float,
               half_lives: Mapping[str, float]) -> np.ndarray:
     """amplitude * trust of the origin * recency of each entry of a score_table at `now` (epoch s)."""
     origin_trust = np.array([trust_scores.get(o, trust.START) for o in origins] or [0.0])
-    # by category code; code -1 (a category this code does not know) takes the last, the default
-    half_life = np.array([trust.half_life_days(c, half_lives) for c in (*CATEGORIES, "")])
     return trust.strengths(table["amplitude"].astype(np.float64), origin_trust[table["origin"]],
-                           now - table["created"], half_life[table["category"]])
+                           now - table["created"], _half_lives(table, half_lives))
+
+
+def fading(table: np.ndarray, now: float, half_lives: Mapping[str, float]) -> np.ndarray:
+    """What fading weighs for each entry of a score_table at `now`: amplitude * recency, and
+    inf (never faded) while a dispute is open on it. A memory fades with age and weak
+    importance only: trust lowers its rank, never hides it. A dispute's penalty is in its
+    amplitude until a verdict gives it back, so it too only lowers the rank: the question
+    stays in sight, marked, of whoever recalls it."""
+    weighed = table["amplitude"].astype(np.float64) * trust.recencies(now - table["created"],
+                                                                      _half_lives(table, half_lives))
+    return np.where(table["disputed"] != 0, np.inf, weighed)
+
+
+def row_fading(rows: Sequence[dict], now: float, half_lives: Mapping[str, float]) -> np.ndarray:
+    """`fading` of memory rows (with the SCORE_COLUMNS) at `now`."""
+    return fading(score_table(rows, lambda origin: 0), now, half_lives)
 
 
 def row_strengths(rows: Sequence[dict], trust_scores: Mapping[str, float], now: float,
@@ -113,15 +137,16 @@ def fold_coaccess(amplitude: np.ndarray, factor: np.ndarray, *, cap: float = COA
     return np.maximum(np.minimum(raised, ceiling), np.minimum(amplitude, ceiling))
 
 
-def field_stability(strengths: np.ndarray, *, faded_below: float = 0.0) -> float:
+def field_stability(strengths: np.ndarray, *, faded: np.ndarray | None = None) -> float:
     """0.6 * mean decayed strength + 0.4 * max(0, 1 - stddev / mean): how settled a memory is.
 
-    A faded memory (strength below `faded_below`) counts as 0, so an empty or fully faded
-    memory has stability 0."""
+    A faded memory (True in `faded`: one recall leaves out, see `fading`) counts as 0, so an
+    empty or fully faded memory has stability 0."""
     values = np.asarray(strengths, dtype=np.float64)
     if values.size == 0:
         return 0.0
-    values = np.where(values < faded_below, 0.0, values)
+    if faded is not None:
+        values = np.where(faded, 0.0, values)
     mean = float(values.mean())
     if mean <= 0.0:
         return 0.0

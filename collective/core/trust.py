@@ -123,6 +123,11 @@ def strengths(amplitude: np.ndarray, origin_trust: np.ndarray, age_seconds: np.n
     return amplitude * origin_trust * _decay(age_seconds, half_life)
 
 
+def recencies(age_seconds: np.ndarray, half_life: np.ndarray) -> np.ndarray:
+    """Recency of many memories at once (what fading weighs, with the amplitude)."""
+    return _decay(age_seconds, half_life)
+
+
 def _decay(age_seconds, half_life_days):
     """Recency for a float or an array of ages: 1 up to a day, then halving."""
     return np.exp(-math.log(2) * np.maximum(np.asarray(age_seconds, dtype=np.float64) - DAY, 0.0)

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 import numpy as np
 
 from ..core import context
-from ..core.scoring import SCORE_COLUMNS, SCORE_DTYPE as _SCORE_DTYPE, score_table, strengths
+from ..core.scoring import SCORE_COLUMNS, SCORE_DTYPE as _SCORE_DTYPE, fading, score_table, strengths
 from ..errors import StorageError
 from ..runtime.progress import Progress
 from ..model import CATEGORIES, blob_to_vector, row_tags
@@ -219,6 +219,10 @@ class VectorIndex(IndexFiles):
                      half_lives: Mapping[str, float]) -> np.ndarray:
         """amplitude * trust of the origin * recency, for each label, as recall scores it."""
         return strengths(self._scores[labels], self._origins, trust_scores, now, half_lives)
+
+    def fading_at(self, labels: np.ndarray, now: float, half_lives: Mapping[str, float]) -> np.ndarray:
+        """What fading weighs for each label (core.scoring.fading: amplitude * recency, no trust)."""
+        return fading(self._scores[labels], now, half_lives)
 
     @property
     def live(self) -> np.ndarray:

@@ -85,7 +85,7 @@ ARGUMENTS = {
     "since": "only memories created at or after this time (ISO-8601)",
     "until": "only memories created at or before this time (ISO-8601)",
     "as_of": "a commit, branch or time: answer as the agent believed then",
-    "include_faded": "also memories whose strength has faded",
+    "include_faded": "also memories faded by age and weak amplitude",
     "include_refuted": "also memories a person's verdict refuted",
     "consensus": "only memories the collective promoted to main",
     "offset": "how many to skip (paging)",

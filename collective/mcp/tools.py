@@ -151,7 +151,7 @@ class MemoryTools:
         tags (all of them), categories, origins (any of them), since and until (ISO-8601,
         both inclusive): only memories that match.
         as_of: a commit, branch or timestamp: recall what the agent believed then.
-        include_faded: also memories whose strength fell below the fade threshold.
+        include_faded: also memories faded by age and weak amplitude (below the fade threshold).
         include_refuted: also memories a person's verdict refuted (their refuted_by set).
         consensus: only memories the collective promoted to main (as of the last pull).
         Hits come best first.

@@ -21,7 +21,7 @@ class Query:
     """Used as a context: its arrays by label are borrowed from the index and given back clean."""
 
     def __init__(self, index: VectorIndex, text: str, vector: np.ndarray, *, counts: np.ndarray,
-                 strength: Callable[[np.ndarray], np.ndarray], faded_below: float | None):
+                 strength: Callable[[np.ndarray], np.ndarray], faded: Callable[[np.ndarray], np.ndarray] | None):
         self.index = index
         self.vector = vector
         self.lexical = index.spare.borrow("lexical", 0.0, index.label_count)  # by label
@@ -29,7 +29,7 @@ class Query:
         self.before, self.after = index.neighbours()
         self.counts = counts
         self.strength = strength
-        self.faded_below = faded_below
+        self.faded = faded  # which of some labels are faded (core.scoring.fading); None: none left out
         self._cosines = index.spare.borrow("cosines", np.nan, index.label_count)  # by label, once computed or found
         self._known: list[np.ndarray] = []  # the labels whose cosine is written
 
@@ -60,17 +60,16 @@ class Query:
     def scored(self, labels: np.ndarray, *, borrowing: bool = True) -> Candidates:
         """Candidates for `labels` (faded ones left out unless asked for), with what each borrows
         from its neighbours (or, without `borrowing`, their own relevance alone: a lower bound)."""
+        if self.faded is not None:
+            labels = labels[~self.faded(labels)]
         strength = self.strength(labels)
-        if self.faded_below is not None:
-            keep = strength >= self.faded_below
-            labels, strength = labels[keep], strength[keep]
         borrowed = np.zeros(len(labels))
         if borrowing:
             n = len(labels)
             beside = self.own_relevance(np.concatenate([self.before[labels], self.after[labels]]))
             borrowed = context.borrowed(beside[:n], beside[n:])
         return Candidates.of(labels, self.cosines(labels), self.lexical[labels], borrowed, strength,
-                             self.counts[labels], faded_below=None)
+                             self.counts[labels])
 
     def own_relevance(self, labels: np.ndarray) -> np.ndarray:
         """Each label's relevance by its own meaning and words (0 for -1, no memory)."""

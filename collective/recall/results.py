@@ -81,11 +81,8 @@ class Candidates:
     own: np.ndarray  # relevance by their own meaning and words: what the least relevance asked is of
 
     @classmethod
-    def of(cls, labels, sims, lexical, borrowed, strength, counts, *, faded_below: float | None) -> "Candidates":
+    def of(cls, labels, sims, lexical, borrowed, strength, counts) -> "Candidates":
         """`borrowed`: the relevance each takes from its neighbours (core.context)."""
-        keep = np.ones(len(labels), dtype=bool) if faded_below is None else strength >= faded_below
-        labels, sims, lexical, borrowed, strength, counts = (
-            a[keep] for a in (labels, sims, lexical, borrowed, strength, counts))
         own = scoring.relevance(sims, lexical)
         scores = scoring.scores(np.maximum(own, borrowed), strength, counts)
         return cls(labels, scores, sims, lexical, borrowed, strength, counts, own)

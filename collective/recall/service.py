@@ -123,10 +123,11 @@ class Recall:
         counts = self._counts_by_label(index)
         trust_scores = self.trust_scores()
         strength_bound = self._strength_bound(index, trust_scores, now)
+        half_lives, threshold = self.settings.half_lives, self.settings.fade_threshold
         with Query(index, query, query_vector, counts=counts,
-                   strength=lambda labels: index.strengths_at(labels, trust_scores, now.timestamp(),
-                                                              self.settings.half_lives),
-                   faded_below=None if include_faded else self.settings.fade_threshold) as asked:
+                   strength=lambda labels: index.strengths_at(labels, trust_scores, now.timestamp(), half_lives),
+                   faded=None if include_faded else
+                   lambda labels: index.fading_at(labels, now.timestamp(), half_lives) < threshold) as asked:
             if filters or len(index) <= SCAN_BELOW:  # narrowed or small: every allowed memory, exactly
                 return self._best(index, asked.scored(np.flatnonzero(allowed)), k, least, exact)
             return self._widening(index, asked, query_vector, k, least, allowed, exact, counts, strength_bound)
@@ -234,8 +235,10 @@ class Recall:
             return Recalled([], None, least)
         trust = self.trust_scores(as_of=commit) if trust_of_then else self.trust_scores()
         strength = scoring.row_strengths(rows, trust, now.timestamp(), self.settings.half_lives)
+        faded = None if include_faded else (scoring.row_fading(rows, now.timestamp(), self.settings.half_lives)
+                                            < self.settings.fade_threshold)
         scored = self._score([r["id"] for r in rows], all_sims[chosen], all_lexical[chosen], borrowed[chosen], strength,
-                             include_faded)
+                             faded)
         asked = content_hash(query)
         own_text = {r["id"] for r in rows if r["content_hash"] == asked}
         passing = sorted((s for s in scored if s[1] >= least), key=lambda s: s[-1] not in own_text)[:k]
@@ -245,14 +248,13 @@ class Recall:
         return Recalled([], closest[0] if closest else None, least)
 
     def _score(self, ids: Sequence[str], sims: np.ndarray, lexical: np.ndarray, borrowed: np.ndarray,
-               strengths: np.ndarray, include_faded: bool) -> list[Scored]:
-        """Best first; faded memories left out unless asked for."""
+               strengths: np.ndarray, faded: np.ndarray | None) -> list[Scored]:
+        """Best first; the `faded` ones left out."""
         known, pending = self.access.counts(), self.access.pending
         counts = np.array([known.get(mid, 0) + pending.get(mid, 0) for mid in ids], dtype=np.int64)
         relevance = scoring.relevance(sims, lexical)
         scores = scoring.scores(np.maximum(relevance, borrowed), strengths, counts)
-        order = [int(i) for i in np.argsort(-scores, kind="stable")
-                 if include_faded or strengths[i] >= self.settings.fade_threshold]
+        order = [int(i) for i in np.argsort(-scores, kind="stable") if faded is None or not faded[i]]
         return [(float(scores[i]), float(relevance[i]), float(sims[i]), float(lexical[i]), float(borrowed[i]),
                  float(strengths[i]), int(counts[i]), ids[i]) for i in order]
 

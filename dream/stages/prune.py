@@ -10,7 +10,7 @@ from typing import Iterable
 
 import numpy as np
 
-from ..field import Field, current_strength, live
+from ..field import Field, current_fading, live
 
 FADED, ADVISED = "faded", "advised: foreign memory"
 
@@ -37,9 +37,12 @@ def with_live_descendants(rows: Iterable[dict]) -> set[str]:
 
 
 def candidates(field: Field, *, below: float, faded_below: float) -> np.ndarray:
-    """Positions of memories weaker than `below` that recall still returns."""
-    strength = current_strength(field)
-    return np.flatnonzero((strength < below) & (strength >= faded_below))
+    """Positions of memories that recall still returns whose amplitude * recency is under
+    `below`. As for fading, trust is no part of it (a peer's low score is no reason to advise
+    on its memories), and a memory under an open dispute is never weak: its dispute penalty
+    is a verdict's to give back or confirm (core.scoring.fading)."""
+    fading = current_fading(field)
+    return np.flatnonzero((fading < below) & (fading >= faded_below))
 
 
 def prune(field: Field, chosen: np.ndarray, parents_of_live: set[str], *, fade: float) -> Pruned:

@@ -101,7 +101,7 @@ def test_a_synthesis_has_parents_lineage_links_and_less_amplitude(agent):
 
 def test_prune_fades_own_memories_advises_foreign_ones_and_spares_lineage(agent):
     lonely, parent = store_topics(agent, topics=2, per=1, importance=0.15)  # strength 0.15 < 0.2
-    foreign = plant_foreign(agent, "mars-1", "Dust storm over the ridge", amplitude=0.3)  # 0.3 * trust 0.5
+    foreign = plant_foreign(agent, "mars-1", "Dust storm over the ridge", amplitude=0.15)  # trust not counted
     child = agent.store("Pump 1 needs a new seal").memory.id
     agent.tables.memories.set(child, parents=f'["{parent}"]')
     agent.repo.commit("lineage", author=agent.agent_id)
@@ -111,10 +111,28 @@ def test_prune_fades_own_memories_advises_foreign_ones_and_spares_lineage(agent)
     assert (report["counts"]["faded"], report["counts"]["advised"], report["counts"]["spared"]) == (1, 1, 1)
     assert agent.get(lonely).amplitude == pytest.approx(0.075)
     assert agent.get(parent).amplitude == pytest.approx(0.15)
-    assert agent.get(foreign.id).amplitude == pytest.approx(0.3)
+    assert agent.get(foreign.id).amplitude == pytest.approx(0.15)
     hints = {h["memory_id"]: h["reason"] for h in DreamTables(agent.repo).prune_hints.of_run(report["run"])}
     assert set(hints) == {lonely, foreign.id} and hints[foreign.id].startswith("advised")
     assert agent.tables.memories.count() == 4  # nothing deleted
+
+
+def test_prune_weighs_amplitude_and_age_not_trust_nor_an_open_dispute(agent):
+    """A dream prunes what fading would: a peer's low score and a dispute's penalty are no
+    weakness of the memory (core.scoring.fading)."""
+    (disputed,) = store_topics(agent, topics=1, per=1, importance=0.15)
+    distrusted = plant_foreign(agent, "mars-1", "Dust storm over the ridge", amplitude=0.9)
+    with agent.repo.transaction():
+        agent.tables.memories.set(disputed, disputed=1)  # weak as a dispute's penalty leaves it
+        agent.tables.agents.write({"agent_id": "mars-1", "public_key": "key", "trust_score": 0.1,
+                                   "branch_name": "mars-1/working", "created_at": iso(datetime.now(timezone.utc))})
+        agent.repo.commit("a dispute, and a peer trusted little", author=agent.agent_id)  # strength 0.09
+    with open(agent.home.root / "cmem.toml", "a") as f:
+        f.write("\n[dream]\nprune_below = 0.2\n")
+    report = agent.dream()
+    assert (report["counts"]["faded"], report["counts"]["advised"], report["counts"]["spared"]) == (0, 0, 0)
+    assert agent.get(disputed).amplitude == pytest.approx(0.15)
+    assert agent.get(distrusted.id).amplitude == pytest.approx(0.9)
 
 
 @pytest.mark.parametrize("where", ["stage", "write"])

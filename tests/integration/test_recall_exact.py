@@ -69,9 +69,11 @@ def full_scan(crowd, counts: Counter, query: str = "ignored", least: float | Non
     borrowed = borrowed_from_neighbours(rows, own)
     scores = {}
     for row in rows:
-        strength = row["amplitude"] * trust_of.get(row["origin_agent"], trust.START) * trust.recency(
-            parse_time(row["created_at"]), now, row["category"], settings.half_lives)
-        if own[row["id"]] >= (settings.min_score if least is None else least) and strength >= settings.fade_threshold:
+        recency = trust.recency(parse_time(row["created_at"]), now, row["category"], settings.half_lives)
+        strength = row["amplitude"] * trust_of.get(row["origin_agent"], trust.START) * recency
+        # faded: weak and old, trust aside; never while disputed (docs/concepts/recall.md)
+        faded = not row["disputed"] and row["amplitude"] * recency < settings.fade_threshold
+        if own[row["id"]] >= (settings.min_score if least is None else least) and not faded:
             boost = min(1 + 0.05 * counts[row["id"]], 2.0)
             relevance = max(own[row["id"]], borrowed[row["id"]])
             scores[row["id"]] = relevance * (strength * boost) ** scoring.RESONANCE_WEIGHT

@@ -32,7 +32,7 @@ def test_field_stability_of_a_hand_computed_case():
 
 def test_an_empty_or_fully_faded_memory_has_no_stability():
     assert scoring.field_stability(np.array([])) == 0.0
-    assert scoring.field_stability(np.array([0.01, 0.02]), faded_below=0.05) == 0.0
+    assert scoring.field_stability(np.array([0.01, 0.02]), faded=np.array([True, True])) == 0.0
     # a spread wider than the mean gives no evenness term
     assert scoring.field_stability(np.array([0.0, 0.0, 0.0, 3.0])) == pytest.approx(0.6 * 0.75)
 

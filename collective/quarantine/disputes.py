@@ -48,7 +48,7 @@ class Disputes:
         """Escalated first, then pending, then resolved; oldest first within each."""
         if status is not None and status not in STATUS_CHOICES:
             raise BadInput("status", f"must be one of {', '.join(STATUS_CHOICES)}, got {status!r}")
-        groups = grouping.members(self.tables.cases.all())
+        groups = self._groups()
         scores, applied = self.peers.trust_scores(), self.tables.applied_verdicts.case_ids()
         copies = self._copies([c for cases in groups.values() for c in cases])  # one walk for every dispute
         out = [self._describe(did, cases, scores, applied, copies) for did, cases in groups.items()]
@@ -64,8 +64,8 @@ class Disputes:
 
     def of_memory(self, memory_id: str) -> dict | None:
         """The dispute a memory (or a copy of it) stands in: {"dispute", "status"}, or None."""
-        mine = verdicts.copies(self.tables, memory_id)
-        for did, cases in grouping.members(self.tables.cases.all()).items():
+        mine = verdicts.copies(self.tables, memory_id, holder=self.agent_id)
+        for did, cases in self._groups().items():
             if any(mine & set(c.pair) for c in cases):
                 return {"dispute": did, "status": grouping.status(cases)}
         return None
@@ -73,15 +73,18 @@ class Disputes:
     def _group(self, dispute_id: str) -> tuple[str, list[Case]]:
         if not isinstance(dispute_id, str) or not dispute_id:
             raise NotFound("dispute", f"no dispute {dispute_id!r}")
-        groups = grouping.members(self.tables.cases.all())
-        for did, cases in groups.items():
+        for did, cases in self._groups().items():
             if did == dispute_id or any(c.id == dispute_id for c in cases):
                 return did, cases
         raise NotFound("dispute", f"no dispute {dispute_id!r} (see `cmem quarantine list`)")
 
+    def _groups(self) -> dict[str, list[Case]]:
+        """The disputes: the cases grouped by the links that count here (joins.py)."""
+        return grouping.members(self.quarantine.counted(self.tables.cases.all()))
+
     def _copies(self, cases: list[Case]) -> dict[str, set[str]]:
         ids = {m for c in cases for m in c.pair}
-        return verdicts.copies_of(self.tables, ids)
+        return verdicts.copies_of(self.tables, ids, holder=self.agent_id)
 
     def _describe(self, did: str, cases: list[Case], scores: dict[str, float], applied: set[str],
                   copies: dict[str, set[str]]) -> DisputeReport:

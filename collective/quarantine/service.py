@@ -25,7 +25,7 @@ from ..runtime.retry import retrying
 from ..store.tables import MemoryTable, Tables
 from ..upkeep import Upkeep
 from .cases import changed_cases, effects, joined, standing
-from . import grouping, signing, verdicts
+from . import grouping, joins, signing, verdicts
 from .refutation import Refutations
 
 if TYPE_CHECKING:
@@ -61,6 +61,7 @@ class Quarantine:
         self.threshold = threshold
         self.amplitude_cap, self.penalty = amplitude_cap, penalty
         self.proven = signing.Proven()  # shared case rows' signatures verified by this process
+        self._same: dict[tuple[str, str], bool] = {}  # pairs of held memories: the same claim or not
 
     # --- reading -------------------------------------------------------------
     def list(self, status: str | None = None) -> list[dict]:
@@ -194,7 +195,7 @@ class Quarantine:
         if len(rows) < 2:
             return 0
         ids = {m for c in rows for m in c.pair}
-        links = grouping.regroup(rows, verdicts.copies_of(self.tables, ids))
+        links = grouping.regroup(rows, verdicts.copies_of(self.tables, ids, holder=self.agent_id))
         if not links:
             return 0
         by_id = {c.id: c for c in rows}
@@ -204,6 +205,30 @@ class Quarantine:
             self.repo.commit(f"quarantine: {len(links)} case(s) join a dispute", author=self.agent_id)
         self.upkeep.after_commit()
         return len(links)
+
+    def counted(self, rows: list[Case]) -> list[Case]:
+        """The cases with the links that count here (joins.py): a link joins two cases of the
+        same two claims, or one an honoured reviewer's verdict joined, never on its maker's
+        word alone."""
+        if not any(c.dispute or c.resolution for c in rows):
+            return rows
+        return joins.counted(rows, self._same_claim, roster.reviewer_keys(self.tables), signing.verdict_key)
+
+    def _same_claim(self, x: str, y: str) -> bool:
+        """Whether two memories make the same claim, as every holder decides it; False while
+        either is not held here (a pull brings it; the link counts from then on). Memories
+        never change their claim, so an answer on two held memories is kept."""
+        if x == y:
+            return True
+        key = (min(x, y), max(x, y))
+        if key not in self._same:
+            held = self.tables.memories.by_id(list(key))
+            if len(held) < 2:
+                return False
+            if len(self._same) >= signing.Proven.LIMIT:
+                self._same.clear()
+            self._same[key] = self.refutations.same(held[key[0]], held[key[1]])
+        return self._same[key]
 
     def check(self, rows: list[Case], remote: str, held: dict[str, Case]) -> signing.Checked:
         """The shared rows whose signatures verify (see signing.check_cases); a row the

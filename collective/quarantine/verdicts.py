@@ -29,14 +29,16 @@ MAX_COPIES = 256  # a side is a handful of rows; stop a runaway walk over a dens
 WHOLE_GRAPH_FROM = 2000
 
 
-def copies(tables: Tables, memory_id: str) -> set[str]:
+def copies(tables: Tables, memory_id: str, *, holder: str) -> set[str]:
     """The memory and the rows held here that stand on its side (see copies_of)."""
-    return copies_of(tables, [memory_id])[memory_id]
+    return copies_of(tables, [memory_id], holder=holder)[memory_id]
 
 
-def copies_of(tables: Tables, memory_ids: Iterable[str]) -> dict[str, set[str]]:
+def copies_of(tables: Tables, memory_ids: Iterable[str], *, holder: str) -> dict[str, set[str]]:
     """For each memory, itself and the rows held here that stand on its side: absorbed into
-    it (or it into them) and consensus-linked, followed transitively. Standing on a side is
+    it (or it into them) and consensus-linked by the holder's own merge, followed
+    transitively. A consensus link another agent made (a peer's dream brings its links) is
+    its word alone, and a verdict reaches no further for it. Standing on a side is
     symmetric, so a side is a connected part of that graph; it is walked a step at a time for
     all the memories at once (a few queries a step), and a part stops growing at MAX_COPIES."""
     parent: dict[str, str] = {}
@@ -58,11 +60,11 @@ def copies_of(tables: Tables, memory_ids: Iterable[str]) -> dict[str, set[str]]:
             size[rx] += size[ry]
 
     wanted = list(dict.fromkeys(memory_ids))
-    graph = _Graph(tables) if len(wanted) >= WHOLE_GRAPH_FROM else None
+    graph = _Graph(tables, holder) if len(wanted) >= WHOLE_GRAPH_FROM else None
     walked: set[str] = set()
     step = set(wanted)
     while step:
-        for x, y in graph.pairs(step) if graph else _neighbour_pairs(tables, sorted(step)):
+        for x, y in graph.pairs(step) if graph else _neighbour_pairs(tables, sorted(step), holder):
             join(x, y)
         walked |= step
         step = {x for x in parent if x not in walked and size[root(x)] < MAX_COPIES}
@@ -72,25 +74,25 @@ def copies_of(tables: Tables, memory_ids: Iterable[str]) -> dict[str, set[str]]:
     return {m: set(sides.get(root(m), {m})) for m in wanted}
 
 
-def _neighbour_pairs(tables: Tables, ids: list[str]) -> list[tuple[str, str]]:
+def _neighbour_pairs(tables: Tables, ids: list[str], holder: str) -> list[tuple[str, str]]:
     """(memory, neighbour) for each of `ids`: the copies absorbed into it, what it was
-    absorbed into, and its consensus links."""
+    absorbed into, and the consensus links the holder made."""
     pairs = [(r["absorbed_into"], r["id"]) for r in tables.memories.absorbed_into_any(ids)]
     pairs += [(r["id"], r["absorbed_into"]) for r in tables.memories.rows_by_id(ids, columns=("id", "absorbed_into"))
               if r["absorbed_into"]]
     pairs += [(link["source_id"], link["target_id"]) for link in tables.links.touching_any(ids)
-              if link["link_type"] == LinkType.CONSENSUS]
+              if link["link_type"] == LinkType.CONSENSUS and link["created_by"] == holder]
     return pairs
 
 
 class _Graph:
     """The edges _neighbour_pairs finds, read all at once."""
 
-    def __init__(self, tables: Tables):
+    def __init__(self, tables: Tables, holder: str):
         self.edges: dict[str, list[tuple[str, str]]] = {}
         for absorber, absorbed in tables.memories.absorptions():
             self._add(absorber, absorbed)
-        for link in tables.links.of_type(LinkType.CONSENSUS.value):
+        for link in tables.links.of_type(LinkType.CONSENSUS.value, created_by=holder):
             self._add(link["source_id"], link["target_id"])
 
     def _add(self, x: str, y: str) -> None:
@@ -108,7 +110,7 @@ def apply(tables: Tables, peers: Peers, case: Case, *, agent_id: str, amplitude_
     effect = effects(case)
     for winner in effect.winners:
         _give_back(tables, winner, case, amplitude_cap=amplitude_cap, penalty=penalty, now=now)
-        for memory_id in copies(tables, winner) - {winner}:
+        for memory_id in copies(tables, winner, holder=agent_id) - {winner}:
             tables.memories.set(memory_id, disputed=0, updated_at=now)
     if effect.partial:
         tables.links.write([{"source_id": case.memory_id_a, "target_id": case.memory_id_b,

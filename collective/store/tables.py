@@ -195,8 +195,10 @@ class LinkTable:
         """Links from and to one memory."""
         return self.touching_any([memory_id])
 
-    def of_type(self, link_type: str) -> list[dict]:
-        return self.repo.select(self.name, {"link_type": link_type}, columns=("source_id", "target_id"))
+    def of_type(self, link_type: str, *, created_by: str | None = None) -> list[dict]:
+        """The links of a type (those one agent made, where `created_by` names it)."""
+        where = {"link_type": link_type, **({"created_by": created_by} if created_by is not None else {})}
+        return self.repo.select(self.name, where, columns=("source_id", "target_id"))
 
     def touching_any(self, ids: Sequence[str]) -> list[dict]:
         """Links from and to any of these memories (one touching two of them comes twice)."""

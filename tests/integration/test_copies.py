@@ -28,16 +28,16 @@ def test_the_whole_graph_and_the_step_walk_find_the_same_sides(agent, monkeypatc
         tables.links.write(links)
     asked = ids[::5] + ["not-held"]
     monkeypatch.setattr(verdicts, "WHOLE_GRAPH_FROM", 10 ** 9)
-    by_steps = verdicts.copies_of(tables, asked)
+    by_steps = verdicts.copies_of(tables, asked, holder=agent.agent_id)
     monkeypatch.setattr(verdicts, "WHOLE_GRAPH_FROM", 1)
-    whole = verdicts.copies_of(tables, asked)
+    whole = verdicts.copies_of(tables, asked, holder=agent.agent_id)
     assert whole == by_steps
     assert by_steps[ids[0]] == {ids[0], ids[1], ids[2]} and by_steps[ids[595]] == {ids[595]}
     assert len(by_steps[ids[300]]) == 291  # asked from every fifth of it, the chain is walked whole
     monkeypatch.setattr(verdicts, "WHOLE_GRAPH_FROM", 10 ** 9)
-    one_end = verdicts.copies_of(tables, [ids[300]])
+    one_end = verdicts.copies_of(tables, [ids[300]], holder=agent.agent_id)
     monkeypatch.setattr(verdicts, "WHOLE_GRAPH_FROM", 1)
-    assert verdicts.copies_of(tables, [ids[300]]) == one_end
+    assert verdicts.copies_of(tables, [ids[300]], holder=agent.agent_id) == one_end
     assert verdicts.MAX_COPIES <= len(one_end[ids[300]]) < 291  # from one end, the walk stops at the cap
     assert by_steps["not-held"] == {"not-held"}
 
@@ -46,4 +46,17 @@ def test_the_whole_graph_and_the_step_walk_find_the_same_sides(agent, monkeypatc
 def test_a_memory_with_no_copies_is_its_own_side(agent, monkeypatch, many):
     monkeypatch.setattr(verdicts, "WHOLE_GRAPH_FROM", 1 if many else 10 ** 9)
     memory = agent.store("alone here", vector=np.ones(64)).memory
-    assert verdicts.copies_of(agent.tables, [memory.id]) == {memory.id: {memory.id}}
+    assert verdicts.copies_of(agent.tables, [memory.id], holder=agent.agent_id) == {memory.id: {memory.id}}
+
+
+@pytest.mark.parametrize("many", [False, True])
+def test_a_consensus_link_another_agent_made_joins_no_sides(agent, monkeypatch, many):
+    # a peer's dream brings the links it made: its word alone puts no memory on another's side
+    monkeypatch.setattr(verdicts, "WHOLE_GRAPH_FROM", 1 if many else 10 ** 9)
+    pump, oxygen, again = (agent.store(text, vector=np.eye(64)[n]).memory.id for n, text in
+                           enumerate(["the pump is not safe", "the oxygen is low", "the pump is unsafe"]))
+    link = {"link_type": LinkType.CONSENSUS.value, "weight": 1.0, "created_at": "2026-12-03T00:00:00Z"}
+    with agent.repo.transaction():
+        agent.tables.links.write([{**link, "source_id": pump, "target_id": oxygen, "created_by": "earth-2"},
+                                  {**link, "source_id": again, "target_id": pump, "created_by": agent.agent_id}])
+    assert verdicts.copies_of(agent.tables, [pump], holder=agent.agent_id) == {pump: {pump, again}}

@@ -428,18 +428,58 @@ def test_a_hijacked_dispute_link_is_not_taken(rostered, tmp_path, commons, hash_
 
 
 def test_a_dispute_named_for_a_case_held_elsewhere_can_be_resolved(trio, home):
-    """A case linked to a dispute whose own case this agent does not hold (the link names a
-    smaller id): the dispute is listed under that id and a verdict on it works (simulator,
-    real embedder, seed 341: StopIteration)."""
+    """A case whose reviewer's verdict names a dispute whose own case this agent does not
+    hold (its id is smaller): the dispute is listed under that id and a verdict on it works
+    (simulator, real embedder, seed 341: StopIteration). A member's link to a case not held
+    here joins nothing: it could not be checked."""
+    from collective.model import iso, utcnow
+    from collective.quarantine import cases as case_rules, signing
+
     reviewer_keys.init(Home.at(home), "ana")
     dispute = open_dispute(trio)
     m1 = trio["mars-1"]
-    m1.add_reviewer("ana", reviewer_keys.load(Home.at(home), "ana").public_key)
+    ana = reviewer_keys.load(Home.at(home), "ana")
+    m1.add_reviewer("ana", ana.public_key)
     (case,) = [c for c in m1.tables.cases.all() if c.id == dispute]
     with m1.repo.transaction():
         m1.tables.cases.write([case.replace(dispute="0" * 32)])
         m1.repo.commit("quarantine: a link to a case held elsewhere", author="mars-1")
-    (listed,) = m1.disputes("open")
+    assert [d["dispute"] for d in m1.disputes("open")] == [dispute]
+    at = iso(utcnow())
+    document = signing.verdict_document(case, keep="a", note="", by="ana", reviewer_key=ana.public_key,
+                                        agent="mars-1", at=at, dispute={"dispute": "0" * 32, "dispute_keep": "a"})
+    with m1.repo.transaction():
+        m1.tables.cases.write([case_rules.resolution(case, document=document, at=at,
+                                                     signature=ana.sign(document.encode("utf-8")))])
+        m1.repo.commit("quarantine: a verdict naming a case held elsewhere", author="mars-1")
+    (listed,) = m1.disputes()
     assert listed["dispute"] == "0" * 32
-    resolved = m1.resolve_dispute(listed["dispute"], keep="a", note="inspected", by="ana")
-    assert resolved["status"] == "resolved"
+    resolved = m1.resolve_dispute(listed["dispute"], keep="b", note="again", by="ana", supersede=True)
+    assert resolved["status"] == "resolved" and resolved["resolution"]["keep"] == "b"
+
+
+def test_a_roster_agents_link_alone_joins_no_disputes(rostered):
+    """A roster agent signs a link that joins the valve case to the gate dispute: the link is
+    its own, signed, and taken; yet the reviewer's gate verdict reaches only the gate claims,
+    on every agent. A verdict reaches the cases that say the same two claims, not those a
+    member's word joined to them (docs/concepts/security.md)."""
+    from collective.quarantine import signing
+
+    valve = open_dispute(rostered)
+    gate = open_dispute(rostered, OTHER, NOT_OTHER)
+    e2, m1 = rostered["earth-2"], rostered["mars-1"]
+    (case,) = [c for c in e2.tables.cases.all() if c.id == valve]
+    with e2.repo.transaction():
+        e2.tables.cases.write([signing.sign_link(case.replace(dispute=gate), e2.identity, "earth-2")])
+        e2.repo.commit("quarantine: link", author="earth-2")
+    e2.push()
+    for agent in rostered.values():
+        agent.pull()
+        assert {d["dispute"] for d in agent.disputes("open")} == {valve, gate}
+    m1.resolve_dispute(gate, keep="a", note="inspected", by="ana")
+    for agent in (*rostered.values(), *rostered.values()):
+        agent.pull()
+    for agent in rostered.values():
+        assert [d["dispute"] for d in agent.disputes("open")] == [valve]
+        assert not any(h.memory.refuted_by for h in agent.recall(FACT, k=5, include_refuted=True)
+                       if h.memory.content in (FACT, CONTRADICTION))

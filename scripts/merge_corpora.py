@@ -82,12 +82,18 @@ def wheel_member(cache: Path, member: str):
 
 
 # --- small helpers ------------------------------------------------------------------------
-def unique(texts):
-    seen, out = set(), []
+def same(text: str) -> str:
+    """What the store takes for one text: whitespace and case folded."""
+    return " ".join(text.split()).casefold()
+
+
+def unique(texts, held=()):
+    """Texts with whitespace tidied, each once, none of `held` (by `same`)."""
+    seen, out = {same(t) for t in held}, []
     for t in texts:
         t = re.sub(r"\s+", " ", t).strip()
-        if t and t not in seen:
-            seen.add(t)
+        if t and same(t) not in seen:
+            seen.add(same(t))
             out.append(t)
     return out
 
@@ -96,9 +102,8 @@ def corpus(name, license, source, what, a, b, pairs=None, questions=(), labels=N
     """The corpus record; a text both agents hold stays only with a (b's copy would reinforce it).
     `labels`: b's text -> its label, where b's memories are labelled (the pairs' labels by default)."""
     a = unique(a)
-    held = set(a)
-    b = [t for t in unique(b) if t not in held]
-    in_b = set(b)
+    b = unique(b, held=a)
+    held, in_b = set(a), set(b)
     known = pairs is not None  # the labelled pairs are all there is: every other pair is no contradiction
     pairs = [p for p in (pairs or []) if p["a"] in held and p["b"] in in_b]
     questions = [{**q, "answers": [t for t in q["answers"] if t in in_b]} for q in questions]

@@ -15,7 +15,7 @@ from typing import Callable, Iterable, Mapping
 
 import numpy as np
 
-from collective.core import trust
+from collective.core import scoring, trust
 from collective.errors import CollectiveError
 
 NO_CRASH, BOUNDS, MONOTONIC = "no_crash", "bounds", "monotonic_history"
@@ -23,9 +23,11 @@ NOTHING_LOST, NO_DISTINCT_HIDDEN = "nothing_lost", "no_distinct_fact_hidden"
 CONVERGENCE, QUIESCENCE, IDEMPOTENCE = "convergence", "quiescence", "idempotence"
 ORDER_INDEPENDENCE, VERDICTS_TRAVEL, ATOMICITY = "order_independence", "verdicts_travel", "atomicity"
 VERIFIED_JOINS, REFUTATIONS_SETTLED = "verified_joins", "refutations_settled"
+HONEST_TRUST, FINDABLE = "honest_trust", "findable_by_own_words"
 # what a round compares between agents, and between two pulls of the same heads
 SHARED_TABLES = ("memories", "skip_links", "quarantine", "promotions", "endorsements")
 RECALL_K = 10
+FINDABLE_K = 3  # a pulled memory comes back this high by its own words
 
 
 @dataclass
@@ -85,6 +87,25 @@ def bounds(agents: Mapping, *, amplitude_cap: float) -> list[Violation]:
             if abs(total - score) > 1e-6:
                 found.append(Violation(BOUNDS, f"{name}: trust in {peer} is {score}, its ledger of "
                                                f"{len(ledger)} rows adds up to {total}", f"{BOUNDS}:ledger"))
+    return found
+
+
+def honest_trust(agents: Mapping, honest: Iterable[str]) -> list[Violation]:
+    """No honest peer's trust at the floor without a verdict against it: quarantine moves
+    trust by a bounded amount a pull (open disputes are questions), so only a person's
+    verdict (the ledger's verdict_against rows) takes a peer that far."""
+    found = []
+    honest = set(honest)
+    for name, agent in agents.items():
+        for peer, score in agent.trust_scores().items():
+            if peer == name or peer not in honest or score > trust.FLOOR + 1e-9:
+                continue
+            ledger = agent.trust_ledger(peer)["events"]
+            if not any(e["reason"] == "verdict_against" for e in ledger):
+                reasons = sorted({e["reason"] for e in ledger})
+                found.append(Violation(HONEST_TRUST, f"{name}: trust in {peer} is at the floor ({score}) after "
+                                                     f"{len(ledger)} ledger rows ({', '.join(reasons)}), none a "
+                                                     "verdict against it", f"{HONEST_TRUST}:floor without verdict"))
     return found
 
 
@@ -172,6 +193,43 @@ def _recalled(agent, text: str, ids: list[str], found: list[Violation]) -> bool:
         found.extend(crash("recall", error) or [Violation(NO_CRASH, f"recall of {text!r}: {error}",
                                                           f"{NO_CRASH}:recall:{type(error).__name__}")])
         return True
+
+
+def findable(agents: Mapping, now, *, fade_threshold: float, half_lives: Mapping[str, float]) -> list[Violation]:
+    """A pulled memory stays findable by its own words: recall of the text of a memory of
+    another origin that stands (not retracted, refuted nor absorbed) returns it in the top
+    FINDABLE_K, unless age and weak amplitude faded it (core.scoring.fading). Trust in its
+    origin and the penalties of its disputes rank it; they never hide it. When more live
+    memories hold exactly its words than FINDABLE_K, hits holding them all do."""
+    found = []
+    for name, agent in agents.items():
+        rows = agent.tables.memories.recallable_rows(columns=("id", "content", "content_hash", *scoring.SCORE_COLUMNS))
+        pulled = [r for r in rows if r["origin_agent"] != name]
+        if not pulled:
+            continue
+        fading = scoring.row_fading(pulled, now.timestamp(), half_lives)
+        copies: dict[str, int] = {}
+        for row in rows:
+            copies[row["content_hash"]] = copies.get(row["content_hash"], 0) + 1
+        for row, weighed in zip(pulled, fading):
+            if weighed < fade_threshold:
+                continue  # faded by age and weak importance, as the design has it
+            try:
+                hits = agent.recall(row["content"], k=FINDABLE_K, now=now)
+            except Exception as error:  # noqa: BLE001 (the no-crash invariant judges what escaped)
+                found.extend(crash("recall", error))
+                break
+            if row["id"] in {h.memory.id for h in hits}:
+                continue
+            if copies[row["content_hash"]] > FINDABLE_K and len(hits) == FINDABLE_K and all(
+                    h.memory.content_hash == row["content_hash"] for h in hits):
+                continue
+            shown = ", ".join(f"{h.memory.origin_agent}:{h.memory.content[:40]!r}" for h in hits)
+            found.append(Violation(FINDABLE, f"{name}: recall of {row['content']!r} ({row['origin_agent']}, "
+                                             f"disputed {bool(row['disputed'])}, amplitude {row['amplitude']:.3f}, "
+                                             f"trust {agent.trust_scores().get(row['origin_agent'])}) misses it; "
+                                             f"hits: {shown}", f"{FINDABLE}:not in the top {FINDABLE_K}"))
+    return found
 
 
 def retractions_travel(agents: Mapping, retracted: Iterable[str]) -> list[Violation]:

@@ -293,6 +293,8 @@ class CollectiveMachine(RogueMember, RuleBasedStateMachine):
         agents = self.agents
         expected = {i: self.texts[i] for i in self.pushed - self.retracted}
         self.record(inv.nothing_lost(agents, expected, self.claim_of))
+        self.record(inv.findable(agents, self.clock, fade_threshold=self.settings.fade_threshold,
+                                 half_lives=self.settings.half_lives))
         self.record(inv.retractions_travel(agents, self.retraction_pushed))
         # two verdicts that disagree (on two agents before they met) expect nothing of either
         self.record(inv.verdicts_travel(agents, {i: t for i, t in self.refuted.items()
@@ -479,6 +481,7 @@ class CollectiveMachine(RogueMember, RuleBasedStateMachine):
         self.record(inv.bounds(self.agents, amplitude_cap=self.settings.amplitude_cap))
         self.record(inv.monotonic(self.agents, self.seen_versions))
         self.record(inv.verified_joins(self.agents, self.forged))
+        self.record(inv.honest_trust(self.agents, self.names))  # the rogue is no peer of the roster
         self.record(inv.no_distinct_hidden(self.agents, self.claim_of, threshold=self.settings.similarity_threshold,
                                            embed=self.embed))
         new = self.violations[self.raised:]

@@ -21,7 +21,7 @@ class TrustEvent(Record):
     reason: str
     verifier: str
     created_at: str
-    evidence: str = "{}"    # JSON: the memory ids, case and dispute it rests on
+    evidence: str = "{}"    # JSON: what it rests on (memory ids; a verdict's case and dispute; a pull's case_ids)
 
     def facts(self) -> dict:
         """The evidence, parsed."""

@@ -145,6 +145,11 @@ class Repository(Protocol):
         ancestor; Dolt's merge base). An `ancestor` this database does not hold is not one;
         an unknown `descendant` raises NotFound."""
 
+    def merge_base(self, a: str, b: str) -> str | None:
+        """The newest commit in the histories of both commits (refs); None when they share
+        none. Every doltlite database starts from the same empty commit: there, databases
+        made apart share at least that one."""
+
     def diff(self, old: str, new: str, table: str, *, columns: Sequence[str] | None = None,
              compare: Sequence[str] = ()) -> Iterator[RowChange]:
         """Row changes of `table` from `old` to `new` (commits or refs). Narrowed by `columns`

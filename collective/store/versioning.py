@@ -82,8 +82,17 @@ class DoltVersionControl:
             taken = self.resolve(ancestor)
         except NotFound:
             return False  # a commit this database does not hold is in no history it holds
-        return taken == offered or str(self.scalar(f"SELECT dolt_merge_base({self.param}, {self.param})",
-                                                   (taken, offered))) == taken
+        return taken == offered or self.merge_base(taken, offered) == taken
+
+    def merge_base(self, a: str, b: str) -> str | None:
+        """The newest commit in the histories of both; None when they share none."""
+        try:
+            base = self.scalar(f"SELECT dolt_merge_base({self.param}, {self.param})", (a, b))
+        except StorageError as e:
+            if "no common ancestor" in str(e).lower():  # Dolt says so of unrelated histories
+                return None
+            raise
+        return str(base) if base else None
 
     def diff(self, old: str, new: str, table: str, *, columns: Sequence[str] | None = None,
              compare: Sequence[str] = ()) -> Iterator[RowChange]:

@@ -293,6 +293,23 @@ def test_is_ancestor_follows_history_not_time(stores, repo):
         repo.is_ancestor(first, "no-such-branch")
 
 
+def test_merge_base_of_related_and_unrelated_histories(stores, pair):
+    a, b = pair
+    first = commit_link(a, "a", "b")
+    second = commit_link(a, "b", "c")
+    a.create_branch_at("side", first)
+    with a.on_branch("side"):
+        side = commit_link(a, "c", "d")
+    assert a.merge_base(second, side) == first and a.merge_base("side", first) == first
+    commit_link(b, "e", "f")  # a history of its own, held here after a fetch
+    b.push("origin", "main")
+    a.fetch("origin")
+    base = a.merge_base(second, "origin/main")
+    # doltlite databases start from the same commits (the same migration, made at the same time, too); Dolt's share none
+    assert base is None if stores.engine == "dolt" else a.is_ancestor(base, first) and a.is_ancestor(base, "origin/main")
+    assert not a.is_ancestor("origin/main", second) and not a.is_ancestor(second, "origin/main")
+
+
 def test_resolve_and_time_travel(repo):
     before = repo.head()
     after = commit_link(repo, "a", "b", 0.4)

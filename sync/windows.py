@@ -196,7 +196,10 @@ class Scheduler:
     def _push(self) -> dict:
         result = self.port.push(self.remote)
         self._remember(**{PUSHED_HEAD: result["head"]})
-        return {"head": result["head"], "cases": result.get("quarantine", {})}
+        done = {"head": result["head"], "cases": result.get("quarantine", {})}
+        if result.get("tampered"):  # our branch as another hand had left it on the commons (put back)
+            done["tampered"] = result["tampered"]
+        return done
 
     def _pull(self, peers: list[str] | None) -> dict:
         """Pull these peers (those on the commons), or all; peers' dream artifacts come too.

@@ -99,15 +99,30 @@ def remote_list(home, agent_id, as_json):
 def push(remote_name, home, agent_id, as_json):
     """Push <agent>/working, and collective/quarantine when it has news.
 
-    A non-fast-forward push fetches, merges and retries a few times. Exit 3: the
-    branch was pushed but the cases were not shared (run it again).
+    Only this agent writes its branch: the commons' copy is never merged in. When
+    the commons holds there anything but this agent's head or an ancestor of it
+    (another hand wrote it), that is refused, said on stderr and under "tampered"
+    (branch_tampered), and this agent's branch is put back. Exit 3: the branch was
+    pushed but the cases were not shared (run it again).
     """
     with cli_errors():
         with open_agent(home, agent_id) as agent:
-            result = agent.push(remote_name)
+            try:
+                result = agent.push(remote_name)
+            except NotShared as e:  # the branch went: say what it found there before exit 3
+                _warn_tampered(e.result)
+                raise
+    _warn_tampered(result)
     emit(result, as_json=as_json,
          text=lambda r: f"pushed {r['branch']} ({r['head'][:12]}) to {r['remote']}"
                         + (f"; quarantine: {r['quarantine']['cases']} case(s)" if r["quarantine"]["pushed"] else ""))
+
+
+def _warn_tampered(result: dict) -> None:
+    t = result.get("tampered")
+    if t:
+        click.echo(f"WARNING: {result['remote']} held {t['branch']} at {t['found'][:12]}, which this agent never "
+                   f"made: refused ({t['reason']}), and put back to {t['restored'][:12]}", err=True)
 
 
 def _render_pull(r: dict) -> str:

@@ -59,13 +59,14 @@ class Exchange:
         self.settings = settings
 
     def push(self, remote: str | None = None) -> PushReport:
-        """Push the working branch, then share the quarantine cases."""
+        """Push the working branch, then share the quarantine cases. `tampered` says what the
+        commons held instead of this agent's branch, when another hand wrote it there."""
         remote = self.remotes.choose(remote)
-        push_branch(self.repo, self.tables, remote, self.branch, author=self.agent_id,
-                    public_key=self.identity.public_key)
+        tampered = push_branch(self.repo, self.tables, remote, self.branch, author=self.agent_id,
+                               public_key=self.identity.public_key)
         with self.repo.transaction():
             self.tables.outbox.add(events.pushed(self.branch, self.repo.head(self.branch), remote))
-        pushed = {"remote": remote, "branch": self.branch, "head": self.repo.head(self.branch)}
+        pushed = {"remote": remote, "branch": self.branch, "head": self.repo.head(self.branch), "tampered": tampered}
         try:
             shared = self.quarantine.share_after("cases", pushed, remote)
         except NotShared as e:  # the cases stopped the push before the proposals went: none did

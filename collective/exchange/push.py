@@ -1,35 +1,77 @@
-"""Pushing an agent's working branch to the commons."""
+"""Pushing an agent's working branch to the commons.
+
+Only the agent writes its own branch, so the commons' copy is never merged in: it
+must be our head or one of its ancestors. Anything else there was written by another
+hand (any agent that can push can write any branch); it is refused, reported as
+`branch_tampered`, and our branch is put back in its place.
+"""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..errors import BranchContested, CollectiveError, NonFastForward
+from ..errors import BranchContested, CollectiveError, NonFastForward, NotFound, StorageError
 from ..identity import fingerprint, rotation_reaches
 from ..model.refs import tracking
-from ..runtime.retry import retrying
+from ..reports import BranchTampered
 from ..store.tables import Tables
 
 if TYPE_CHECKING:
     from ..store.port import Repository
 
 PUSH_ATTEMPTS = 4
+TAMPERED = "branch_tampered"
 
 
 class AgentRecreated(CollectiveError):
     """The commons holds this agent's branch under another key, with no rotation from it
-    to ours: the agent was made again with the same id. Merging would take in rows the
-    old key signed, and peers would refuse the new key."""
+    to ours, and with no history in common with ours: the agent was made again with the
+    same id. Overwriting it would erase the old agent's branch, and peers would refuse
+    the new key."""
 
 
-def push_branch(repo: Repository, tables: Tables, remote: str, branch: str, *, author: str, public_key: str) -> None:
-    """Push `branch`; when the commons has moved on (the agent ran elsewhere), merge
-    what is there (ours wins a clash) and try again, a few times."""
+def push_branch(repo: Repository, tables: Tables, remote: str, branch: str, *, author: str,
+                public_key: str) -> BranchTampered | None:
+    """Push `branch`. None when the commons held our head or an ancestor of it; else what
+    it held instead, refused, after our branch was put back there (a compare-and-swap
+    with force). BranchContested when the commons' copy kept moving every attempt."""
+    for _ in range(PUSH_ATTEMPTS):
+        try:
+            repo.push(remote, branch)
+            return None
+        except NonFastForward:
+            pass
+        theirs = _commons_head(repo, remote, branch)
+        ours = repo.head(branch)
+        if not theirs or repo.is_ancestor(theirs, ours):
+            continue  # it moved between our push and the fetch (another process of ours): try again
+        if not _grew_from_ours(repo, tables, theirs, ours, author):
+            _same_agent(tables, tracking(remote, branch), author, public_key)
+        try:
+            repo.push(remote, branch, expect=theirs, force=True)
+        except NonFastForward:
+            continue
+        return {"reason": TAMPERED, "branch": branch, "found": theirs, "restored": ours}
+    raise BranchContested(branch, remote, PUSH_ATTEMPTS)
+
+
+def _commons_head(repo: Repository, remote: str, branch: str) -> str:
     try:
-        retrying(lambda: repo.push(remote, branch), retry_on=NonFastForward, attempts=PUSH_ATTEMPTS,
-                 before_retry=lambda _: _catch_up(repo, tables, remote, branch, author=author, public_key=public_key))
-    except NonFastForward:  # our branch kept moving on the commons while we caught up: someone else writes it
-        raise BranchContested(branch, remote, PUSH_ATTEMPTS) from None
+        return repo.fetch(remote, branch).get(branch, "")
+    except NotFound:
+        return ""
+
+
+def _grew_from_ours(repo: Repository, tables: Tables, theirs: str, ours: str, agent_id: str) -> bool:
+    """Whether the commons' copy grew from a commit of this agent: one that holds its own
+    row. Databases made apart may share the engine's first commits, never that one."""
+    base = repo.merge_base(theirs, ours)
+    if base is None:
+        return False
+    try:
+        return tables.agents.public_key(agent_id, as_of=base) is not None
+    except StorageError:  # the engine's first commit, before any table
+        return False
 
 
 def _same_agent(tables: Tables, ref: str, agent_id: str, public_key: str) -> None:
@@ -41,15 +83,3 @@ def _same_agent(tables: Tables, ref: str, agent_id: str, public_key: str) -> Non
         f"{fingerprint(public_key)}) and no rotation leads from it to ours: {agent_id} was created again with "
         "the same id. Restore its old key and database, or use a new agent id; peers refuse a key that changes "
         "without `cmem key rotate`")
-
-
-def _catch_up(repo: Repository, tables: Tables, remote: str, branch: str, *, author: str, public_key: str) -> None:
-    repo.fetch(remote)
-    ref = tracking(remote, branch)
-    _same_agent(tables, ref, author, public_key)
-    with repo.transaction():
-        conflicts = repo.merge(ref, message=f"merge {ref}", author=author)
-        for table in sorted({c.table for c in conflicts}):
-            repo.resolve_conflicts(table, "ours")
-        if conflicts:
-            repo.commit(f"merge {ref} (kept ours on {len(conflicts)} conflicts)", author=author)

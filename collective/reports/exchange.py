@@ -43,6 +43,16 @@ class PullReport(TypedDict):
     dreams: Annotated[dict | None, "the peers' dream artifacts imported, by trust: remote, runs; " + DRY]
 
 
+class BranchTampered(TypedDict):
+    """The agent's own branch on the commons, found written by another hand: refused, and
+    the agent's branch put back in its place."""
+
+    reason: Annotated[str, "branch_tampered"]
+    branch: str
+    found: Annotated[str, "the commons' head, which is not the agent's head or an ancestor of it"]
+    restored: Annotated[str, "the agent's head, pushed in its place"]
+
+
 class PushReport(TypedDict):
     """A push of the working branch, and of the shared quarantine when it has news."""
 
@@ -51,6 +61,7 @@ class PushReport(TypedDict):
     head: str
     quarantine: Annotated[dict, "the cases shared: pushed, cases, ..."]
     promotions: Annotated[dict, PROMOTIONS]
+    tampered: Annotated[BranchTampered | None, "null when the commons held this agent's head or an ancestor"]
 
 
 class StatusCounts(TypedDict):

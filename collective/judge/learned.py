@@ -14,6 +14,13 @@ objects ("pump P-101" / "pump P-102"); and destructive only with some sign of
 disagreement (a clash, a negation on one side, opposite state words, a
 retraction) unless the model is sure. Otherwise it takes the next most likely
 relation.
+
+Two gates (`Gates`, judge_data/gates.json) stand before the costly verdicts: the combiner
+learned from pairs chosen because they relate, and a real pull meets mostly another fact
+about the same subject. Each gate is a binary model over the same features, trained on the
+dev sets and on real text nobody here wrote (scripts/train_judge.py): destructive is said
+only where the dispute gate opens (a contradiction is a claim about the same thing), and
+constructive only where the absorb gate opens (absorbing hides a memory).
 """
 
 from __future__ import annotations
@@ -37,6 +44,7 @@ from .rules import Ruled
 from .text import stem
 
 COMBINER_FILE = "combiner.json"
+GATES_FILE = "gates.json"
 
 
 class Combiner:
@@ -73,6 +81,31 @@ class Combiner:
         return (self.coef[k] - others) * z
 
 
+class Gates:
+    """The dispute and absorb gates: sigmoid(w . standardised x + b) against each gate's minimum."""
+
+    def __init__(self, spec: dict):
+        if tuple(spec["features"]) != FEATURES:
+            raise ValueError("gates file does not match this judge's features; rebuild it with scripts/train_judge.py")
+        self._gates = {}
+        for name in ("dispute", "absorb"):
+            g = spec[name]
+            weights = np.array(g["coef"], dtype=np.float64) / np.array(g["scale"], dtype=np.float64)
+            bias = float(g["intercept"]) - float(weights @ np.array(g["mean"], dtype=np.float64))
+            weights.setflags(write=False)  # shared by forked workers, never written
+            self._gates[name] = (weights, bias, float(g["min"]))
+
+    def probability(self, name: str, x: list[float]) -> float:
+        weights, bias, _ = self._gates[name]
+        z = float(weights @ np.asarray(x, dtype=np.float64)) + bias
+        return 1.0 / (1.0 + math.exp(-z)) if z > -500 else 0.0
+
+    def allow(self, x: list[float]) -> dict:
+        """`decide`'s permissions for a pair: may it be disputed, may it be absorbed."""
+        return {"may_dispute": self.probability("dispute", x) >= self._gates["dispute"][2],
+                "may_absorb": self.probability("absorb", x) >= self._gates["absorb"][2]}
+
+
 _DIFFERENT, _COSINE = FEATURES.index("different_objects"), FEATURES.index("cosine")
 _CONSTRUCTIVE = RELATIONS.index("constructive")
 _DESTRUCTIVE = RELATIONS.index("destructive")
@@ -97,19 +130,20 @@ SLOT_CLASHES = tuple(FEATURES.index(f"clash_{slot}") for slot in ("number", "tim
 
 
 def decide(p: list[float], x: list[float], constructive_min: float, *, disagreement: bool | None = None,
-           apart: bool = False) -> int:
+           apart: bool = False, may_dispute: bool = True, may_absorb: bool = True) -> int:
     """The most probable relation, except that constructive is said only when its probability
-    reaches `constructive_min` and the objects are not different (absorbing would hide one),
-    destructive without any sign of disagreement only at `DESTRUCTIVE_UNSEEN_MIN`, and never
-    for texts `apart` (`texts_apart`). `disagreement`: a sign the features cannot show (the
-    cross-encoder's), if any."""
+    reaches `constructive_min`, the objects are not different (absorbing would hide one) and
+    the absorb gate opened (`may_absorb`); destructive only where the dispute gate opened
+    (`may_dispute`), without any sign of disagreement only at `DESTRUCTIVE_UNSEEN_MIN`, and
+    never for texts `apart` (`texts_apart`). `disagreement`: a sign the features cannot show
+    (the cross-encoder's), if any."""
     p = list(p)
     signs = disagreement or any(x[k] for k in _DISAGREEMENT)
     while True:
         best = p.index(max(p))
-        if best == _CONSTRUCTIVE and (x[_DIFFERENT] > 0 or p[best] < constructive_min):
+        if best == _CONSTRUCTIVE and (x[_DIFFERENT] > 0 or p[best] < constructive_min or not may_absorb):
             p[best] = -1.0
-        elif best == _DESTRUCTIVE and (apart or (p[best] < DESTRUCTIVE_UNSEEN_MIN and not signs)):
+        elif best == _DESTRUCTIVE and (apart or not may_dispute or (p[best] < DESTRUCTIVE_UNSEEN_MIN and not signs)):
             p[best] = -1.0
         else:
             return best
@@ -142,6 +176,12 @@ class Weighed(NamedTuple):
 
 
 @lru_cache(maxsize=1)
+def shipped_gates() -> Gates:
+    text = (resources.files("collective.judge") / "judge_data" / GATES_FILE).read_text(encoding="utf-8")
+    return Gates(json.loads(text))
+
+
+@lru_cache(maxsize=1)
 def shipped_combiner() -> Combiner:
     text = (resources.files("collective.judge") / "judge_data" / COMBINER_FILE).read_text(encoding="utf-8")
     return Combiner(json.loads(text))
@@ -152,9 +192,11 @@ class LearnedJudge(RuleJudge):
 
     fork_safe = True  # the model is read-only numpy arrays; the analysis cache is per process
 
-    def __init__(self, *, floor: float = CANDIDATE_FLOOR, cache_size: int = 65536, combiner: Combiner | None = None):
+    def __init__(self, *, floor: float = CANDIDATE_FLOOR, cache_size: int = 65536, combiner: Combiner | None = None,
+                 gates: Gates | None = None):
         super().__init__(floor=floor, cache_size=cache_size)
         self.combiner = combiner or shipped_combiner()
+        self.gates = gates or shipped_gates()
 
     def compare(self, A: Analysis, B: Analysis, sim: float) -> Verdict:
         return self.verdict(self.weigh(A, B, sim))
@@ -165,7 +207,8 @@ class LearnedJudge(RuleJudge):
             # the same words: no pair like it was trained on, and the rules read it whole
             return Weighed(rule, x, [], RELATIONS.index(rule.relation), A, B, final=rule.verdict())
         p = self.combiner.probabilities(x)
-        return Weighed(rule, x, p, decide(p, x, self.combiner.constructive_min, apart=texts_apart(A, B, x)), A, B)
+        return Weighed(rule, x, p, decide(p, x, self.combiner.constructive_min, apart=texts_apart(A, B, x),
+                                          **self.gates.allow(x)), A, B)
 
     def verdict(self, w: Weighed, *, read_together: bool = False) -> Verdict:
         if w.final is not None:

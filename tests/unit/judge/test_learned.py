@@ -4,6 +4,7 @@ or an unsure pair, and it is the default judge."""
 from __future__ import annotations
 
 import importlib.util
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -103,12 +104,36 @@ def test_dev_set_generator_is_deterministic(tmp_path):
 @pytest.mark.skipif(importlib.util.find_spec("sklearn") is None, reason="scikit-learn (the test extra) is not installed")
 def test_training_rebuilds_the_shipped_combiner_exactly(tmp_path):
     out = tmp_path / "combiner.json"
-    done = subprocess.run([sys.executable, str(ROOT / "scripts" / "train_judge.py"), "--no-cv", "--out", str(out)],
+    done = subprocess.run([sys.executable, str(ROOT / "scripts" / "train_judge.py"), "--no-cv", "--no-gates", "--out", str(out)],
                           capture_output=True, text=True)
     if done.returncode != 0 and "embedder" in done.stderr.lower():
         pytest.skip("the default embedder is unavailable")
     assert done.returncode == 0, done.stderr
     assert out.read_bytes() == SHIPPED.read_bytes()
+
+
+def test_the_gates_keep_another_fact_about_a_person_out_of_quarantine():
+    """Another fact about the same person is no contradiction, whatever the embedder says;
+    the same attribute with another value still is (pairs from no training set)."""
+    from collective.judge import LearnedJudge
+    from collective.judge.default import judge_texts
+
+    judge = LearnedJudge()
+    for a, b in [("Tomas keeps bees on the roof of his building.", "Tomas's sister Ana works as a nurse in Porto."),
+                 ("Mina is lactose intolerant.", "Mina's husband is called Idris."),
+                 ("The Orla project uses Kafka for its event stream.", "The Orla project has four engineers.")]:
+        assert judge_texts(a, b, judge=judge).relation != "destructive", (a, b)
+    assert judge_texts("The reactor coolant pump is safe to operate.", "The reactor coolant pump is not safe to operate.",
+                       judge=judge).relation == "destructive"
+
+
+def test_the_shipped_gates_match_the_features():
+    from collective.judge.learned import Gates, shipped_gates
+
+    spec = json.loads((SHIPPED.parent / "gates.json").read_text(encoding="utf-8"))
+    assert isinstance(shipped_gates(), Gates)
+    with pytest.raises(ValueError, match="gates file"):
+        Gates({**spec, "features": spec["features"][:-1]})
 
 
 def test_the_rules_reason_is_written_only_where_the_verdict_says_it(monkeypatch):

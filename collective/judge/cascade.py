@@ -150,9 +150,10 @@ class CascadeJudge(LearnedJudge):
         p = self.cascade.probabilities(cascade_features(w.p, w.x, reading))
         if readers_agree(w.x) and w.k != _DESTRUCTIVE:
             p[_DESTRUCTIVE] = 0.0
+        # the dispute gate reads the readers' evidence only: the encoder's own reading of a
+        # contradiction opens it, and its confident neutral closes it
         allow = self.gates.allow(w.x)
-        if encoder_reads_neutral(reading):
-            allow["may_dispute"] = False
+        allow["may_dispute"] = (allow["may_dispute"] or encoder_disagrees(reading)) and not encoder_reads_neutral(reading)
         k = decide(p, w.x, self.cascade.constructive_min, disagreement=encoder_disagrees(reading) or None,
                    apart=texts_apart(w.A, w.B, w.x), **allow)
         if k == w.k:

@@ -19,7 +19,7 @@ from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import ValidationError
 
 from .person import PersonTools
-from .tools import CHANGING, NAMES, PERSON, READ_ONLY, MemoryTools
+from .tools import MEMORY, NAMES, OPERATOR, PERSON, READ_ONLY, MemoryTools
 from .unreadable import Answering
 
 if TYPE_CHECKING:
@@ -75,10 +75,10 @@ def _check_arguments(schema: dict, arguments: dict[str, Any]) -> None:
 # What each argument is, as the client's model reads it in the tool's input schema (an argument
 # whose type already says it, in tools.py, keeps that description).
 ARGUMENTS = {
-    "content": "the statement: one fact, said plainly (who or what, and its state)",
-    "tags": "topic words, for filtering and for peers' focus",
-    "phase": "the stance in radians instead of stance: 0 affirms, pi denies; any finite number, taken modulo 2 pi",
-    "query": "what to find: a few keywords or a question",
+    "content": "one fact, said plainly (who or what, and its state)",
+    "tags": "topic words",
+    "phase": "stance in radians instead of stance: 0 affirms, pi denies; any finite number, taken modulo 2 pi",
+    "query": "a few keywords or a question",
     "min_score": "least relevance (0 to 1) a hit must have; default 0.15",
     "categories": "only memories of any of these categories",
     "origins": "only memories first stored by any of these agents",
@@ -88,16 +88,17 @@ ARGUMENTS = {
     "include_faded": "also memories faded by age and weak amplitude",
     "include_refuted": "also memories a person's verdict refuted",
     "consensus": "only memories the collective promoted to main",
+    "limit": "how many to return at most",
     "offset": "how many to skip (paging)",
-    "memory_id": "a memory's id, as memory_store, memory_recall or memory_list gave it",
-    "remote": "the commons to use (default: the agent's default remote)",
-    "peers": "only these peers' branches (agent ids)",
+    "memory_id": "a memory's id",
+    "remote": "the commons (default: the agent's default remote)",
+    "peers": "only these peers (agent ids)",
     "dry_run": "plan only: write nothing",
-    "status": "open (pending or escalated), pending, escalated, resolved, or null for all",
-    "dispute_id": "a dispute's id (or one of its cases'), as memory_disputes gave it",
+    "status": "open, pending, escalated, resolved, or null for all",
+    "dispute_id": "a dispute's id, or one of its cases'",
     "note": "why, kept with the proposal",
     "full": "consolidate everything, not only what changed since the last dream",
-    "agent_id": "a peer's agent id, as memory_peers gave it",
+    "agent_id": "a peer's agent id",
     "keep": "which claim stands: a, b, both, or merged (then text is the corrected statement)",
     "text": "merged: the corrected statement",
     "supersede": "replace the verdict standing on a resolved dispute",
@@ -115,19 +116,51 @@ def _describe_arguments(schema: dict) -> None:
             field["description"] = ARGUMENTS[name]
 
 
-def build_server(agent: Agent, *, reviewer: str | None = None) -> MCPServer:
-    """An MCPServer whose tools act on `agent` (which the caller opens and closes); with
+def _lean(schema: Any) -> Any:
+    """An input schema without what no reader needs: each "title" pydantic adds (the name
+    again, capitalised), and an optional argument's null ("anyOf": [X, null] with default
+    null becomes X, which a call may leave out)."""
+    if isinstance(schema, list):
+        return [_lean(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    kinds = schema.get("anyOf", [])
+    if len(kinds) == 2 and {"type": "null"} in kinds and schema.get("default", 0) is None:
+        rest = {k: v for k, v in schema.items() if k not in ("anyOf", "default")}
+        return _lean({**next(kind for kind in kinds if kind != {"type": "null"}), **rest})
+    return {key: ({name: _lean(field) for name, field in value.items()} if key == "properties" else _lean(value))
+            for key, value in schema.items() if not (key == "title" and isinstance(value, str))}
+
+
+def _outline(schema: dict) -> dict:
+    """An output schema as the keys always there: what each holds, the tool's description
+    says, and the whole shapes would cost every reader of the tool list about as much
+    again as the rest of it. Any key more is allowed (detail adds some)."""
+    if "required" not in schema:
+        return schema
+    return {"type": "object", "required": schema["required"]}
+
+
+def build_server(agent: Agent, *, reviewer: str | None = None, operator: bool = False) -> MCPServer:
+    """An MCPServer whose tools act on `agent` (which the caller opens and closes): the memory
+    verbs; with `operator`, also the operator's (dream, sync, key rotation, ...); with
     `reviewer`, also a person's decisions, signed with that reviewer's key (person.py)."""
     server = MemoryServer(name="collective-memory", version=version("collective-memory"),
                           instructions=INSTRUCTIONS, log_level="WARNING")
     tools = PersonTools(agent, reviewer) if reviewer else MemoryTools(agent)
-    for name in (*READ_ONLY, *CHANGING, *(PERSON if reviewer else ())):
+    offered = (*MEMORY, *(OPERATOR if operator else ()), *(PERSON if reviewer else ()))
+    tools.offered = frozenset(NAMES[name] for name in offered)
+    for name in offered:
         # forget retracts (kept in history), pull merges and may dispute: nothing is destroyed
         hints = ToolAnnotations(read_only_hint=True) if name in READ_ONLY else \
             ToolAnnotations(read_only_hint=False, destructive_hint=False)
-        tool = getattr(tools, name)  # its docstring as the model reads it: without the source's indentation
-        server.add_tool(tool, name=NAMES[name], description=inspect.cleandoc(tool.__doc__), annotations=hints)
-        _describe_arguments(server._tool_manager.get_tool(NAMES[name]).parameters)
+        method = getattr(tools, name)  # its docstring as the model reads it: without the source's indentation
+        server.add_tool(method, name=NAMES[name], description=inspect.cleandoc(method.__doc__), annotations=hints)
+        tool = server._tool_manager.get_tool(NAMES[name])
+        _describe_arguments(tool.parameters)
+        tool.parameters = _lean(tool.parameters)
+        if tool.fn_metadata.output_schema is not None:
+            tool.fn_metadata.output_schema = _outline(tool.fn_metadata.output_schema)
     _add_resources_and_prompt(server, tools)
     return server
 
@@ -170,6 +203,6 @@ def _as_resource(result: Any) -> str:
     return json.dumps(result)
 
 
-def serve(agent: Agent, *, reviewer: str | None = None) -> None:
+def serve(agent: Agent, *, reviewer: str | None = None, operator: bool = False) -> None:
     """Serve `agent` on standard input and output until the client closes them."""
-    build_server(agent, reviewer=reviewer).run("stdio")
+    build_server(agent, reviewer=reviewer, operator=operator).run("stdio")

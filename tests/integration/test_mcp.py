@@ -15,27 +15,33 @@ import anyio
 import pytest
 from typing_extensions import get_type_hints
 
-from collective.reports import (DecidedDispute, DreamReport, Judgement, ListReport, PeerPullReport, PeersReport, ProposalReport,
-                                PullReport, PushReport, RecallHitReport, RecallReport, StatusReport, StoreReport,
-                                SyncWindowReport, TrustLedger, mismatches)
+from collective.mcp.brief import DisputesPage, PullBrief
+from collective.mcp.wording import in_tool_words
+from collective.reports import (DecidedDispute, DreamReport, Judgement, ListReport, PeersReport, ProposalReport,
+                                PushReport, RecallHitReport, RecallReport, StatusReport, StoreReport, SyncWindowReport,
+                                TrustLedger, mismatches)
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 CMEM = str(Path(sys.executable).parent / "cmem")
-TOOLS = {"memory_store", "memory_update", "memory_recall", "memory_list", "memory_show", "memory_forget", "memory_log", "memory_status",
-         "memory_push", "memory_pull", "memory_sync", "memory_rotate_key", "memory_disputes", "memory_dispute", "memory_peers", "memory_trust",
-         "memory_promote", "memory_endorse", "memory_dream", "memory_stability", "memory_judge"}
+TOOLS = {"memory_store", "memory_update", "memory_recall", "memory_list", "memory_show", "memory_forget", "memory_status",
+         "memory_push", "memory_pull", "memory_disputes", "memory_dispute", "memory_promote", "memory_endorse"}
+OPERATOR = {"memory_log", "memory_sync", "memory_rotate_key", "memory_peers", "memory_trust", "memory_dream",
+            "memory_stability", "memory_judge"}
 
-TYPED = {"memory_pull": PullReport, "memory_push": PushReport, "memory_status": StatusReport,
+TYPED = {"memory_pull": PullBrief, "memory_push": PushReport, "memory_status": StatusReport,
          "memory_store": StoreReport, "memory_recall": RecallReport, "memory_list": ListReport,
          "memory_sync": SyncWindowReport, "memory_promote": ProposalReport, "memory_dream": DreamReport,
-         "memory_peers": PeersReport, "memory_trust": TrustLedger, "memory_judge": Judgement}
+         "memory_peers": PeersReport, "memory_trust": TrustLedger, "memory_judge": Judgement,
+         "memory_disputes": DisputesPage}
 
 
 @contextlib.asynccontextmanager
-async def served(home: Path, agent_id: str, *, reviewer: str | None = None) -> AsyncIterator[ClientSession]:
+async def served(home: Path, agent_id: str, *, reviewer: str | None = None,
+                 operator: bool = False) -> AsyncIterator[ClientSession]:
     params = StdioServerParameters(command=CMEM, args=["mcp", "--agent", agent_id, "--home", str(home),
-                                                       *(["--reviewer", reviewer] if reviewer else [])])
+                                                       *(["--reviewer", reviewer] if reviewer else []),
+                                                       *(["--operator"] if operator else [])])
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
         yield session
@@ -72,8 +78,10 @@ def agents(request, home, cmem, tmp_path):
 def test_lists_every_tool_with_a_schema_and_a_documented_result(agents):
     async def scenario():
         async with served(agents, "earth-1") as session:
+            assert {t.name for t in (await session.list_tools()).tools} == TOOLS
+        async with served(agents, "earth-1", operator=True) as session:
             tools = {t.name: t for t in (await session.list_tools()).tools}
-        assert set(tools) == TOOLS
+        assert set(tools) == TOOLS | OPERATOR
         assert all("Returns" in t.description for t in tools.values())
         assert not any("\n    " in t.description or "stddev" in t.description for t in tools.values())
         undescribed = [(t.name, arg) for t in tools.values() for arg, field in t.input_schema["properties"].items()
@@ -85,13 +93,9 @@ def test_lists_every_tool_with_a_schema_and_a_documented_result(agents):
                                                           "consensus", "min_score", "tags", "categories", "origins",
                                                           "since", "until", "detail"}
         assert recall.annotations.read_only_hint and not tools["memory_store"].annotations.read_only_hint
-        # the output schemas of the typed reports (collective/reports/), required as they are there
+        # the output schemas: the keys a typed report (collective/reports/, mcp/brief.py) always has
         for name, report in TYPED.items():
-            schema = tools[name].output_schema
-            assert set(schema["properties"]) == set(get_type_hints(report)), name
-            assert set(schema["required"]) == report.__required_keys__, name
-        peer = tools["memory_pull"].output_schema["$defs"]["PeerPullReport"]
-        assert set(peer["properties"]) == set(PeerPullReport.__annotations__)
+            assert set(tools[name].output_schema["required"]) == report.__required_keys__, name
     run(scenario)
 
 
@@ -130,7 +134,7 @@ def test_a_keyword_and_a_question_in_other_words_find_their_memories_and_filters
 
 def test_stores_recalls_and_recalls_as_of_an_earlier_commit(agents, engine):
     async def scenario():
-        async with served(agents, "earth-1") as session:
+        async with served(agents, "earth-1", operator=True) as session:
             pump = await call(session, "memory_store", content="The coolant pump on deck 3 is safe to run.",
                               tags=["deck-3"], detail=True)
             seal = await call(session, "memory_store", content="The airlock seal on deck 5 is leaking air.")
@@ -143,7 +147,7 @@ def test_stores_recalls_and_recalls_as_of_an_earlier_commit(agents, engine):
             assert [h["id"] for h in then["hits"]][:1] == [pump["id"]]
 
             assert (await call(session, "memory_show", memory_id=pump["id"]))["content"].startswith("The coolant pump")
-            assert (await call(session, "memory_log", n=2))["commits"][0]["commit"] == seal["commit"]
+            assert (await call(session, "memory_log", limit=2))["commits"][0]["commit"] == seal["commit"]
             status = await call(session, "memory_status")
             assert (status["agent"], status["engine"], status["counts"]["own"]) == ("earth-1", engine, 2)
             stability = await call(session, "memory_stability")
@@ -184,7 +188,7 @@ BAD_CALLS = [  # (tool, arguments, the CLI command that says the same, or None: 
     ("memory_forget", {"memory_id": "no-such-memory"}, ["forget", "no-such-memory"]),
     ("memory_recall", {"query": "valve", "k": 0}, None),
     ("memory_recall", {"query": "valve", "as_of": "no-such-commit"}, ["recall", "valve", "--as-of", "no-such-commit"]),
-    ("memory_log", {"n": 0}, None),
+    ("memory_log", {"limit": 0}, None),
     ("memory_push", {"remote": "nowhere"}, ["push", "nowhere"]),
     ("memory_judge", {"a": "", "b": "Valve 7 is open."}, None),
     ("memory_recall", {"query": "valve", "k": "many"}, None),
@@ -194,11 +198,11 @@ BAD_CALLS = [  # (tool, arguments, the CLI command that says the same, or None: 
 ]
 
 
-def test_bad_arguments_are_tool_errors_with_the_cli_message_and_write_nothing(agents, cmem):
+def test_bad_arguments_are_tool_errors_with_the_cli_message_in_tool_words_and_write_nothing(agents, cmem):
     messages = {}
 
     async def scenario():
-        async with served(agents, "earth-1") as session:
+        async with served(agents, "earth-1", operator=True) as session:
             await call(session, "memory_store", content="Valve 7 is closed.")
             before = (await call(session, "memory_log"), await call(session, "memory_status"))
             for tool, arguments, _ in BAD_CALLS:
@@ -212,8 +216,11 @@ def test_bad_arguments_are_tool_errors_with_the_cli_message_and_write_nothing(ag
         text = messages[tool, json.dumps(arguments)]
         if command is not None:
             printed = cmem(*command, "--agent", "earth-1")
-            said = printed.stderr.replace("as-of:", "as_of:")  # the CLI names its option, a tool its argument
+            # the CLI names its option and commands, a tool its argument and tools
+            said = in_tool_words(printed.stderr.replace("as-of:", "as_of:"), TOOLS | OPERATOR)
             assert printed.exit_code == 2 and said == f"Error: {text}\n", (command, printed.stderr)
+    assert messages["memory_dispute", json.dumps({"dispute_id": "no-such-dispute"})] == (
+        "dispute: no dispute 'no-such-dispute' (see memory_disputes)")
     assert messages["memory_judge", json.dumps({"a": "", "b": "Valve 7 is open."})] == "a: must be non-empty text"
     assert messages["memory_store", "{}"] == "content: Field required"
     assert messages["memory_store", json.dumps({"content": "Valve 7 is open.", "importance": 5.0})] == (
@@ -292,7 +299,7 @@ def test_an_agent_remembers_over_turns_notices_a_dispute_and_sees_its_peers(agen
         async with served(agents, "mars-1") as mars:
             await call(mars, "memory_store", content="The coolant pump in module C is not safe to operate")
             await call(mars, "memory_push")
-        async with served(agents, "earth-1") as earth:
+        async with served(agents, "earth-1", operator=True) as earth:
             facts = ["The coolant pump in module C is safe to operate",
                      "Rover B needs a new battery before the next traverse",
                      "The crew prefers oatmeal for breakfast"]
@@ -347,7 +354,7 @@ def test_status_and_open_disputes_are_resources_and_a_prompt_says_how_to_use_mem
             status = json.loads((await session.read_resource("memory://status")).contents[0].text)
             assert status["agent"] == "earth-1" and status["counts"]["memories"] == 1
             disputes = json.loads((await session.read_resource("memory://disputes/open")).contents[0].text)
-            assert disputes == {"disputes": []}
+            assert disputes == {"total": 0, "offset": 0, "disputes": []}
             (prompt,) = (await session.list_prompts()).prompts
             text = (await session.get_prompt(prompt.name)).messages[0].content.text
             assert "memory_recall" in text and "memory_store" in text and "memory_disputes" in text

@@ -104,7 +104,7 @@ class Agent(RecallVerbs, ReviewVerbs, RosterVerbs, DreamVerbs, SyncVerbs, Pictur
     @cached_property
     def rosters(self) -> Rosters:
         from .roster.service import Rosters
-        return Rosters(self.repo, self.tables, agent_id=self.agent_id)
+        return Rosters(self.repo, self.tables, agent_id=self.agent_id, pinned=lambda: self.home.setting("roster"))
 
     @cached_property
     def exchange(self) -> Exchange:

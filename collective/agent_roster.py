@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Sequence
 
 from . import provision, reviewer_keys
+from .errors import BadInput
 from .model import validate_agent_id
 from .model.refs import peer_working
 from .roster import service as roster_changes
@@ -29,10 +30,16 @@ class RosterVerbs:
     def init_roster(self, collective: str, *, owners: Sequence[str], threshold: int | None = None,
                     endorsements: int = 2, remote: str | None = None) -> dict:
         """Version 1 of a collective's roster, owned (and signed) by these people, whose
-        reviewer keys are in this home; shared on the commons."""
+        reviewer keys are in this home; shared on the commons, and pinned in this home's
+        cmem.toml (`roster`)."""
+        pinned = self.home.setting("roster")
+        if pinned:  # its agents follow that one: a roster made here would be refused at every pull
+            raise BadInput("collective", f"this home pins the roster {pinned}: its agents follow that one")
         named = [(name, reviewer_keys.load(self.home, name)) for name in owners]
-        return self.rosters.init(validate_agent_id(collective, "collective"), owners=named, threshold=threshold,
+        made = self.rosters.init(validate_agent_id(collective, "collective"), owners=named, threshold=threshold,
                                  endorsements=endorsements, remote=self._sharing_remote(remote))
+        self.home.pin_roster(made["fingerprint"])  # the agents here know their roster: none taken on first sight
+        return {**made, "pinned": True}
 
     def roster_add_agent(self, agent_id: str, *, key: str | None = None, endorses: bool = True,
                          by: Sequence[str] = (), remote: str | None = None) -> dict:

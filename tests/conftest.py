@@ -32,7 +32,7 @@ settings.load_profile("ci" if os.environ.get("CI") else "dev")
 def _isolated_env(monkeypatch):
     """No test reads the developer's own home, default agent or doltlite credential choice."""
     for name in ("CMEM_HOME", "CMEM_AGENT", "CMEM_REMOTE", "CMEM_NATS_URL", "CMEM_BACKEND", "CMEM_DOLT_SERVER",
-                 "DOLTLITE_CREDS_DIR", "DOLTLITE_CREDS_KID", "DOLTLITE_CA_FILE"):
+                 "CMEM_ROSTER", "DOLTLITE_CREDS_DIR", "DOLTLITE_CREDS_KID", "DOLTLITE_CA_FILE"):
         monkeypatch.delenv(name, raising=False)
 
 

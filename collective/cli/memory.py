@@ -18,20 +18,29 @@ from .common import (agent_options, cli_errors, emit, filter_options, init_agent
               help="doltlite (embedded, the default) or dolt (a Dolt sql-server).")
 @click.option("--dolt-url", help="With --backend dolt: mysql://user:pass@host:port/db of a server you run "
                                   "(default: a server managed in the home).")
+@click.option("--roster", "roster", metavar="FINGERPRINT",
+              help="Follow only the roster whose first version has this fingerprint (as `cmem collective show` "
+                   "prints it), or the one a file holds (that command's --json output will do); it is written "
+                   "into cmem.toml. Without it, the first roster met is taken on first sight.")
 @json_option
-def init(home, agent_id, exist_ok, backend, dolt_url, as_json):
+def init(home, agent_id, exist_ok, backend, dolt_url, roster, as_json):
     """Create an agent: its database (branches main and <ID>/working), key pair and own row.
 
     \b
-    JSON: {"agent", "home", "engine", "database", "branch", "head", "public_key"}
+    JSON: {"agent", "home", "engine", "database", "branch", "head", "public_key", "roster": the
+           fingerprint pinned, or null}
     """
     with cli_errors():
         if not agent_id:
             raise BadInput("agent", "missing: give --agent ID")
+        from ..roster.service import pin_from
+        pin = pin_from(roster) if roster is not None else None  # bad input before anything is made
         with init_agent(agent_id, home, exist_ok=exist_ok, backend=backend, dolt_url=dolt_url) as agent:
+            if pin is not None:
+                agent.home.pin_roster(pin)
             result = {"agent": agent.agent_id, "home": str(agent.home.root), **agent.location.describe(),
                       "branch": agent.branch, "head": agent.repo.head(agent.branch),
-                      "public_key": agent.identity.public_key}
+                      "public_key": agent.identity.public_key, "roster": agent.home.setting("roster")}
     emit(result, as_json=as_json, text=_render_init)
 
 

@@ -29,6 +29,8 @@ def _text(r: dict) -> str:
     lines += [f"  agent     {m['name']:20} {m['fingerprint']}{'' if m['endorses'] else '  (does not endorse)'}"
               for m in r["agents"]]
     lines += [f"  reviewer  {m['name']:20} {m['fingerprint']}" for m in r["reviewers"]]
+    if r.get("fingerprint"):
+        lines.append(f"fingerprint {r['fingerprint']}{'  (pinned here)' if r.get('pinned') else ''}")
     if "pushed" in r:
         lines.append("shared on the commons" if r["pushed"] else "recorded here (no remote, or the commons had it)")
     return "\n".join(lines)
@@ -123,10 +125,14 @@ def collective_remove(name, by, remote_name, home, agent_id, as_json):
 def collective_show(home, agent_id, as_json):
     """The roster this agent follows.
 
+    The fingerprint names the roster by its first version: compare it with what the
+    owners say out of band, or give it to a new agent (`cmem init --roster`).
+
     \b
     JSON: {"collective", "version", "threshold", "endorsements", "issued_at",
            "owners": [{"name", "key", "fingerprint"}], "agents": [{"name", "key", "endorses",
-           "fingerprint"}], "reviewers": [{"name", "key", "fingerprint"}], "signed_by": [fingerprints]}
+           "fingerprint"}], "reviewers": [{"name", "key", "fingerprint"}], "signed_by": [fingerprints],
+           "fingerprint": the first version's, "pinned": whether this home pins it}
     """
     with cli_errors():
         with open_agent(home, agent_id) as agent:

@@ -31,6 +31,8 @@ VARIABLES: dict[str, Variable] = {v.name: v for v in (
     Variable("CMEM_TOKENIZER", "another tokenizer.json for the default embedder"),
     Variable("CMEM_REVIEW_TOKEN", "the access token of cmem review; --token overrides it"),
     Variable("USER", "the reviewer whose key signs a decision when --by names none", key="reviewer"),
+    Variable("CMEM_ROSTER", "the fingerprint of the roster's first version agents follow (a roster that starts "
+                            "elsewhere is refused)", key="roster"),
 )}
 
 OVERRIDING: dict[str, str] = {v.key: v.name for v in VARIABLES.values() if v.key}  # cmem.toml key -> variable

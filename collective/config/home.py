@@ -172,3 +172,15 @@ class Home:
         path.write_text(f'agent = "{agent_id}"\n' + text, encoding="utf-8")
         self._kept.clear()  # in case the file's time and size came out the same
 
+    def pin_roster(self, fingerprint: str) -> None:
+        """Write `roster = FINGERPRINT` into cmem.toml: its agents follow only the roster whose
+        first version has it. BadInput when it pins another one already."""
+        pinned = self.config.get("roster")
+        if pinned == fingerprint:
+            return
+        if pinned:
+            raise BadInput("roster", f"{self.root / CONFIG_FILE} pins another roster already ({pinned})")
+        path = self.root / CONFIG_FILE
+        text = path.read_text(encoding="utf-8") if path.exists() else ""
+        path.write_text(f'roster = "{fingerprint}"\n' + text, encoding="utf-8")
+        self._kept.clear()  # in case the file's time and size came out the same

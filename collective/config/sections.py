@@ -31,6 +31,8 @@ class TopLevel:
     collective: str = setting("default", "the collective: its events go to subjects `cmem.<collective>.>`")
     nats_url: str | None = setting(None, "NATS servers, comma-separated; over [nats] servers", kind=str)
     reviewer: str | None = setting(None, "the reviewer whose key signs a decision when --by names none", kind=str)
+    roster: str | None = setting(None, "fingerprint of the roster's first version its agents follow (`cmem init "
+                                       "--roster`): a roster that starts elsewhere is refused", kind=str)
 
 
 @dataclass(frozen=True)

@@ -37,7 +37,8 @@ class PullReport(TypedDict):
     cases_taken: Annotated[dict | None, DRY]
     refused: Annotated[dict, 'by source (a peer, "collective/quarantine", "main", "collective/roster"), then reason']
     promotions: Annotated[dict | None, PROMOTIONS + "; " + DRY]
-    roster: Annotated[dict | None, "collective, version, taken, refused; " + DRY]
+    roster: Annotated[dict | None, "collective, version, taken, refused, ignored (peer: why its branch's roster was "
+                                    "not followed), republished (when the commons' copy was put back); " + DRY]
     cases_grouped: Annotated[int | None, "cases that joined a dispute; " + DRY]
     quarantine: Annotated[dict | None, "the cases shared: pushed, cases, ...; " + DRY]
     dreams: Annotated[dict | None, "the peers' dream artifacts imported, by trust: remote, runs; " + DRY]

@@ -3,7 +3,8 @@
 Learned from The Update Framework's root metadata: a version is signed by a threshold
 of its owners; the next one by a threshold of the previous version's owners and of its
 own; versions are taken one after another, and never backwards. The first version an
-agent meets is taken on first sight (as a peer's key is) unless its operator pinned one.
+agent meets is taken on first sight (as a peer's key is) unless its operator pinned one
+by fingerprint (sources.py).
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ OTHER_COLLECTIVE = "roster_other_collective"
 ROLLED_BACK = "roster_rolled_back"    # the commons offers no version as recent as the one held
 FORKED = "roster_forked"              # a version of the same number that differs from the one held
 UNREADABLE = "roster_unreadable"
+FINGERPRINT_MISMATCH = "roster_fingerprint_mismatch"  # a chain whose first version is not the one pinned here
+AMBIGUOUS = "roster_ambiguous"        # nothing pinned, no roster on the commons, peers carry different ones
 
 
 def signed_count(roster: Roster, owners: Sequence) -> int:

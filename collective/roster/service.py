@@ -2,7 +2,8 @@
 commons, and making one (signed by owners whose keys are in this home) and sharing it.
 
 The commons keeps every version on the `collective/roster` branch; each agent keeps, in
-its own `roster` table, the versions it verified, in order (rules.follow). Where an
+its own `roster` table, the versions it verified, in order (rules.follow), and so carries
+them on its own branch, where its peers read them too (sources.py). Where an
 agent holds a roster, the roster is the one answer to who may do what: whose verdicts
 and decisions take effect (its reviewers), whose endorsements count and how many
 promote (its endorsers), and which key each agent has (its agents).
@@ -10,17 +11,20 @@ promote (its endorsers), and which key each agent has (its agents).
 
 from __future__ import annotations
 
+import json
+import re
 from dataclasses import replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Sequence
 
 from ..errors import (BadInput, BranchContested, CollectiveError, NoCommonsYet, NonFastForward, NotFound,
                       StorageError)
 from ..identity import Identity, valid_public_key
 from ..model import iso, utcnow
-from ..model.refs import MAIN_BRANCH, ROSTER_BRANCH, tracking
+from ..model.refs import MAIN_BRANCH, ROSTER_BRANCH, agent_of_working, tracking
 from ..runtime.retry import retrying
 from ..store.tables import Tables
-from . import rules
+from . import rules, sources
 from .record import Member, Roster
 
 if TYPE_CHECKING:
@@ -59,10 +63,17 @@ class RosterRefused(CollectiveError):
 
 
 class Rosters:
-    def __init__(self, repo: Repository, tables: Tables, *, agent_id: str):
+    def __init__(self, repo: Repository, tables: Tables, *, agent_id: str,
+                 pinned: Callable[[], str | None] = lambda: None):
         self.repo = repo
         self.tables = tables
         self.agent_id = agent_id
+        self._pinned = pinned  # read each time: an operator may pin while the agent runs
+
+    @property
+    def pinned(self) -> str | None:
+        """The fingerprint of the first version this agent's operator pinned (sources.fingerprint)."""
+        return self._pinned()
 
     def held(self) -> Roster | None:
         return held(self.tables)
@@ -72,39 +83,72 @@ class Rosters:
         if roster is None:
             raise NotFound("roster", "this agent follows no roster (`cmem collective init`, or pull from a commons "
                                      "that has one)")
-        return roster.to_dict()
+        return self._described(roster)
+
+    def _described(self, roster: Roster) -> dict:
+        """A version as `cmem collective show` prints it: with the fingerprint of the first
+        version, which an operator compares out of band or pins (`cmem init --roster`)."""
+        chain = self._chain()
+        root = sources.fingerprint(chain[0]) if chain else None
+        return {**roster.to_dict(), "fingerprint": root, "pinned": root is not None and root == self.pinned}
 
     # --- taking ------------------------------------------------------------------
     def take_from(self, remote: str) -> dict:
-        """The commons' versions that follow the one held, verified, into this agent's branch
-        (one commit when any). The caller fetched. Returns {"collective", "version",
-        "taken", "refused": {reason: [versions]}}."""
-        held_now = self.held()
-        ref = tracking(remote, ROSTER_BRANCH)
-        report = {"collective": held_now.collective if held_now else None,
-                  "version": held_now.version if held_now else None, "taken": 0, "refused": {}}
-        if ref not in self.repo.remote_branches():
-            if held_now is not None:  # the branch was there: a commons that lost it rolled it back
-                report["refused"] = {rules.ROLLED_BACK: [held_now.version]}
-                report["republished"] = self.share(remote)
-            return report
-        offered, unreadable = self._offered(ref)
-        taken, reason = rules.follow(held_now, offered)
+        """The versions that follow the one held, verified, from the commons' roster branch and
+        from every agent's own branch there (sources.py), into this agent's branch (one commit
+        when any); the commons' branch put back when it is missing, behind or forged. The
+        caller fetched. Returns {"collective", "version", "taken", "refused": {reason:
+        [versions]}, "ignored": {peer: reason}}, and "republished" when it was put back."""
+        chain = self._chain()
+        commons, unreadable = self._commons(remote)
+        plan = sources.plan(chain, commons, self._peers(remote), pinned=self.pinned)
+        refused = dict(plan.refused)
         if unreadable:
-            report["refused"][rules.UNREADABLE] = unreadable
-        if reason in (rules.ROLLED_BACK, rules.FORKED):
-            report["refused"][reason] = [held_now.version]  # what the commons no longer offers as held
-        if reason == rules.ROLLED_BACK:  # the versions are signed: any agent holding them puts them back
-            report["republished"] = self.share(remote)
-        elif reason is not None:  # the first version that did not follow
-            report["refused"][reason] = [(taken[-1].version if taken else held_now.version if held_now else 0) + 1]
+            refused[rules.UNREADABLE] = unreadable
+        taken = plan.taken
         if taken:
             with self.repo.transaction():
                 self.tables.roster.write([r.to_row() for r in taken])
                 self.repo.commit(f"roster: take {taken[-1].collective} version "
                                  f"{taken[0].version}..{taken[-1].version}", author=self.agent_id)
-            report.update(collective=taken[-1].collective, version=taken[-1].version, taken=len(taken))
+        last = taken[-1] if taken else chain[-1] if chain else None
+        report = {"collective": last.collective if last else None, "version": last.version if last else None,
+                  "taken": len(taken), "refused": refused, "ignored": plan.ignored}
+        if plan.republish is not None:  # the versions are signed: any agent holding them puts them back
+            report["republished"] = self.share(remote)
         return report
+
+    def _chain(self) -> list[Roster]:
+        """Every version held, in order (none on a database from before the roster)."""
+        try:
+            return [Roster.from_row(row) for row in self.tables.roster.rows()]
+        except StorageError:
+            return []
+
+    def _commons(self, remote: str) -> tuple[list[Roster] | None, list]:
+        """The commons' versions (None: it has no roster branch) and the versions of rows there
+        that are no roster. A fetch keeps a branch the commons lost, so it is asked again."""
+        ref = tracking(remote, ROSTER_BRANCH)
+        if ref not in self.repo.remote_branches() or self._commons_head(remote) is None:
+            return None, []
+        return self._offered(ref)
+
+    def _commons_head(self, remote: str) -> str | None:
+        """The commons' head of the roster branch, fetched now; None when it has none."""
+        try:
+            return self.repo.fetch(remote, ROSTER_BRANCH).get(ROSTER_BRANCH)
+        except (NotFound, NoCommonsYet):
+            return None
+
+    def _peers(self, remote: str) -> dict[str, list[Roster]]:
+        """The versions each other agent's own branch carries, as last fetched from `remote`."""
+        prefix = tracking(remote, "")
+        out = {}
+        for ref in self.repo.remote_branches():
+            agent = agent_of_working(ref[len(prefix):]) if ref.startswith(prefix) else None
+            if agent is not None and agent != self.agent_id:
+                out[agent] = self._offered(ref)[0]
+        return out
 
     def _offered(self, ref: str) -> tuple[list[Roster], list]:
         try:
@@ -171,39 +215,46 @@ class Rosters:
         with self.repo.transaction():
             self.tables.roster.write([roster.to_row()])
             commit = self.repo.commit(f"roster: {roster.collective} version {roster.version}", author=self.agent_id)
-        return {**roster.to_dict(), "commit": commit, "pushed": self.share(remote) if remote is not None else False}
+        return {**self._described(roster), "commit": commit, "pushed": self.share(remote) if remote is not None else False}
 
     def share(self, remote: str) -> bool:
-        """Put the versions held here that the commons lacks on it (the caller fetched); a lost
-        race fetches and tries again. Returns whether it pushed."""
-        roster = self.held()
-        if roster is None:
+        """Put the versions held here on the commons where it lacks them, has no roster branch,
+        or holds versions that do not follow them (sources.commons_state); a lost race tries
+        again. Returns whether it pushed."""
+        if self.held() is None:
             return False
         try:
-            return retrying(lambda: self._share_once(remote, roster), retry_on=NonFastForward,
-                            attempts=SHARE_ATTEMPTS, before_retry=lambda _: self.repo.fetch(remote))
+            return retrying(lambda: self._share_once(remote), retry_on=NonFastForward, attempts=SHARE_ATTEMPTS)
         except NonFastForward:
             raise BranchContested(ROSTER_BRANCH, remote, SHARE_ATTEMPTS) from None
 
-    def _share_once(self, remote: str, roster: Roster) -> bool:
+    def _share_once(self, remote: str) -> bool:
         ref = tracking(remote, ROSTER_BRANCH)
-        base = ref if ref in self.repo.remote_branches() else MAIN_BRANCH
-        self.repo.create_branch_at(ROSTER_BRANCH, base)
+        head = self._commons_head(remote)
+        chain = self._chain()
+        theirs = self._offered(ref)[0] if head is not None else None
+        pinned = self.pinned is not None and sources.fingerprint(chain[0]) == self.pinned
+        state = sources.commons_state(theirs, chain, pinned=pinned)
+        if state is None:
+            have = {r.version for r in theirs or ()}
+            clash = [r.version for r in chain if r.version not in have]
+            if clash:  # a fork its owners signed, or another first version: not this agent's to overrule
+                raise RosterRefused(f"the commons holds another version {clash[0]} of the roster: pull, then "
+                                    "make the change again")
+            return False
+        # appended to the commons' branch when it is only behind; else made again from ours
+        self.repo.create_branch_at(ROSTER_BRANCH, ref if state == sources.BEHIND else MAIN_BRANCH)
         with self.repo.on_branch(ROSTER_BRANCH):
             self.repo.migrate(author=self.agent_id, now=iso(utcnow()))
-        theirs = {r["version"]: r for r in self.tables.roster.rows(as_of=ROSTER_BRANCH)}
-        ours = self.tables.roster.rows()
-        clash = [r["version"] for r in ours if r["version"] in theirs and theirs[r["version"]] != r]
-        if clash:
-            raise RosterRefused(f"the commons holds another version {clash[0]} of the roster: pull, then make the "
-                                "change again")
-        missing = [r for r in ours if r["version"] not in theirs]
-        if not missing:
-            return False
-        with self.repo.on_branch(ROSTER_BRANCH), self.repo.transaction():
-            self.tables.roster.write(missing)
-            self.repo.commit(f"roster: {roster.collective} version {missing[-1]['version']}", author=self.agent_id)
-        self.repo.push(remote, ROSTER_BRANCH)
+            there = {r["version"]: r for r in self.tables.roster.rows()}
+            ours = [r.to_row() for r in chain]
+            with self.repo.transaction():
+                for version in set(there) - {r["version"] for r in ours}:
+                    self.repo.delete(self.tables.roster.name, {"version": version})
+                self.tables.roster.write([r for r in ours if there.get(r["version"]) != r])
+                self.repo.commit(f"roster: {chain[-1].collective} version {chain[-1].version} ({state} on the "
+                                 "commons)", author=self.agent_id)
+        self.repo.push(remote, ROSTER_BRANCH, expect=head or "", force=state == sources.FORGED)
         return True
 
 
@@ -243,3 +294,25 @@ def member_key(given: str | None, found: str | None) -> str:
     if not valid_public_key(key):
         raise BadInput("key", "is not a base64 Ed25519 public key")
     return key
+
+
+def pin_from(given: str) -> str:
+    """The fingerprint an operator gives to pin a roster: the text itself, or a file holding it
+    or `cmem collective show --json`'s output. BadInput when it is neither."""
+    text = given.strip()
+    path = Path(text).expanduser()
+    if path.is_file():
+        try:
+            text = path.read_text(encoding="utf-8").strip()
+        except (OSError, UnicodeDecodeError) as e:
+            raise BadInput("roster", f"cannot read {path}: {e}") from e
+        if text.startswith("{"):
+            try:
+                text = str(json.loads(text).get("fingerprint") or "")
+            except (ValueError, AttributeError):
+                raise BadInput("roster", f"{path} is not `cmem collective show --json` output") from None
+    text = text.lower()
+    if not re.fullmatch(r"[0-9a-f]{64}", text):
+        raise BadInput("roster", "is not a roster fingerprint (64 hex digits, as `cmem collective show` prints it) "
+                                 "nor a file holding one")
+    return text

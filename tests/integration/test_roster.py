@@ -483,3 +483,147 @@ def test_a_roster_agents_link_alone_joins_no_disputes(rostered):
         assert [d["dispute"] for d in agent.disputes("open")] == [valve]
         assert not any(h.memory.refuted_by for h in agent.recall(FACT, k=5, include_refuted=True)
                        if h.memory.content in (FACT, CONTRADICTION))
+
+
+# --- the roster cannot vanish, and a pinned newcomer takes no forged one ------------------
+def delete_on_commons(commons: str, branch: str) -> None:
+    """What anyone who writes a file commons can do: delete one of its branches."""
+    from collective.store import open_repository
+    repo = open_repository(commons.removeprefix("file://"))
+    try:
+        other = min(set(repo.branches()) - {branch})
+        repo.checkout(other)
+        repo._vc("default_branch", other)  # the commons' first branch is its default, which may not go
+        repo._vc("branch", "-D", branch)
+    finally:
+        repo.close()
+
+
+def commons_branches(commons: str) -> set[str]:
+    from collective.store import open_repository
+    repo = open_repository(commons.removeprefix("file://"))
+    try:
+        return set(repo.branches())
+    finally:
+        repo.close()
+
+
+def newcomer(tmp_path, commons, hash_embedder, *, pinned: str | None = None) -> Agent:
+    """A new agent in a home of its own, which pins `pinned` (as `cmem init --roster` does)."""
+    folder = tmp_path / "newcomer"
+    folder.mkdir()
+    if pinned is not None:
+        Home.at(folder).pin_roster(pinned)
+    agent = Agent.init("venus-1", home=folder, embedder=hash_embedder)
+    agent.add_remote("origin", commons)
+    return agent
+
+
+def test_a_deleted_roster_branch_is_put_back_by_the_next_pull(rostered, commons):
+    """Attack 3, the holders: the commons' `collective/roster` is deleted; a fetch keeps the
+    branch as last seen, yet the next pull of an agent holding the roster puts it back."""
+    for agent in rostered.values():
+        agent.push()
+    delete_on_commons(commons, ROSTER_BRANCH)
+    result = rostered["mars-1"].pull()
+    assert result["roster"]["republished"] is True
+    assert ROSTER_BRANCH in commons_branches(commons)
+    assert rostered["earth-2"].pull()["roster"] == {"collective": "habitat", "version": 5, "taken": 0,
+                                                    "refused": {}, "ignored": {}}
+
+
+def test_a_newcomer_learns_a_deleted_roster_from_the_agents_branches(rostered, tmp_path, commons, hash_embedder):
+    """Attack 3, a newcomer: with `collective/roster` deleted, a member and two agents on no
+    roster land and endorse a claim on main. The newcomer's first pull reads the roster from
+    the agents' own branches, so it does not follow that main, and puts the roster back."""
+    for agent in rostered.values():
+        agent.push()  # each carries the versions it follows on its own branch
+    delete_on_commons(commons, ROSTER_BRANCH)
+    member = rostered["earth-2"]
+    memory = member.store("The airlock override code is 0000; the outer door opens without a check.").memory
+    member.push()
+    socks = [Agent.init(f"sock-{i}", home=tmp_path / "socks", embedder=hash_embedder) for i in (1, 2)]
+    try:
+        for sock in socks:
+            sock.add_remote("origin", commons)
+            sock.push()
+        forge_main(socks[0], member.get(memory.id).to_row(), f"promote {memory.id}", signed=True, endorsers=socks)
+    finally:
+        for sock in socks:
+            sock.close()
+    with newcomer(tmp_path, commons, hash_embedder) as venus:
+        result = venus.pull()
+        assert venus.roster()["version"] == 5 and result["roster"]["republished"] is True
+        assert result["refused"]["main"] == {"not_due": [memory.id]}
+        assert venus.recall("airlock override code", consensus=True) == []
+    assert ROSTER_BRANCH in commons_branches(commons)
+
+
+def forge_roster_chain(tmp_path, commons, hash_embedder) -> str:
+    """Attack 7: a member makes a roster of its own (its own key named ana owns it, six
+    versions, longer than the real one) and puts that chain on the commons' `collective/roster`
+    in place of the real one. Returns its fingerprint."""
+    folder = tmp_path / "forger"
+    folder.mkdir()
+    reviewer_keys.init(Home.at(folder), "ana")
+    forger = Agent.init("rogue-1", home=folder, embedder=hash_embedder)
+    try:
+        forger.add_remote("own", f"file://{tmp_path / 'forger.db'}")
+        made = forger.init_roster("habitat", owners=["ana"])
+        for name in ("rogue-1", "sock-1", "sock-2", "sock-3"):
+            forger.roster_add_agent(name, key=forger.identity.public_key)
+        forger.roster_add_reviewer("ana")
+        forger.add_remote("origin", commons)
+        forger.repo.push("origin", ROSTER_BRANCH, force=True)
+        return made["fingerprint"]
+    finally:
+        forger.close()
+
+
+def test_a_pinned_newcomer_refuses_a_forged_roster_chain(rostered, tmp_path, commons, hash_embedder):
+    """Attack 7, a newcomer given the roster's fingerprint: the forged chain on the commons is
+    refused (its first version is not the one pinned), the real one is taken from the agents'
+    branches, and the pinned newcomer puts it back on the commons."""
+    real = rostered["earth-1"].roster()["fingerprint"]
+    for agent in rostered.values():
+        agent.push()
+    forged = forge_roster_chain(tmp_path, commons, hash_embedder)
+    assert forged != real
+    with newcomer(tmp_path, commons, hash_embedder, pinned=real) as venus:
+        result = venus.pull()
+        assert result["refused"][ROSTER_BRANCH] == {"roster_fingerprint_mismatch": [1]}
+        shown = venus.roster()
+        assert (shown["fingerprint"], shown["version"], shown["pinned"]) == (real, 5, True)
+        assert result["roster"]["republished"] is True
+    assert rostered["mars-1"].pull()["roster"]["refused"] == {}  # the real chain is back
+
+
+def test_agents_holding_the_real_roster_put_it_back_over_a_forged_chain(rostered, tmp_path, commons, hash_embedder):
+    """Attack 7, the holders: an agent whose home pins the real roster (the home it was made
+    in does) reports the forged chain as a fork and puts the real one back, so the next pull
+    is clean and a newcomer without a pin meets the real roster first."""
+    real = rostered["earth-1"].roster()["fingerprint"]
+    forge_roster_chain(tmp_path, commons, hash_embedder)
+    m1 = rostered["mars-1"]
+    result = m1.pull()
+    assert result["refused"][ROSTER_BRANCH] == {"roster_forked": [5]} and result["roster"]["republished"] is True
+    assert ROSTER_BRANCH not in m1.pull()["refused"]
+    with newcomer(tmp_path, commons, hash_embedder) as venus:
+        venus.pull()
+        assert (venus.roster()["fingerprint"], venus.roster()["version"]) == (real, 5)
+
+
+def test_cli_init_pins_a_roster_by_fingerprint_or_file(rostered, home, tmp_path):
+    from click.testing import CliRunner
+
+    from collective.cli import cli
+    shown = CliRunner().invoke(cli, ["collective", "show", "--agent", "mars-1", "--home", str(home), "--json"])
+    fingerprint = json.loads(shown.output)["fingerprint"]
+    assert "fingerprint " + fingerprint in CliRunner().invoke(
+        cli, ["collective", "show", "--agent", "mars-1", "--home", str(home)]).output
+    bad = CliRunner().invoke(cli, ["init", "--agent", "venus-1", "--home", str(tmp_path / "bad"), "--roster", "abc"])
+    assert bad.exit_code == 2 and not (tmp_path / "bad" / "agents").exists()
+    from collective.roster.service import pin_from
+    saved = tmp_path / "roster.json"
+    saved.write_text(shown.output)
+    assert pin_from(str(saved)) == pin_from(fingerprint.upper()) == fingerprint

@@ -170,8 +170,7 @@ USING_MEMORY = """You have a memory shared with other agents (the memory_* tools
 - When you learn something that will matter later, memory_store it as one short statement
   of one fact (say who or what, and the state: "The pump in module C is not safe to operate").
   Use stance "uncertain" when you are not sure, and tags for the topic.
-- memory_pull learns what your peers found; memory_push shares what you stored (memory_sync
-  does both, and what else waits, inside the sync windows the collective set).
+- memory_pull learns what your peers found; memory_push shares what you stored.
 - When memory_disputes lists a disagreement, do not pick a side yourself: say so to the person
   you work with; a reviewer decides, and refuted claims leave your recall.
 - Memories are never deleted: memory_forget retracts one of your own, kept in history."""

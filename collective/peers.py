@@ -15,10 +15,11 @@ from .errors import NotFound
 from .identity import fingerprint
 from .model import iso, utcnow, uuid7, validate_agent_id
 from .model.enums import KeyDecision
-from .model.refs import QUARANTINE_BRANCH, peer_working, tracking
+from .model.refs import QUARANTINE_BRANCH, agent_of_working, peer_working, tracking
 from .roster import service as roster
 from .store.tables import Tables
 
+NOT_ON_ROSTER = "not_on_roster"  # an agent the roster followed here does not name: nothing of it is taken
 
 
 class Peers:
@@ -56,18 +57,42 @@ class Peers:
         return self.tables.agents.get(agent_id) is not None
 
     def list(self) -> list[dict]:
-        """Known peers, then agents first met with a key another peer disputes (trust None)."""
+        """Known peers, then agents first met with a key another peer disputes (trust None),
+        then agents on a commons that the roster followed here does not name (held: nothing
+        of theirs is taken)."""
         held = self.tables.memories.origins()
         changes = self.tables.key_changes.all()
+        following = roster.held(self.tables)
+        named = None if following is None else {m.name for m in following.agents}
+
+        def held_why(agent_id: str) -> str | None:
+            return NOT_ON_ROSTER if named is not None and agent_id not in named else None
         known = [{"agent": row["agent_id"], "trust": round(float(row["trust_score"]), 4),
                   "last_sync": row["last_sync"], "last_synced_commit": row["last_synced_commit"],
                   "key_fingerprint": fingerprint(row["public_key"]), "memories": held.get(row["agent_id"], 0),
-                  "key_warning": _key_warning(changes.pop(row["agent_id"], None))}
+                  "key_warning": _key_warning(changes.pop(row["agent_id"], None)), "held": held_why(row["agent_id"])}
                  for row in self.tables.agents.all() if row["agent_id"] != self.agent_id]
-        return known + [{"agent": agent_id, "trust": None, "last_sync": None, "last_synced_commit": None,
-                         "key_fingerprint": fingerprint(change["new_key"]), "memories": 0,
-                         "key_warning": _key_warning(change)}
-                        for agent_id, change in sorted(changes.items()) if _key_warning(change)]
+        disputed = [{"agent": agent_id, "trust": None, "last_sync": None, "last_synced_commit": None,
+                     "key_fingerprint": fingerprint(change["new_key"]), "memories": 0,
+                     "key_warning": _key_warning(change), "held": held_why(agent_id)}
+                    for agent_id, change in sorted(changes.items()) if _key_warning(change)]
+        met = {p["agent"] for p in known + disputed} | {self.agent_id}
+        unnamed = [{"agent": agent_id, "trust": None, "last_sync": None, "last_synced_commit": None,
+                    "key_fingerprint": fingerprint(key) if key else None, "memories": held.get(agent_id, 0),
+                    "key_warning": None, "held": NOT_ON_ROSTER}
+                   for agent_id, key in sorted(self._on_commons().items())
+                   if named is not None and agent_id not in named and agent_id not in met]
+        return known + disputed + unnamed
+
+    def _on_commons(self) -> dict[str, str | None]:
+        """The agents whose working branch a commons holds, as last fetched, with the key
+        each shows there."""
+        repo, found = self.tables.repo, {}
+        for branch in sorted(repo.remote_branches()):
+            agent_id = agent_of_working(branch.split("/", 1)[1]) if "/" in branch else None
+            if agent_id is not None and agent_id not in found:
+                found[agent_id] = self.tables.agents.public_key(agent_id, as_of=branch)
+        return found
 
     def key_rejected(self, agent_id: str, key: str) -> bool:
         """Whether a person rejected this key for this peer."""

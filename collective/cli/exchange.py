@@ -151,6 +151,9 @@ def _render_pull(r: dict) -> str:
             lines.append(f"{p['peer']}: first sighting, key {p['key']['first_sighting']}")
         if p.get("key", {}).get("rotated"):
             lines.append(f"{p['peer']}: key rotated to {p['key']['rotated']} (signed by the key held)")
+        if p.get("key", {}).get("let_go") or p.get("let_go"):
+            lines.append(f"{p['peer']}: let go {p['let_go']} memories signed by a key the roster does not name"
+                         + (f" ({p['key']['let_go']})" if p.get("key", {}).get("let_go") else ""))
     for reason, ids in (r.get("refused", {}).get("collective/quarantine") or {}).items():
         lines.append(f"collective/quarantine: REFUSED {len(ids)} row(s) ({reason}): {', '.join(ids)}")
     if not r["peers"]:
@@ -175,7 +178,8 @@ def pull(remote_name, peers, dry_run, allow_refused, home, agent_id, as_json):
 
     Rows that do not verify (forged, tampered, unsigned, replayed, or a verdict
     or decision by no reviewer of the roster), keys that changed without a signed
-    rotation or that the roster does not name, a peer whose branch no longer
+    rotation or that the roster does not name, a peer the roster does not name
+    (not_on_roster: held until a version names it), a peer whose branch no longer
     descends from the head last taken from it (rolled back or rewritten: nothing
     of it is taken), a commons' main holding a memory not promoted as the rules
     say (not followed), and a roster that went back or forked are refused and
@@ -275,6 +279,8 @@ def _render_agents(rows: list[dict]) -> str:
                      f"key {r['key_fingerprint']}  last sync {r['last_sync'] or 'never'}")
         if r["key_warning"]:
             lines.append(f"  WARNING: {r['key_warning']}")
+        if r.get("held"):
+            lines.append(f"  HELD ({r['held']}): nothing of it is taken until the roster names it")
     return "\n".join(lines) or "no peers yet"
 
 
@@ -289,7 +295,9 @@ def agents(ctx, home, agent_id, as_json, plot_path):
 
     A peer whose key changed without a rotation signed by the key held, or an agent
     first met with a key another peer holds differently (trust null), is shown with
-    a warning until `cmem agents accept-key` or `reject-key`.
+    a warning until `cmem agents accept-key` or `reject-key`. On an agent that follows
+    a roster, an agent on the commons the roster does not name is shown held
+    (not_on_roster): nothing of it is taken until a version names it.
     """
     if ctx.invoked_subcommand is not None:
         return

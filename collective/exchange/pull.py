@@ -26,7 +26,7 @@ from ..model import Case, Memory, events, iso, utcnow
 from ..model.enums import CaseStatus, PeerStatus
 from ..model.refs import agent_of_working, peer_working, working_branch
 from ..reports import PeerPullReport
-from ..peers import Peers
+from ..peers import NOT_ON_ROSTER, Peers
 from ..quarantine import verdicts
 from ..quarantine.refutation import Refutations
 from ..quarantine.signing import sign_cases
@@ -36,6 +36,7 @@ from ..runtime.progress import Progress
 from ..store.tables import Tables
 from ..upkeep import Upkeep
 from ..merge.judging import plan_pull
+from . import roster_keys
 
 if TYPE_CHECKING:
     from ..store.port import Repository
@@ -51,7 +52,8 @@ class PeerReport:
     refused: dict[str, int] = field(default_factory=dict)
     pairs: list[dict] = field(default_factory=list)
     seconds: dict[str, float] = field(default_factory=dict)
-    key: dict[str, str] = field(default_factory=dict)  # first_sighting, rotated or refused: the key's fingerprint
+    key: dict[str, str] = field(default_factory=dict)  # first_sighting, rotated, roster, refused, let_go: a fingerprint
+    let_go: int = 0  # its memories held here that a key the roster does not name signed, let go
     history: dict[str, str] = field(default_factory=dict)  # taken and offered, when the branch was rewritten
 
     @classmethod
@@ -63,7 +65,8 @@ class PeerReport:
     def to_dict(self) -> PeerPullReport:
         return {"peer": self.peer, "head": self.head, "status": self.status, "commit": self.commit,
                 "summary": self.summary, "refused": self.refused, "pairs": self.pairs, "key": self.key,
-                "history": self.history, "seconds": {k: round(v, 4) for k, v in self.seconds.items()}}
+                "history": self.history, "let_go": self.let_go,
+                "seconds": {k: round(v, 4) for k, v in self.seconds.items()}}
 
 
 @dataclass
@@ -105,8 +108,7 @@ class PeerPull:
         if theirs is None:
             report.status, report.refused = PeerStatus.REFUSED, {"no_agent_row": 1}
             return report
-        pinned = self.tables.agents.get(peer)
-        rotations = self._key_check(peer, ref, pinned, theirs, report, dry_run=dry_run)
+        rotations, pinned = self._key_check(peer, ref, self.tables.agents.get(peer), theirs, report, dry_run=dry_run)
         if report.status == PeerStatus.REFUSED:
             return report
         watermark = pinned["last_synced_commit"] if pinned else None
@@ -148,36 +150,30 @@ class PeerPull:
         return report
 
     def _key_check(self, peer: str, ref: str, pinned: dict | None, theirs: dict, report: PeerReport, *,
-                   dry_run: bool) -> list[dict]:
-        """Whether the key the peer shows is one we may take: the one we hold, one a signed
+                   dry_run: bool) -> tuple[list[dict], dict | None]:
+        """Whether the key the peer shows is one we may take. On a roster: the key it names,
+        and nothing of an agent it does not name. Else the one we hold, one a signed
         rotation leads to from it, or (first sighting) whatever it shows, said so. A change
         without such a rotation is refused and kept for a person to decide. Returns the
-        rotations to remember (their old keys still verify what they signed)."""
+        rotations to remember (their old keys still verify what they signed) and the peer's
+        row as held after the check."""
         shown = theirs["public_key"]
         rotations = self.tables.key_rotations.of(peer, as_of=ref)
         following = roster.held(self.tables)
-        listed = following.agent_key(peer) if following else None
-        if listed is not None:  # the roster is the authority on the keys of the agents it names
-            if shown == listed:
-                if pinned is not None and pinned["public_key"] == shown:
-                    return []  # the key held already: nothing to remember
-                report.key = {"roster": fingerprint(shown)}
-                return [r for r in rotations if rotation_reaches(r["old_key"], shown, rotations)]
-            report.status = PeerStatus.REFUSED
-            report.refused = {"key_not_on_roster": 1}
-            report.key = {"refused": fingerprint(shown), "roster": fingerprint(listed)}
-            return []
+        if following is not None:  # the roster alone names agents and keys
+            return self._roster_check(peer, following.agent_key(peer), pinned, shown, rotations, report,
+                                      dry_run=dry_run)
         if pinned is None:
             witness = None if self.peers.key_accepted(peer, shown) else self._other_key_held(peer, shown, rotations)
             if witness is None:
                 report.key = {"first_sighting": fingerprint(shown)}
-                return [r for r in rotations if rotation_reaches(r["old_key"], shown, rotations)]
+                return [r for r in rotations if rotation_reaches(r["old_key"], shown, rotations)], pinned
             reason = "key_disputed"  # a peer of ours holds another key for it: the collective disagrees
         elif pinned["public_key"] == shown:
-            return []
+            return [], pinned
         elif rotation_reaches(pinned["public_key"], shown, rotations):
             report.key = {"rotated": fingerprint(shown)}
-            return rotations
+            return rotations, pinned
         else:
             reason = "key_changed"
         rejected = self.peers.key_rejected(peer, shown)
@@ -189,7 +185,48 @@ class PeerPull:
                 if self.peers.note_key_change(peer, shown):
                     self.repo.commit(f"agents: refuse key {fingerprint(shown)} of {peer} (no signed rotation)",
                                      author=self.agent_id)
-        return []
+        return [], pinned
+
+    def _roster_check(self, peer: str, listed: str | None, pinned: dict | None, shown: str, rotations: list[dict],
+                      report: PeerReport, *, dry_run: bool) -> tuple[list[dict], dict | None]:
+        """The key check on a roster. An agent it does not name is held: nothing of it is
+        taken until a version names it. One it names must show the key named; what was
+        taken under its name and signed by another key is let go first, and a rotation
+        counts only on a chain from a key the roster named to the one it names now: never
+        a newcomer's first sight of one."""
+        if listed is None:
+            report.status, report.refused = PeerStatus.REFUSED, {NOT_ON_ROSTER: 1}
+            report.key = {"refused": fingerprint(shown)}
+            return [], pinned
+        pinned = self._let_go(peer, listed, pinned, report, dry_run=dry_run)
+        if shown != listed:
+            report.status, report.refused = PeerStatus.REFUSED, {"key_not_on_roster": 1}
+            report.key.update(refused=fingerprint(shown), roster=fingerprint(listed))
+            return [], pinned
+        if pinned is not None and pinned["public_key"] == shown:
+            return [], pinned  # the key held already: nothing to remember
+        report.key["roster"] = fingerprint(shown)
+        return roster_keys.rotations_to(roster_keys.keys_of(self.tables, peer, listed), shown, rotations), pinned
+
+    def _let_go(self, peer: str, listed: str, pinned: dict | None, report: PeerReport, *,
+                dry_run: bool) -> dict | None:
+        """Let go of what was taken under the peer's name that a key the roster does not name
+        signed (a squatter's, met before the roster named the agent); one commit. Returns
+        the peer's row as then held (None when its key was not the roster's)."""
+        found = roster_keys.superseded(self.tables, peer, listed, pinned)
+        if found is None:
+            return pinned
+        stray = roster_keys.stray_memories(self.tables, found)
+        if found.pinned_key is not None:
+            report.key["let_go"] = fingerprint(found.pinned_key)
+        report.let_go = len(stray)
+        if not dry_run:
+            with self.repo.transaction():
+                roster_keys.let_go(self.tables, found, stray)
+                self.repo.commit(f"agents: let go {len(stray)} memories of {peer} signed by no key the roster "
+                                 f"names", author=self.agent_id)
+            self.upkeep.after_commit()
+        return None if found.pinned_key is not None else pinned
 
     def _other_key_held(self, peer: str, shown: str, rotations: list[dict]) -> str | None:
         """An agent on the commons whose branch holds another key for `peer`, one no

@@ -14,6 +14,7 @@ from ..errors import BranchContested, CollectiveError, NonFastForward, NotFound,
 from ..identity import fingerprint, rotation_reaches
 from ..model.refs import tracking
 from ..reports import BranchTampered
+from ..roster import service as roster
 from ..store.tables import Tables
 
 if TYPE_CHECKING:
@@ -27,7 +28,8 @@ class AgentRecreated(CollectiveError):
     """The commons holds this agent's branch under another key, with no rotation from it
     to ours, and with no history in common with ours: the agent was made again with the
     same id. Overwriting it would erase the old agent's branch, and peers would refuse
-    the new key."""
+    the new key. Not raised where the roster held here names our key: that branch was a
+    squatter's, and it is replaced as a tampered one."""
 
 
 def push_branch(repo: Repository, tables: Tables, remote: str, branch: str, *, author: str,
@@ -78,8 +80,12 @@ def _same_agent(tables: Tables, ref: str, agent_id: str, public_key: str) -> Non
     held = tables.agents.public_key(agent_id, as_of=ref)
     if held is None or held == public_key or rotation_reaches(held, public_key, tables.key_rotations.of(agent_id)):
         return
+    following = roster.held(tables)
+    if following is not None and following.agent_key(agent_id) == public_key:
+        return  # the roster names our key: a branch there under another one was never this agent's
     raise AgentRecreated(
         f"the commons holds {ref.split('/', 1)[1]} under another key ({fingerprint(held)}, ours "
         f"{fingerprint(public_key)}) and no rotation leads from it to ours: {agent_id} was created again with "
         "the same id. Restore its old key and database, or use a new agent id; peers refuse a key that changes "
-        "without `cmem key rotate`")
+        "without `cmem key rotate`. Where the collective's roster names this key, pull (to take the roster) "
+        "and push again")

@@ -45,6 +45,8 @@ class PeerReport(TypedDict):
     key_fingerprint: str | None
     memories: Annotated[int, "of its, held here"]
     key_warning: Annotated[str | None, "a key change not accepted"]
+    held: Annotated[str | None, "not_on_roster: the roster followed here does not name it, and nothing of it is "
+                                "taken"]
 
 
 class PeersReport(TypedDict):

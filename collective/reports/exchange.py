@@ -23,8 +23,10 @@ class PeerPullReport(TypedDict):
     summary: Annotated[dict, "what its memories became: new, constructive, partial, destructive, ..."]
     refused: Annotated[dict, "reason -> count"]
     pairs: Annotated[list, PAIRS]
-    key: dict | None
+    key: Annotated[dict | None, "first_sighting, rotated, roster, refused, let_go: a key's fingerprint each"]
     history: Annotated[dict | None, "taken and offered, when refused as rewritten"]
+    let_go: Annotated[int, "its memories held here that a key the roster does not name signed (a squatter's "
+                           "under its name), let go"]
     seconds: dict
 
 

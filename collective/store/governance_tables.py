@@ -122,6 +122,11 @@ class KeyRotations:
     def all(self) -> list[dict]:
         return self.repo.select(self.name, order_by="rotated_at")
 
+    def remove(self, agent_id: str, old_keys: Sequence[str]) -> None:
+        """Forget the agent's rotations away from these keys."""
+        if old_keys:
+            self.repo.delete(self.name, {"agent_id": agent_id, "old_key": list(old_keys)})
+
     def write(self, rows: Sequence[Mapping]) -> None:
         if rows:
             self.repo.upsert(self.name, list(rows), key=["agent_id", "new_key"])

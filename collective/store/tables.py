@@ -109,6 +109,12 @@ class MemoryTable:
         """Change some columns of one row."""
         self.repo.update(self.name, values, {"id": memory_id})
 
+    def remove(self, ids: Sequence[str]) -> None:
+        """Delete these rows: copies this agent lets go (a key the roster does not name signed them)."""
+        ids = list(ids)
+        for start in range(0, len(ids), 500):
+            self.repo.delete(self.name, {"id": ids[start:start + 500]})
+
 
 class AgentTable:
     """`agents`: this agent's own row and what it knows of each peer (key, trust, watermark)."""
@@ -151,6 +157,10 @@ class AgentTable:
 
     def set_trust(self, agent_id: str, score: float) -> None:
         self.repo.update(self.name, {"trust_score": score}, {"agent_id": agent_id})
+
+    def remove(self, agent_id: str) -> None:
+        """Forget a peer: the next pull meets it as new."""
+        self.repo.delete(self.name, {"agent_id": agent_id})
 
 
 class CaseTable:
@@ -211,6 +221,13 @@ class LinkTable:
 
     def remove(self, source_id: str, target_id: str, link_type: str) -> None:
         self.repo.delete(self.name, {"source_id": source_id, "target_id": target_id, "link_type": link_type})
+
+    def remove_touching(self, ids: Sequence[str]) -> None:
+        """Delete every link from or to these memories."""
+        ids = list(ids)
+        for start in range(0, len(ids), 500):
+            self.repo.delete(self.name, {"source_id": ids[start:start + 500]})
+            self.repo.delete(self.name, {"target_id": ids[start:start + 500]})
 
 
 class TrustLedger:

@@ -5,14 +5,19 @@ Runs the state machine of tests/simulation/ (the same rules and checks as the py
 through Hypothesis: seed K, then K+1, ... until --minutes have passed (one seed without
 it). A history that meets a known fault (tests/simulation/known.py) goes on; one that
 meets a new violation is shrunk to a short history, reported with its seed and steps.
-The embedder is the real default one unless --embedder hash.
+The embedder is the real default one unless --embedder hash. Stores take their texts from
+templates that know which texts contradict, and (--texts mixed, the default: a third of
+them) from real text: our dev chats and the public corpora of scripts/merge_corpora.py
+already in its cache (never downloaded here).
 
-    .venv/bin/python scripts/simulate.py --agents 5 --steps 200 --seed 1 [--minutes 10] [--json]
+    .venv/bin/python scripts/simulate.py --agents 5 --steps 200 --seed 1 [--minutes 10] [--texts mixed] [--json]
 
-The JSON: steps (commands run), rounds, commands by kind, typed_errors (and typed_error_lines: each one's first message), faults_injected,
-violations by invariant (each distinct one once per history), signatures (each violation kind with its first evidence), known (the known
-faults met), failures ([{seed, error, steps}]), seeds run, seconds, steps_per_second,
-simulated_minutes (the virtual clock's time over every history).
+The JSON: texts (the source) and corpora (the real ones drawn from), steps (commands run),
+rounds, commands by kind, typed_errors (and typed_error_lines: each one's first message),
+faults_injected, texts_stored (by kind: real, or a template's), violations by invariant (each
+distinct one once per history), signatures (each violation kind with its first evidence),
+known (the known faults met), failures ([{seed, error, steps}]), seeds run, seconds,
+steps_per_second, simulated_minutes (the virtual clock's time over every history).
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ from collective.embedders import HashEmbedder, default_embedder  # noqa: E402
 from simulation.known import is_known, known  # noqa: E402
 from simulation.machine import MAX_AGENTS, Tally  # noqa: E402
 from simulation.runner import run_seed  # noqa: E402
+from simulation.texts import SOURCES, real_texts  # noqa: E402
 
 
 def arguments(argv=None) -> argparse.Namespace:
@@ -44,6 +50,10 @@ def arguments(argv=None) -> argparse.Namespace:
     parser.add_argument("--seed", type=int, default=1, help="the first seed")
     parser.add_argument("--minutes", type=float, default=None, help="keep running seeds this long")
     parser.add_argument("--embedder", choices=("real", "hash"), default="real")
+    parser.add_argument("--texts", choices=SOURCES, default="mixed",
+                        help="where stores take their texts: templates (which know what contradicts what), "
+                             "real (our dev chats and the cached public corpora of scripts/merge_corpora.py), "
+                             "or mixed (a third real; the default)")
     parser.add_argument("--no-shrink", action="store_true", help="report a failing history as found")
     parser.add_argument("--json", action="store_true", help="one JSON line")
     args = parser.parse_args(argv)
@@ -70,7 +80,8 @@ def simulate(args: argparse.Namespace) -> dict:
         while True:
             seeds.append(seed)
             failure = run_seed(seed, agents=(args.agents, args.agents), steps=args.steps, embedder=lambda: embedder,
-                               tally=tally, is_known=is_known, workdir=folder, shrink=not args.no_shrink)
+                               tally=tally, is_known=is_known, workdir=folder, shrink=not args.no_shrink,
+                               texts=args.texts)
             if failure:
                 failures.append(failure)
             seed += 1
@@ -79,7 +90,9 @@ def simulate(args: argparse.Namespace) -> dict:
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     seconds = time.perf_counter() - started
-    return {"agents": args.agents, "embedder": args.embedder, "seeds": [seeds[0], seeds[-1]], **tally.to_dict(),
+    corpora = sorted(real_texts()) if SOURCES[args.texts] else []
+    return {"agents": args.agents, "embedder": args.embedder, "texts": args.texts, "corpora": corpora,
+            "seeds": [seeds[0], seeds[-1]], **tally.to_dict(),
             "known": sorted({known(s) for s in tally.signatures} - {None}), "failures": failures,
             "seconds": round(seconds, 1), "steps_per_second": round(tally.steps / seconds, 2)}
 
@@ -91,7 +104,8 @@ def main(argv=None) -> int:
         print(json.dumps(result))
     else:
         print(f"{result['steps']} steps ({result['steps_per_second']}/s) over seeds {result['seeds'][0]}.."
-              f"{result['seeds'][1]}, {result['rounds']} full rounds, {result['simulated_minutes']} simulated minutes")
+              f"{result['seeds'][1]}, {result['rounds']} full rounds, {result['simulated_minutes']} simulated minutes, "
+              f"texts {result['texts']}{' from ' + ', '.join(result['corpora']) if result['corpora'] else ''}")
         print(f"violations by invariant: {result['violations'] or 'none'}")
         for signature, evidence in result["signatures"].items():
             print(f"  {'known' if is_known(signature) else 'NEW'}  {signature}: {evidence}")

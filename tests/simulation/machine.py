@@ -72,6 +72,7 @@ class Tally:
         self.errors: Counter = Counter()      # typed errors, by command and type: answers, not faults
         self.error_lines: dict[str, str] = {}  # each one's first message: enough to tell an answer from a fault
         self.faults: Counter = Counter()      # faults injected, by kind
+        self.texts: Counter = Counter()       # texts stored (and updated to), by kind: texts.KINDS or real
         self.violations: Counter = Counter()  # by invariant
         self.signatures: dict[str, str] = {}  # signature -> first evidence
         self.steps = 0
@@ -81,7 +82,7 @@ class Tally:
     def to_dict(self) -> dict:
         return {"steps": self.steps, "rounds": self.rounds, "commands": dict(sorted(self.commands.items())),
                 "typed_errors": dict(sorted(self.errors.items())), "typed_error_lines": dict(sorted(self.error_lines.items())),
-                "faults_injected": dict(sorted(self.faults.items())),
+                "faults_injected": dict(sorted(self.faults.items())), "texts_stored": dict(sorted(self.texts.items())),
                 "violations": dict(sorted(self.violations.items())), "signatures": self.signatures,
                 "simulated_minutes": round(self.simulated.total_seconds() / 60, 1)}
 
@@ -95,6 +96,7 @@ class CollectiveMachine(RogueMember, RuleBasedStateMachine):
     tally: Tally = Tally()
     workdir: Path | None = None         # where each history's folder goes (a test's tmp_path)
     inject_faults = True                # kill -9, two commands at once, the commons away
+    text_source = "mixed"               # texts.SOURCES: templates, real text, or both
 
     memories = Bundle("memories")       # (origin, memory id) of every memory stored
 
@@ -125,17 +127,18 @@ class CollectiveMachine(RogueMember, RuleBasedStateMachine):
 
     @classmethod
     def configure(cls, *, agents: tuple[int, int], embedder: Callable, is_known=None, tally: Tally | None = None,
-                  workdir: Path | None = None, inject_faults: bool = True):
+                  workdir: Path | None = None, inject_faults: bool = True, texts: str = "mixed"):
         return type(cls.__name__, (cls,), {"min_agents": agents[0], "max_agents": agents[1],
                                            "embedder": staticmethod(embedder), "tally": tally or Tally(),
                                            "is_known": staticmethod(is_known or (lambda s: False)),
-                                           "workdir": workdir, "inject_faults": inject_faults})
+                                           "workdir": workdir, "inject_faults": inject_faults,
+                                           "text_source": texts})
 
     # --- setting up --------------------------------------------------------------
     @initialize(count=st.integers(0, MAX_AGENTS), seed=st.integers(0, 2**32 - 1))
     def start(self, count, seed):
         count = self.min_agents + count % (self.max_agents - self.min_agents + 1)
-        self.generator = TextGenerator(random.Random(seed))
+        self.generator = TextGenerator(random.Random(seed), self.text_source)
         home = self.home = self.root / "home"
         self.commons = faults.Commons(self.root)
         home.mkdir(parents=True)
@@ -219,6 +222,7 @@ class CollectiveMachine(RogueMember, RuleBasedStateMachine):
         self.tick(minutes)
         name, agent = self.agent(who)
         text = self.generator.draw(kind)
+        self.tally.texts[text.kind] += 1
         result = self.do("store", lambda: agent.store(text.content))
         if result is None:
             return multiple()
@@ -243,6 +247,7 @@ class CollectiveMachine(RogueMember, RuleBasedStateMachine):
         """Its origin corrects a memory: the old one retracted, the new one its child."""
         name, memory_id = memory
         text = self.generator.draw(kind)
+        self.tally.texts[text.kind] += 1
         result = self.do("update", lambda: self.agents[name].update(memory_id, text.content))
         if result is None:
             return multiple()

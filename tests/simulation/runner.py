@@ -20,12 +20,13 @@ EXAMPLES = 2
 
 def run_seed(seed: int, *, agents: tuple[int, int], steps: int, embedder: Callable, tally: Tally,
              is_known: Callable[[str], bool], workdir: Path | None = None, examples: int = EXAMPLES,
-             shrink: bool = True, inject_faults: bool = True) -> dict | None:
+             shrink: bool = True, inject_faults: bool = True, texts: str = "mixed") -> dict | None:
     """Run the histories of one seed. None when every invariant held (or only known faults
-    were met); else {"seed", "error", "steps"}: the failure and its shrunk history."""
+    were met); else {"seed", "error", "steps"}: the failure and its shrunk history. `texts`:
+    where stores take their texts (texts.SOURCES)."""
     machine = with_seed(seed)(CollectiveMachine.configure(agents=agents, embedder=embedder, is_known=is_known,
                                                           tally=tally, workdir=workdir,
-                                                          inject_faults=inject_faults))
+                                                          inject_faults=inject_faults, texts=texts))
     phases = [Phase.explicit, Phase.reuse, Phase.generate] + ([Phase.shrink] if shrink else [])
     chosen = settings(max_examples=examples, stateful_step_count=steps, deadline=None, database=None,
                       derandomize=False, print_blob=False, phases=phases, suppress_health_check=list(HealthCheck))

@@ -1,7 +1,8 @@
 """Random histories of 3 to 5 agents keep the invariants of the collective
 (docs/concepts/invariants.md): a fixed set of seeds, each a short history of real
 doltlite agents on one file commons, with the hashing embedder for speed
-(scripts/simulate.py runs long ones with the real embedder).
+(scripts/simulate.py runs long ones with the real embedder). A third of the stored texts
+are real (texts.real_texts: our dev chats, and the public corpora where they are cached).
 
 Every third seed also injects faults (kill -9, a command beside another, the commons away
 or restored from a copy), which cost child processes.
@@ -60,17 +61,19 @@ def test_random_history_keeps_the_invariants(seed, workdir, hash_embedder):
                        "(and from known.py when no seed meets it)")
 
 
-# Histories that found a fault the fixed seeds above do not meet: seed -> (agents, steps, what it found).
-# Each runs as the simulator ran it (real embedder, faults injected), and fails on the code before its fix.
+# Histories that found a fault the fixed seeds above do not meet: seed -> (agents, steps, texts, what it
+# found). Each runs as the simulator ran it (real embedder, faults injected, its text source), and fails on
+# the code before its fix.
 FOUND_REAL = {
-    6725: (3, 200, "a verdict's winner spared by it stayed standing when the verdict was reopened, where "
-                   "holders that met the verdicts in another order refuted it (refutations_settled; convergence)"),
+    6725: (3, 200, "templates",
+           "a verdict's winner spared by it stayed standing when the verdict was reopened, where "
+           "holders that met the verdicts in another order refuted it (refutations_settled; convergence)"),
 }
 
 
 @pytest.mark.parametrize("seed", sorted(FOUND_REAL))
 def test_a_history_that_found_a_fault_keeps_the_invariants(seed, workdir, real_embedder):
-    agents, steps, found = FOUND_REAL[seed]
+    agents, steps, texts, found = FOUND_REAL[seed]
     failure = run_seed(seed, agents=(agents, agents), steps=steps, embedder=lambda: real_embedder, tally=Tally(),
-                       is_known=is_known, workdir=workdir, shrink=False)
+                       is_known=is_known, workdir=workdir, shrink=False, texts=texts)
     assert failure is None, f"seed {seed} ({found}): {failure['error']}"

@@ -71,7 +71,7 @@ def held_of(agent: Agent, origin: str) -> set[str]:
 
 
 def test_an_agent_the_roster_does_not_name_is_held_until_it_names_its_key(agents, home, url, tmp_path,
-                                                                          hash_embedder):
+                                                                          hash_embedder, cmem):
     """Attack: a member runs `cmem init --agent newbie-1` before the real one joins. Nothing
     of it is taken; once the owner names the real key, the real agent's push replaces the
     squatter's branch and its memories are taken."""
@@ -90,6 +90,11 @@ def test_an_agent_the_roster_does_not_name_is_held_until_it_names_its_key(agents
     assert listed["held"] == "not_on_roster" and listed["trust"] is None
     assert listed["key_fingerprint"] == fingerprint(squatted)
     assert all(p["held"] is None for p in m1.peers() if p["agent"] != "newbie-1")
+    shown = cmem("agents", "--agent", "mars-1")
+    assert shown.exit_code == 0 and "HELD (not_on_roster)" in shown.stdout
+    again = cmem("pull", "--agent", "mars-1")
+    assert again.exit_code == 1 and "newbie-1: REFUSED (not_on_roster=1)" in again.stdout
+    assert "newbie-1 (not_on_roster)" in again.stderr
 
     with newbie(tmp_path / "real", url, hash_embedder, REAL) as real:
         agents["earth-1"].roster_add_agent("newbie-1", key=real.identity.public_key)

@@ -39,8 +39,8 @@ class TopLevel:
 class Settings:
     """How merges, recall, storage, trust and events are tuned."""
 
-    similarity_threshold: float = setting(wave.SIMILARITY_THRESHOLD, "least cosine at which one memory absorbs "
-                                          "another (pull and dream)", table="merge")
+    similarity_threshold: float = setting(wave.SIMILARITY_THRESHOLD, "least cosine at which two memories "
+                                          "interfere: absorb, dispute or link (pull and dream)", table="merge")
     amplitude_cap: float = setting(wave.AMPLITUDE_CAP, "the most amplitude a merge or a dream gives a memory",
                                    table="merge")
     dispute_penalty: float = setting(wave.DISPUTE_PENALTY, "a dispute weakens both sides: amplitude x "

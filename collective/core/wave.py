@@ -49,20 +49,6 @@ def classify(similarity: float, dphi: float, *, threshold: float = SIMILARITY_TH
     return PARTIAL
 
 
-def classify_judged(similarity: float, dphi: float, *, threshold: float = SIMILARITY_THRESHOLD) -> str:
-    """The rule when a judge has read the pair. It decided "same topic" down to its own
-    candidate floor, so its contradictions and partial agreements stand (a missed
-    contradiction hides a dispute). An agreement absorbs one memory into the other, so it
-    also needs the similarity threshold; below it the pair is independent, as the wave rule
-    has any pair there, not partial: a `partial_agreement` link would claim "same object,
-    another attribute", which nobody found (the judge said "the same", the cosine "too far
-    apart to be the same")."""
-    relation = classify(1.0, dphi)
-    if relation == CONSTRUCTIVE and not similarity >= threshold:  # NaN too
-        return INDEPENDENT
-    return relation
-
-
 def superpose(a1: float, phi1: float, a2: float, phi2: float, *, cap: float = AMPLITUDE_CAP) -> tuple[float, float]:
     """Amplitude and phase of two waves added: A^2 = a1^2 + a2^2 + 2 a1 a2 cos(dphi)."""
     dphi = phi1 - phi2

@@ -63,16 +63,6 @@ def test_classify_boundaries():
     assert wave.classify(0.9, math.pi) == wave.DESTRUCTIVE
 
 
-@given(st.floats(-1, 1), st.floats(0, math.pi), st.floats(0.3, 0.95))
-def test_a_judged_agreement_needs_the_threshold_a_contradiction_does_not(similarity, dphi, threshold):
-    relation = wave.classify_judged(similarity, dphi, threshold=threshold)
-    if similarity < threshold and dphi < math.pi / 4:
-        assert relation == wave.INDEPENDENT  # never absorbed below the threshold
-    else:
-        assert relation == wave.classify(1.0, dphi)  # the judge decided "same topic"
-    assert wave.classify_judged(math.nan, 0.0) == wave.INDEPENDENT
-
-
 # --- superposition ------------------------------------------------------------
 @given(amps, amps, angles)
 def test_superpose_in_phase_adds_up_to_the_cap(a1, a2, phi):

@@ -71,7 +71,7 @@ def returns(shape: type, *, key: str | None = None) -> Callable:
     """A decorator: the docstring ends with the keys of the compact answer (`shape`, paged
     under `key` when a list), without notes or the fields detail adds: the output schema
     names those."""
-    keys = _keys(shape)
+    keys = keys_text(shape)
     written = '{"total", "offset", "%s": [%s]}' % (key, keys) if key else keys
     return lambda func: _ending(func, f"Returns {written}")
 
@@ -83,7 +83,7 @@ def _ending(func: Callable, text: str) -> Callable:
     return func
 
 
-def _keys(shape: type) -> str:
+def keys_text(shape: type) -> str:
     """{"a", "b": {...}, "c": [{...}]}: the required keys, nested where a shape has its own."""
     optional = getattr(shape, "__optional_keys__", frozenset())
     parts = []
@@ -93,9 +93,9 @@ def _keys(shape: type) -> str:
         inner = [a for a in get_args(kind) if a is not type(None)]
         kind = inner[0] if get_origin(kind) is not list and len(inner) == 1 else kind
         if is_typeddict(kind):
-            parts.append(f'"{name}": {_keys(kind)}')
+            parts.append(f'"{name}": {keys_text(kind)}')
         elif get_origin(kind) is list and get_args(kind) and is_typeddict(get_args(kind)[0]):
-            parts.append(f'"{name}": [{_keys(get_args(kind)[0])}]')
+            parts.append(f'"{name}": [{keys_text(get_args(kind)[0])}]')
         else:
             parts.append(f'"{name}"')
     return "{" + ", ".join(parts) + "}"

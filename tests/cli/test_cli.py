@@ -82,7 +82,7 @@ def stored(cli_home, real_embedder):
 # --- init ---------------------------------------------------------------------------------
 def test_init_json_and_files(home, engine):
     out = cmem_json("init", "--agent", "earth-1", "--home", str(home))
-    assert set(out) == {"agent", "home", "engine", "branch", "head", "public_key", "database", "server"}
+    assert set(out) == {"agent", "home", "engine", "branch", "head", "public_key", "database", "server", "roster"}
     assert (out["server"] is None) == (engine == "doltlite")  # one shape on every engine
     assert out["agent"] == "earth-1" and out["branch"] == "earth-1/working" and out["engine"] == engine
     if engine == "doltlite":

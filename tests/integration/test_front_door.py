@@ -9,6 +9,7 @@ from click.testing import CliRunner
 
 from collective.agent import Agent
 from collective.cli import cli
+from collective.mcp.brief import keys_text
 from collective.mcp.tools import MemoryTools
 from collective.reports import (CommitRecord, DecidedDispute, DisputeReport, DreamReport, ForgetReport, Judgement,
                                 KeyRotation, ListReport, PeerReport, Proposal, ProposalReport, PullReport, PushReport,
@@ -49,7 +50,9 @@ def through_each_door(agents: dict[str, Agent], cmem, verb: str, *cli_args: str)
     python = plain(getattr(agents["python-1"], verb)())
     done = cmem(verb, *cli_args, "--agent", "cli-1", "--json")
     assert done.exit_code == 0, done.output
-    mcp = getattr(MemoryTools(agents["mcp-1"]), verb)()
+    tool = getattr(MemoryTools(agents["mcp-1"]), verb)
+    # in detail, as the others are (a pull's default answer is its counts: test_mcp_session.py)
+    mcp = tool(detail=True) if verb == "pull" else tool()
     return {"python": python, "cli": json.loads(done.stdout), "mcp": mcp}
 
 
@@ -91,35 +94,36 @@ def test_a_dry_run_pull_has_the_documented_shape_too(collective, cmem):
     """Every key on every path: a dry run names what it did not do (null), as the docs say."""
     python = plain(collective["python-1"].pull(dry_run=True))
     done = cmem("pull", "--dry-run", "--agent", "cli-1", "--json")
-    mcp = MemoryTools(collective["mcp-1"]).pull(dry_run=True)
+    mcp = MemoryTools(collective["mcp-1"]).pull(dry_run=True, detail=True)
     for door, result in {"python": python, "cli": json.loads(done.stdout), "mcp": mcp}.items():
         assert mismatches(result, PullReport) == [], door
         assert result["dry_run"] and result["quarantine"] is None and result["dreams"] is None, door
 
 
-# command -> (the shape it returns, the MCP tool that returns it too, or None)
+# command -> (the shape it returns, the MCP tool that returns it too, or None; memory_pull answers
+# with counts unless asked for detail, and documents that shape)
 DOCUMENTED = {
-    ("pull",): (PullReport, "pull"), ("push",): (PushReport, "push"), ("status",): (StatusReport, "status"),
+    ("pull",): (PullReport, None), ("push",): (PushReport, "push"), ("status",): (StatusReport, "status"),
     ("store",): (StoreReport, "store"), ("recall",): (RecallReport, "recall"), ("list",): (ListReport, "list_memories"),
     ("show",): (ShowReport, "show"), ("forget",): (ForgetReport, "forget"), ("update",): (UpdateReport, "update"),
     ("log",): (CommitRecord, None), ("judge",): (Judgement, "judge"), ("dream",): (DreamReport, "dream"),
     ("promote",): (ProposalReport, "promote"), ("endorse",): (ProposalReport, "endorse"),
     ("promotions", "list"): (Proposal, None), ("agents",): (PeerReport, None), ("trust",): (TrustLedger, "trust"),
     ("key", "rotate"): (KeyRotation, "rotate_key"), ("sync", "once"): (SyncWindowReport, "sync"),
-    ("quarantine", "show"): (DisputeReport, "dispute"), ("quarantine", "resolve"): (DecidedDispute, None),
+    ("quarantine", "show"): (DisputeReport, None), ("quarantine", "resolve"): (DecidedDispute, None),
 }
 
 
 def test_each_door_documents_the_shape_it_returns(cmem):
     """The CLI's help (and so the CLI reference, written from it and kept fresh by its own
     test) and the MCP tools' descriptions show the shape each verb returns, written from one
-    place."""
+    place: the CLI in full, MCP as the keys of its compact answer (the tokens a model pays for)."""
     for command, (report, tool) in DOCUMENTED.items():
         written = " ".join(shape_text(report).split())
         helped = CliRunner().invoke(cli, [*command, "--help"]).output
         assert written in " ".join(helped.split()), command
         if tool is not None:
-            assert written in " ".join(getattr(MemoryTools, tool).__doc__.split()), command
+            assert f"Returns {keys_text(report)}" in " ".join(getattr(MemoryTools, tool).__doc__.split()), command
 
 
 def test_the_memory_verbs_return_the_same_shape_from_every_door(collective, cmem):
@@ -168,8 +172,9 @@ def test_the_reading_verbs_return_the_same_shape_from_every_door(collective, cme
         "judge": (lambda a: a.compare("Valve 7 is open.", "Valve 7 is not open."),
                   ("judge", "Valve 7 is open.", "Valve 7 is not open."),
                   lambda t: t.judge("Valve 7 is open.", "Valve 7 is not open.")),
-        "disputes": (lambda a: a.disputes(None), ("quarantine", "list"), lambda t: t.disputes(None)),
-        "peers": (lambda a: a.peers(), ("agents",), lambda t: t.peers()),
+        "disputes": (lambda a: a.disputes(None), ("quarantine", "list"),
+                     lambda t: {"disputes": t.disputes(None, detail=True)["disputes"]}),  # a page
+        "peers": (lambda a: a.peers(), ("agents",), lambda t: {"peers": t.peers()["peers"]}),  # a page
     }
     for verb, (python, cli_args, mcp) in calls.items():
         done = CliRunner().invoke(cli, [*cli_args, "--json"]) if verb == "judge" else \

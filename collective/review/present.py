@@ -7,6 +7,8 @@ import difflib
 import math
 from datetime import datetime, timezone
 
+from ..judge.stance import estimate as estimate_stance
+
 SAME, GONE, NEW = "same", "gone", "new"
 
 
@@ -77,9 +79,18 @@ def closeness(similarity: float) -> str:
     return "loosely related"
 
 
-def stances(phase_diff: float) -> str:
-    """The phase difference of the two claims, in words: opposite stances, or the same."""
-    turned = abs(math.remainder(phase_diff, 2 * math.pi))
+def stance_of(content: str, stance: str | None, phase: float | None) -> float:
+    """The stance a claim takes, as a phase: its writer's explicit one, else what its wording
+    says (the estimator merges use)."""
+    if stance is not None and phase is not None:
+        return phase
+    return float(estimate_stance(content))
+
+
+def stances(phase_a: float, phase_b: float) -> str:
+    """How the two claims' own stances stand to each other, in words. Not the case's phase
+    difference: that is the judge's relation (every contradiction reads opposite there)."""
+    turned = abs(math.remainder(phase_a - phase_b, 2 * math.pi))
     if turned > 2.6:
         return "opposite: one affirms what the other denies"
     if turned < 0.5:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from datetime import datetime, timezone
 
-from collective.review.present import ago, closeness, exact, short, stances, word_diff
+from collective.review.present import ago, closeness, exact, short, stance_of, stances, word_diff
 
 NOW = datetime(2026, 12, 2, 12, 0, tzinfo=timezone.utc)
 
@@ -38,5 +38,17 @@ def test_ids_are_short_and_tell_apart_uuids_made_together():
 
 def test_the_judges_numbers_in_words():
     assert closeness(0.98) == "almost the same words" and closeness(0.3) == "loosely related"
-    assert stances(math.pi).startswith("opposite") and stances(-math.pi).startswith("opposite")
-    assert stances(2 * math.pi).startswith("the same") and stances(1.2).startswith("one is less certain")
+    assert stances(0.0, math.pi).startswith("opposite") and stances(math.pi, 0.0).startswith("opposite")
+    assert stances(0.0, 2 * math.pi).startswith("the same") and stances(0.0, 1.2).startswith("one is less certain")
+
+
+def test_the_stance_line_is_the_claims_own_stances_not_the_judges_relation():
+    """Two claims that each affirm something are not "opposite" because the judge disputes them."""
+    kotlin = stance_of("Harbor's backend is written in Kotlin", None, None)
+    postgres = stance_of("Harbor's database is PostgreSQL", None, None)
+    assert stances(kotlin, postgres).startswith("the same stance")
+    safe, unsafe = (stance_of(t, None, None) for t in ("The pump is safe", "The pump is not safe"))
+    assert stances(safe, unsafe).startswith("opposite")  # the wording's own stances
+    denied = stance_of("The pump is safe", "deny", math.pi)  # the writer's explicit stance wins
+    assert stances(safe, denied).startswith("opposite")
+    assert stances(safe, stance_of("The pump might be safe", None, None)).startswith("one is less certain")

@@ -168,6 +168,10 @@ class ReviewPage:
                                         getattr(rows[found[side]["memory"]], "phase", None)) for side in ("a", "b")]
             return {"agent": agent.agent_id, "d": found, "trust": agent.trust_scores(),
                     "stances": present.stances(*phases),
+                    "standing": {side: present.standing(found[side]["origin_agent"], found[side]["content"],
+                                                        found[side].get("copies", []),
+                                                        {m: r.content for m, r in rows.items() if r is not None})
+                                 for side in ("a", "b")},
                     "diff": present.word_diff(found["a"]["content"], found["b"]["content"]),
                     "histories": {m: agent.history(m, HISTORY_LIMIT) for m in dict.fromkeys(held)}}
         return self.render(request, "dispute.html", status=status, error=error, entered=entered or {},

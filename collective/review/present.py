@@ -96,3 +96,18 @@ def stances(phase_a: float, phase_b: float) -> str:
     if turned < 0.5:
         return "the same stance: they differ in what they say"
     return "one is less certain than the other"
+
+
+def standing(origin: str, content: str, copies: list[dict], texts: dict[str, str]) -> list[dict]:
+    """Each agent standing with a claim, once: who said it, then the holders of its copies
+    (one agent may hold several, its own earlier claim absorbed into this one among them).
+    Each row beyond the claim comes with its text where that says something else than the
+    claim's, so a reviewer never reads "the same claim" over other words."""
+    said = " ".join(content.split()).lower()
+    found: dict[str, dict] = {origin: {"agent": origin, "said_it": True, "rows": []}}
+    for copy in copies:
+        who = copy.get("origin_agent") or "an unknown agent"
+        text = texts.get(copy["memory"]) or ""
+        found.setdefault(who, {"agent": who, "said_it": False, "rows": []})["rows"].append(
+            {"memory": copy["memory"], "text": text if text and " ".join(text.split()).lower() != said else None})
+    return list(found.values())

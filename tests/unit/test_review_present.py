@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from datetime import datetime, timezone
 
-from collective.review.present import ago, closeness, exact, short, stance_of, stances, word_diff
+from collective.review.present import ago, closeness, exact, short, stance_of, stances, standing, word_diff
 
 NOW = datetime(2026, 12, 2, 12, 0, tzinfo=timezone.utc)
 
@@ -52,3 +52,15 @@ def test_the_stance_line_is_the_claims_own_stances_not_the_judges_relation():
     denied = stance_of("The pump is safe", "deny", math.pi)  # the writer's explicit stance wins
     assert stances(safe, denied).startswith("opposite")
     assert stances(safe, stance_of("The pump might be safe", None, None)).startswith("one is less certain")
+
+
+def test_each_agent_standing_with_a_claim_is_counted_once_with_its_own_words_where_they_differ():
+    claim = "Harbor's backend is written in Kotlin"
+    copies = [{"memory": "e29a0b77", "origin_agent": "tracker"}, {"memory": "c0ffee11", "origin_agent": "notes"}]
+    texts = {"e29a0b77": "Harbor's server side is Kotlin on the JVM", "c0ffee11": "harbor's backend is  written in Kotlin"}
+    found = standing("tracker", claim, copies, texts)
+    assert [w["agent"] for w in found] == ["tracker", "notes"]  # tracker once, though it holds two rows
+    assert found[0]["said_it"] and not found[1]["said_it"]
+    assert found[0]["rows"] == [{"memory": "e29a0b77", "text": "Harbor's server side is Kotlin on the JVM"}]
+    assert found[1]["rows"] == [{"memory": "c0ffee11", "text": None}]  # the same words: "the same claim"
+    assert standing("tracker", claim, [], {}) == [{"agent": "tracker", "said_it": True, "rows": []}]

@@ -127,10 +127,14 @@ def _warn_tampered(result: dict) -> None:
 
 def _render_pull(r: dict) -> str:
     lines = []
+    # "nothing new" only when the pull changed nothing here: a verdict, a case or a
+    # promotion may arrive while every peer's branch stands still
+    dreams = (r.get("dreams") or {}).get("runs", [])
+    quiet = not any((r.get("applied") or {}).values()) and not any(run["imported"] for run in dreams)
     for p in r["peers"]:
         s = p["summary"]
         if p["status"] == "unchanged":
-            lines.append(f"{p['peer']}: nothing new")
+            lines.append(f"{p['peer']}: " + ("nothing new" if quiet else "no new memories"))
         elif p["status"] == "refused":
             lines.append(f"{p['peer']}: REFUSED ({', '.join(f'{k}={v}' for k, v in p['refused'].items())})")
             if p.get("history"):
@@ -154,6 +158,7 @@ def _render_pull(r: dict) -> str:
         if p.get("key", {}).get("let_go") or p.get("let_go"):
             lines.append(f"{p['peer']}: let go {p['let_go']} memories signed by a key the roster does not name"
                          + (f" ({p['key']['let_go']})" if p.get("key", {}).get("let_go") else ""))
+    lines += _applied_lines(r.get("applied") or {})
     for reason, ids in (r.get("refused", {}).get("collective/quarantine") or {}).items():
         lines.append(f"collective/quarantine: REFUSED {len(ids)} row(s) ({reason}): {', '.join(ids)}")
     if not r["peers"]:
@@ -163,6 +168,23 @@ def _render_pull(r: dict) -> str:
                                                 f"{run['clusters']} clusters, {run['prune_hints']} prune hints"
                                                 if run["imported"] else f"not imported ({run['reason']})"))
     return "\n".join(lines)
+
+
+def _applied_lines(done: dict) -> list[str]:
+    """What the shared branches brought (the peers' memories have their own lines)."""
+    lines = []
+    if done.get("verdicts"):
+        lines.append(f"verdicts applied: {', '.join(d[:12] for d in done['verdicts'])}")
+    if done.get("reopened"):
+        lines.append(f"reopened: {', '.join(d[:12] for d in done['reopened'])}")
+    if done.get("cases"):
+        lines.append(f"collective/quarantine: took {done['cases']} case row(s), {len(done['opened'])} new")
+    if done.get("promotions") or done.get("promoted") or done.get("consensus_moved"):
+        lines.append(f"promotions: took {done['promotions']} row(s), {done['promoted']} promoted"
+                     + ("; main moved to the commons' main" if done["consensus_moved"] else ""))
+    if done.get("roster") is not None:
+        lines.append(f"roster: took version {done['roster']}")
+    return lines
 
 
 @click.command()

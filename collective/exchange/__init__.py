@@ -27,6 +27,7 @@ from ..runtime.gc_pause import gc_paused
 from ..runtime.progress import Progress
 from ..store.tables import Tables
 from ..upkeep import Upkeep
+from .applied import applied
 from .pull import PeerPull, PeerReport
 from .push import push_branch
 from .remotes import Remotes
@@ -146,8 +147,9 @@ class Exchange:
                 refused[MAIN_BRANCH] = promoted["main_refused"]
             result: PullReport = {"remote": remote, "dry_run": bool(dry_run), "peers": [r.to_dict() for r in reports],
                                   "cases_taken": taken, "refused": refused, "promotions": promoted, "roster": roster,
-                                  "cases_grouped": None, "quarantine": None, "dreams": None}
+                                  "cases_grouped": None, "quarantine": None, "dreams": None, "applied": None}
             if dry_run:
                 return result
+            result["applied"] = applied(result["peers"], taken, promoted, roster)
             result["cases_grouped"] = self.quarantine.regroup()
             return self.quarantine.share_after("pull", result, remote)

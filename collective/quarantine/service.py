@@ -17,7 +17,7 @@ from ..core import trust, wave
 from ..errors import BadInput, BranchContested, CollectiveError, NonFastForward, NotFound, NotShared
 from ..identity import Identity, valid_public_key
 from ..model import Case, Memory, iso, utcnow
-from ..model.enums import AWAITING_REVIEWER, CaseStatus
+from ..model.enums import AWAITING_REVIEWER, CaseStatus, Keep
 from ..model.refs import MAIN_BRANCH, QUARANTINE_BRANCH, tracking
 from ..peers import Peers
 from ..roster import service as roster
@@ -167,24 +167,33 @@ class Quarantine:
         anything changed), each row checked first; verdicts of authorised reviewers new
         to this agent take effect. The caller fetched.
 
-        Returns {"taken", "refused": {reason: count}, "refused_cases": {reason: [ids]}}."""
+        Returns {"taken", "opened": [case ids new here], "verdicts" and "reopened": [the
+        disputes whose verdict or reopening took effect here], "refused": {reason: count},
+        "refused_cases": {reason: [ids]}}."""
         remote_ref = tracking(remote, QUARANTINE_BRANCH)
+        report = {"taken": 0, "opened": [], "verdicts": [], "reopened": [], "refused": {}, "refused_cases": {}}
         if remote_ref not in self.repo.remote_branches():
-            return {"taken": 0, "refused": {}, "refused_cases": {}}
+            return report
         ours = self.tables.cases.by_id()
         checked = self.check(self.tables.cases.all(as_of=remote_ref), remote, ours)
         merged = joined(self._authorised(list(ours.values()), checked), checked.kept)
         changed = changed_cases(merged, ours)
-        report = {"taken": len(changed), "refused": checked.counts(), "refused_cases": checked.refused}
+        report.update(taken=len(changed), opened=sorted(c.id for c in changed if c.id not in ours),
+                      refused=checked.counts(), refused_cases=checked.refused)
         if not changed:
             return report
         # The disputed memories stay on the quarantine branch until a pull brings them
         # from their origins: taking them here would skip their classification.
         with self.repo.transaction():
             self.tables.cases.write(changed)
-            self.apply_authorised(changed)
+            applied = self.apply_authorised(changed)
             self.repo.commit(f"quarantine: take {len(changed)} case(s) from {remote}", author=self.agent_id)
         self.upkeep.after_commit()
+        # a reopening withdraws a verdict and applies none: it is news wherever the case held another resolution
+        reopened = [c for c in changed if c.resolution and c.decision()["keep"] == Keep.REOPEN
+                    and (c.id not in ours or ours[c.id].resolution != c.resolution)]
+        report.update(verdicts=_disputes([c for c in changed if c.id in applied and c not in reopened]),
+                      reopened=_disputes(reopened))
         return report
 
     def regroup(self) -> int:
@@ -300,6 +309,11 @@ class Quarantine:
             return {"pushed": False, "cases": len(merged)}
         self.repo.push(remote, QUARANTINE_BRANCH)
         return {"pushed": True, "cases": len(merged), "changed": len(changed)}
+
+
+def _disputes(cases: list[Case]) -> list[str]:
+    """The disputes these cases' verdicts name (a verdict decides every case of its dispute)."""
+    return sorted({c.decision().get("dispute") or c.id for c in cases})
 
 
 def _unshared(rows: list[dict], shared: MemoryTable) -> list[dict]:

@@ -30,6 +30,23 @@ class PeerPullReport(TypedDict):
     seconds: dict
 
 
+class PullApplied(TypedDict):
+    """What the pull changed here, every part of it: a pull that changed nothing has every
+    count 0, every list empty and roster null (and says "nothing new")."""
+
+    memories: Annotated[int, "the peers' memories taken: new, updated, retracted"]
+    peers_merged: Annotated[int, "peers whose branch brought a change (a commit each)"]
+    cases: Annotated[int, "shared case rows taken (new, counted again, linked, decided)"]
+    opened: Annotated[list[str], "the cases among them new here"]
+    verdicts: Annotated[list[str], "the disputes whose verdict took effect here"]
+    reopened: Annotated[list[str], "the disputes a reopening set open again here (its verdict withdrawn)"]
+    promotions: Annotated[int, "proposals, decisions and endorsements taken"]
+    promoted: Annotated[int, "memories that landed on main"]
+    consensus_moved: Annotated[bool, "main moved to the commons' main"]
+    roster: Annotated[int | None, "the roster version taken; null when none"]
+    keys: Annotated[int, "peers whose key was first seen, rotated, taken from the roster, or let go"]
+
+
 class PullReport(TypedDict):
     """A pull: every peer that moved merged, the shared branches taken and checked."""
 
@@ -44,6 +61,7 @@ class PullReport(TypedDict):
     cases_grouped: Annotated[int | None, "cases that joined a dispute; " + DRY]
     quarantine: Annotated[dict | None, "the cases shared: pushed, cases, ...; " + DRY]
     dreams: Annotated[dict | None, "the peers' dream artifacts imported, by trust: remote, runs; " + DRY]
+    applied: Annotated[PullApplied | None, DRY]
 
 
 class BranchTampered(TypedDict):

@@ -57,7 +57,7 @@ def test_a_forged_origin_is_refused_and_reported(trio, cmem):
     held = {r["id"] for r in e1.repo.select("memories")}
     assert genuine.id in held and as_earth_2.id not in held and as_nobody.id not in held
     text = cmem("pull", "--agent", "earth-1")  # earth-2 pulled now; mars-1 is unchanged
-    assert text.exit_code == 0 and "mars-1: nothing new" in text.stdout
+    assert text.exit_code == 0 and "mars-1: no new memories" in text.stdout
     assert as_earth_2.id not in {r["id"] for r in e1.repo.select("memories")}
 
 

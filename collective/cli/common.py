@@ -23,6 +23,11 @@ class UsageFailure(click.ClickException):
 
 # --- bad input, once for every command ----------------------------------------------
 
+# An empty value on the command line is most often `"$ID"` of a variable set in another
+# shell (or not at all): said after the error, which alone does not tell the cause.
+EMPTY_HINT = "(empty: was the variable set in this shell?)"
+
+
 class StrictText(click.ParamType):
     """A parameter's own type behind a check of the raw text: valid UTF-8 and no NUL, or a
     one-line usage error (exit 2) naming the parameter. Command-line arguments that are
@@ -40,8 +45,8 @@ class StrictText(click.ParamType):
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         if isinstance(value, str):
             from ..model import text_problem
-            problem = text_problem(value) or ("must not be empty" if value == "" and _typed_option(param, ctx)
-                                              else None)
+            problem = text_problem(value) or (f"must not be empty {EMPTY_HINT}"
+                                              if value == "" and _typed_option(param, ctx) else None)
             if problem:
                 self.fail(problem, param, ctx)
         converted = self.inner.convert(value, param, ctx)
@@ -130,15 +135,26 @@ class NotSharedFailure(click.ClickException):
 
 @contextlib.contextmanager
 def cli_errors() -> Iterator[None]:
-    """BadInput -> exit 2, NotShared -> exit 3, any other CollectiveError -> exit 1, one line each."""
+    """BadInput -> exit 2, NotShared -> exit 3, any other CollectiveError -> exit 1, one line each.
+    Bad input from a command given an empty argument says what likely emptied it."""
     try:
         yield
     except BadInput as e:
-        raise UsageFailure(one_line(e)) from e
+        raise UsageFailure(one_line(e) + (f" {EMPTY_HINT}" if _empty_argument() else "")) from e
     except NotShared as e:
         raise NotSharedFailure(one_line(e)) from e
     except CollectiveError as e:
         raise click.ClickException(one_line(e)) from e
+
+
+def _empty_argument() -> bool:
+    """Whether the running command was given an argument typed empty (`cmem show ""`): its
+    own check, or a lookup of '', refuses it (an empty option is refused before, with the hint)."""
+    from click.core import ParameterSource
+    ctx = click.get_current_context(silent=True)
+    return ctx is not None and any(
+        isinstance(param, click.Argument) and param.name is not None and ctx.params.get(param.name) == ""
+        and ctx.get_parameter_source(param.name) is ParameterSource.COMMANDLINE for param in ctx.command.params)
 
 
 def emit(value: Any, *, as_json: bool, text: Callable[[Any], str] | None = None) -> None:

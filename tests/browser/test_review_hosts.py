@@ -92,7 +92,8 @@ def test_allow_host_adds_a_name_and_a_bad_one_is_one_line(world):
         done = cmem("review", "--allow-host", bad, "--agent", "earth-2", "--by", "ana", "--for", "1",
                     home=world.home)
         assert (done.returncode, done.stdout) == (2, ""), bad
-        said = f"{bad!r} is not a host name or IP address (give it without a port)" if bad else "must not be empty"
+        said = f"{bad!r} is not a host name or IP address (give it without a port)" if bad else \
+            "must not be empty (empty: was the variable set in this shell?)"
         assert done.stderr.strip().splitlines() == [f"Error: allow-host: {said}"]
 
 

@@ -40,6 +40,9 @@ def earth(home, hash_embedder, tmp_path):
 
 # --- an option typed empty ---------------------------------------------------------------
 
+EMPTY = "must not be empty (empty: was the variable set in this shell?)"
+
+
 def every_option(group: click.Group, path: tuple[str, ...] = ()):
     """(path, option) for each option that takes a value, of groups too (`dream --plot`)."""
     for name, command in sorted(group.commands.items()):
@@ -58,7 +61,7 @@ def test_every_option_typed_empty_is_refused(path, option, tmp_path, monkeypatch
     monkeypatch.setenv("HOME", str(tmp_path))  # where `--home ""` went: ~/.cmem
     monkeypatch.chdir(tmp_path)
     result = CliRunner().invoke(cli, [*path, option.opts[0], ""])
-    refused(result, f"{option.opts[0].lstrip('-')}: must not be empty")
+    refused(result, f"{option.opts[0].lstrip('-')}: {EMPTY}")
     assert list(tmp_path.iterdir()) == []
 
 
@@ -72,13 +75,13 @@ def test_every_option_typed_empty_is_refused(path, option, tmp_path, monkeypatch
 ], ids=["agent", "store-category", "list-category", "backend", "collective", "reviewer"])
 def test_an_empty_option_is_not_taken_as_left_out(earth, args, name):
     before = written(earth)
-    refused(invoke(earth, *args), f"{name}: must not be empty")
+    refused(invoke(earth, *args), f"{name}: {EMPTY}")
     assert written(earth) == before
 
 
 def test_an_empty_home_is_refused_not_read_as_the_default(tmp_path, monkeypatch):
     monkeypatch.setenv("HOME", str(tmp_path))
-    refused(CliRunner().invoke(cli, ["init", "--agent", "x", "--home", ""]), "home: must not be empty")
+    refused(CliRunner().invoke(cli, ["init", "--agent", "x", "--home", ""]), f"home: {EMPTY}")
     assert not (tmp_path / ".cmem").exists()
 
 
@@ -180,7 +183,7 @@ def test_mcp_with_an_empty_reviewer_does_not_serve(earth):
     reads its standard input)."""
     done = subprocess.run([sys.executable, "-m", "collective.cli", "mcp", "--reviewer", "", "--home", str(earth)],
                           stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120)
-    assert (done.returncode, done.stdout, done.stderr) == (2, "", "Error: reviewer: must not be empty\n")
+    assert (done.returncode, done.stdout, done.stderr) == (2, "", f"Error: reviewer: {EMPTY}\n")
 
 
 # --- folders and ids said plainly -----------------------------------------------------------------

@@ -9,6 +9,7 @@ from .core import scoring
 from .index.keeper import IndexKeeper
 from .model import utcnow, validate_count
 from .model.enums import CaseStatus, KeyDecision
+from .quarantine.closing import closed_cases
 from .reports import StatusReport
 from .store.port import Commit, Repository
 from .store.tables import Tables
@@ -31,7 +32,7 @@ def describe(repo: Repository, tables: Tables, keeper: IndexKeeper, location, ho
         "disputed": memories.count(disputed=1),
         "absorbed": memories.count_absorbed(),
         "peers": tables.agents.count() - 1,
-        "open_cases": tables.cases.count(status=[CaseStatus.PENDING, CaseStatus.ESCALATED]),
+        "open_cases": _open_cases(repo, tables),
         # verdicts kept but not applied: signed by no reviewer this agent honours
         "awaiting_reviewer": tables.cases.count(status=[CaseStatus.RESOLVED]) - len(tables.applied_verdicts.case_ids()),
         "key_changes": sum(c["status"] != KeyDecision.ACCEPTED for c in tables.key_changes.all().values()),
@@ -40,6 +41,12 @@ def describe(repo: Repository, tables: Tables, keeper: IndexKeeper, location, ho
             "schema_version": repo.schema_version(), "counts": counts,
             "stability": stability(tables, tables.agents.trust_scores(), utcnow(), settings)["stability"],
             "index": keeper.state(head), "remotes": repo.remotes(), "events": tables.outbox.describe()}
+
+
+def _open_cases(repo: Repository, tables: Tables) -> int:
+    """The cases waiting for a person: open, and not closed by a retraction (closing.py)."""
+    waiting = tables.cases.all(status=[CaseStatus.PENDING, CaseStatus.ESCALATED])
+    return len(waiting) - len(closed_cases(repo, tables, waiting))
 
 
 def stability(tables: Tables, trust_scores: Mapping[str, float], now: datetime, settings) -> dict:

@@ -17,11 +17,13 @@ def _render_disputes(disputes: list[dict]) -> str:
         return "no disputes"
     return "\n".join(f"{d['dispute']}  {d['status']:9} {d['case_count']} case(s)  {', '.join(d['agents'])}  "
                      f"{d['a']['summary'] or d['a']['memory']!r} vs {d['b']['summary'] or d['b']['memory']!r}"
-                     + (f"  ({d['awaiting']})" if d["awaiting"] else "") for d in disputes)
+                     + (f"  ({d['awaiting']})" if d["awaiting"] else "")
+                     + (f"  (closed: {d['closed']['reason']})" if d.get("closed") else "") for d in disputes)
 
 
 @quarantine_group.command("list")
-@click.option("--status", help="open (pending or escalated), pending, escalated or resolved.")
+@click.option("--status", help="open (pending or escalated), pending, escalated, resolved or closed (a side's "
+                               "origin retracted it).")
 @agent_options
 @json_option
 @documented(DisputeReport, many=True)
@@ -57,6 +59,8 @@ def _render_dispute(d: dict) -> str:
     if d["reopened"]:
         r = d["reopened"]
         lines.append(f"reopened by {r['by']} at {r['at']}: {r['note']}")
+    if d.get("closed"):
+        lines.append(f"closed: its origin retracted {', '.join(d['closed']['memories'])}")
     return "\n".join(lines)
 
 

@@ -21,6 +21,7 @@ from ..reports import DecidedDispute, DisputeReport, DisputeSide, Reopening, Ver
 from ..roster import service as roster
 from .cases import resolution, revision, validate_keep
 from . import grouping, signing, verdicts
+from .closing import CLOSED, RETRACTED, closed_cases
 from .service import Quarantine
 
 if TYPE_CHECKING:
@@ -29,8 +30,8 @@ if TYPE_CHECKING:
     from ..store.tables import Tables
 
 OPEN = "open"
-STATUS_CHOICES = (OPEN, *tuple(CaseStatus))
-_ORDER = {CaseStatus.ESCALATED: 0, CaseStatus.PENDING: 1, CaseStatus.RESOLVED: 2}
+STATUS_CHOICES = (OPEN, *tuple(CaseStatus), CLOSED)
+_ORDER = {CaseStatus.ESCALATED: 0, CaseStatus.PENDING: 1, CaseStatus.RESOLVED: 2, CLOSED: 3}
 
 
 class Disputes:
@@ -50,24 +51,26 @@ class Disputes:
             raise BadInput("status", f"must be one of {', '.join(STATUS_CHOICES)}, got {status!r}")
         groups = self._groups()
         scores, applied = self.peers.trust_scores(), self.tables.applied_verdicts.case_ids()
-        copies = self._copies([c for cases in groups.values() for c in cases])  # one walk for every dispute
-        out = [self._describe(did, cases, scores, applied, copies) for did, cases in groups.items()]
+        every = [c for cases in groups.values() for c in cases]
+        copies = self._copies(every)  # one walk for every dispute
+        closed = closed_cases(self.repo, self.tables, every)
+        out = [self._describe(did, cases, scores, applied, copies, closed) for did, cases in groups.items()]
         out = [d for d in out if status is None or d["status"] == status
-               or (status == OPEN and d["status"] != CaseStatus.RESOLVED)]
+               or (status == OPEN and d["status"] not in (CaseStatus.RESOLVED, CLOSED))]
         return sorted(out, key=lambda d: (_ORDER[d["status"]], d["opened_at"], d["dispute"]))
 
     def show(self, dispute_id: str) -> DisputeReport:
         """One dispute; a case id of it finds it too."""
         did, cases = self._group(dispute_id)
         return self._describe(did, cases, self.peers.trust_scores(), self.tables.applied_verdicts.case_ids(),
-                              self._copies(cases))
+                              self._copies(cases), closed_cases(self.repo, self.tables, cases))
 
     def of_memory(self, memory_id: str) -> dict | None:
         """The dispute a memory (or a copy of it) stands in: {"dispute", "status"}, or None."""
         mine = verdicts.copies(self.tables, memory_id, holder=self.agent_id)
         for did, cases in self._groups().items():
             if any(mine & set(c.pair) for c in cases):
-                return {"dispute": did, "status": grouping.status(cases)}
+                return {"dispute": did, "status": grouping.status(cases, closed_cases(self.repo, self.tables, cases))}
         return None
 
     def _group(self, dispute_id: str) -> tuple[str, list[Case]]:
@@ -87,7 +90,7 @@ class Disputes:
         return verdicts.copies_of(self.tables, ids, holder=self.agent_id)
 
     def _describe(self, did: str, cases: list[Case], scores: dict[str, float], applied: set[str],
-                  copies: dict[str, set[str]]) -> DisputeReport:
+                  copies: dict[str, set[str]], closed: dict[str, list[str]]) -> DisputeReport:
         root = next((c for c in cases if c.id == did), cases[0])
         ordered = [root, *[c for c in cases if c is not root]]
         flipped, side_a, side_b = grouping.orient(ordered, copies)
@@ -97,7 +100,8 @@ class Disputes:
         b = self._side(root.memory_id_b, root.agent_b, side_b, scores)
         reason = self.reason(a["content"], b["content"], root.similarity) \
             if self.reason and a["content"] and b["content"] else ""
-        status = grouping.status(cases)
+        status = grouping.status(cases, closed)
+        retracted = sorted({m for c in cases for m in closed.get(c.id, ())})
         applied_here = sorted(c.id for c in cases if c.id in applied)
         return {"dispute": did, "status": status, "cases": [c.id for c in cases],
                 "case_count": len(cases), "agents": agents, "opened_at": min(c.created_at for c in cases),
@@ -106,6 +110,7 @@ class Disputes:
                 "resolution": _resolution(resolved, flipped) if resolved else None,
                 "reopened": _reopened(ordered),
                 "applied": applied_here,
+                "closed": {"reason": RETRACTED, "memories": retracted} if status == CLOSED else None,
                 "awaiting": AWAITING_REVIEWER if status == CaseStatus.RESOLVED and not applied_here else None}
 
     def _memory(self, memory_id: str) -> Memory | None:
@@ -139,6 +144,9 @@ class Disputes:
         elif text is not None:
             raise BadInput("text", "only a merged verdict takes a corrected statement")
         dispute = self.show(dispute_id)
+        if dispute["status"] == CLOSED:
+            raise BadInput("dispute", f"{dispute['dispute']} is closed: its origin retracted "
+                                      f"{', '.join(dispute['closed']['memories'])}")
         if dispute["status"] == CaseStatus.RESOLVED and not supersede:
             raise BadInput("dispute", f"{dispute['dispute']} is already resolved (a reviewer may supersede "
                                       "its verdict: --supersede, or reopen it)")

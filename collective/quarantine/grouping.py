@@ -12,10 +12,11 @@ cases.merge_cases).
 
 from __future__ import annotations
 
-from typing import Iterable, Mapping, Sequence
+from typing import Container, Iterable, Mapping, Sequence
 
 from ..model.case import Case
 from ..model.enums import CaseStatus, Keep
+from .closing import CLOSED
 
 
 def link_of(case: Case) -> str:
@@ -125,9 +126,12 @@ def orient(cases: Sequence[Case], copies: Mapping[str, set[str]]) -> tuple[dict[
     return flipped, side_a, side_b
 
 
-def status(cases: Sequence[Case]) -> str:
-    """resolved when every case is; escalated when any open one is; else pending."""
-    states = {c.status for c in cases}
+def status(cases: Sequence[Case], closed: Container[str] = ()) -> str:
+    """closed when every case is (closing.py: a side retracted); else, of the others,
+    resolved when every one is; escalated when any open one is; else pending."""
+    states = {c.status for c in cases if c.id not in closed}
+    if not states:
+        return CLOSED
     if states == {CaseStatus.RESOLVED}:
         return CaseStatus.RESOLVED
     return CaseStatus.ESCALATED if CaseStatus.ESCALATED in states else CaseStatus.PENDING

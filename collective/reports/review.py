@@ -42,7 +42,7 @@ class DisputeReport(TypedDict):
     """A disagreement between two claims, whatever number of cases it gathered."""
 
     dispute: str
-    status: Annotated[str, "pending, escalated or resolved"]
+    status: Annotated[str, "pending, escalated, resolved, or closed (a side's origin retracted it: nothing to decide)"]
     cases: list
     case_count: int
     agents: list
@@ -56,6 +56,7 @@ class DisputeReport(TypedDict):
     reopened: Annotated[Reopening | None, "null unless a reopening stands"]
     applied: Annotated[list, "its cases whose verdict took effect here"]
     awaiting: Annotated[str | None, "set while the verdict's reviewer is not honoured here"]
+    closed: Annotated[dict | None, "reason (retracted) and memories (the retracted sides); null unless closed"]
 
 
 class DecidedDispute(DisputeReport):

@@ -190,14 +190,26 @@ class Agent(RecallVerbs, ReviewVerbs, RosterVerbs, DreamVerbs, SyncVerbs, Pictur
     # --- one agent's memory ----------------------------------------------------
     def store(self, content: str, *, category: str | None = None, tags: Sequence[str] = (),
               importance: float = DEFAULT_AMPLITUDE, phase: float | None = None,
-              stance: str | None = None, vector: Any = None) -> StoreResult:
-        """Store one memory as one commit; identical content reinforces instead."""
-        return self.store_many([MemoryInput(content, category, tags, importance, phase, stance, vector)])[0]
+              stance: str | None = None, vector: Any = None, supersedes: str | None = None) -> StoreResult:
+        """Store one memory as one commit; identical content reinforces instead. `supersedes`:
+        one of this agent's own live memories, retracted in the same commit (the new one's
+        parent). The result names the agent's own live memories the judge finds it
+        contradicts (`contradicts`)."""
+        item = MemoryInput(content, category, tags, importance, phase, stance, vector)
+        result = self.writer.supersede(supersedes, item) if supersedes is not None else self.store_many([item])[0]
+        result.contradicts = self.contradictions(result.memory)
+        return result
 
     def store_many(self, items: Iterable[str | MemoryInput | Mapping[str, Any]]) -> list[StoreResult]:
         """Store many memories in one transaction and one commit: each a text, a MemoryInput
         or a mapping of its fields."""
         return self.writer.store_many(MemoryInput.batch(items))
+
+    def contradictions(self, memory: Memory) -> list[str]:
+        """This agent's own live memories near `memory` that its judge finds it contradicts."""
+        from .merge.contradictions import contradicted
+        return contradicted(memory, self.keeper.current(save=False, analyse=False), self.tables.memories,
+                            self.comparator, owner=self.agent_id, threshold=self.settings.similarity_threshold)
 
     def forget(self, memory_id: str) -> ForgetReport:
         """Retract one of this agent's own memories (a signed, committed change; never a delete)."""

@@ -81,9 +81,12 @@ class StoreResult:
     memory: Memory
     deduplicated: bool = False
     commit: str | None = None
+    supersedes: str | None = None  # the own memory it retracted in the same commit
+    contradicts: list[str] | None = None  # own live memories the judge finds it contradicts; None: not asked
 
     def to_dict(self) -> StoreReport:
-        return {**self.memory.to_dict(), "deduplicated": self.deduplicated, "commit": self.commit}
+        return {**self.memory.to_dict(), "deduplicated": self.deduplicated, "commit": self.commit,
+                "supersedes": self.supersedes, "contradicts": self.contradicts}
 
 
 class Writer:
@@ -263,13 +266,34 @@ class Writer:
         if memory.retracted:
             raise BadInput("memory", f"{memory_id} is retracted: store the corrected text anew")
         # a stance the writer gave (stance is kept only when given) holds for the corrected text too
-        prepared = [self._prepare(MemoryInput(content, memory.category, tuple(memory.tags),
-                                              min(memory.amplitude, 1.0), stance=memory.stance))]
+        corrected = self._replace(memory, MemoryInput(content, memory.category, tuple(memory.tags),
+                                                      min(memory.amplitude, 1.0), stance=memory.stance), "update")
+        return {"id": corrected.memory.id, "content": corrected.memory.content, "replaces": memory_id,
+                "commit": corrected.commit}
+
+    def supersede(self, memory_id: str, item: MemoryInput) -> StoreResult:
+        """Store a memory that supersedes one of this agent's own live memories: as `update`,
+        but the new memory is described by `item` (its own category, tags, importance, stance).
+        Any other memory is bad input naming `supersedes`, and nothing is written."""
+        memory = self.tables.memories.get(memory_id) if isinstance(memory_id, str) else None
+        if memory is None:
+            raise BadInput("supersedes", f"no memory {memory_id!r} here to supersede")
+        if memory.origin_agent != self.agent_id:
+            raise BadInput("supersedes", f"{memory_id} belongs to {memory.origin_agent}; only its origin can "
+                                         "supersede it (challenge it instead)")
+        if memory.retracted or memory.refuted_by or memory.absorbed_into:
+            state = "retracted" if memory.retracted else "refuted" if memory.refuted_by else "absorbed"
+            raise BadInput("supersedes", f"{memory_id} is {state}, not a live memory of this agent")
+        return self._replace(memory, item, "supersede", field="supersedes")
+
+    def _replace(self, memory: Memory, item: MemoryInput, verb: str, *, field: str = "content") -> StoreResult:
+        """A new memory from `item`, its parent `memory`, which is retracted: one commit."""
+        prepared = [self._prepare(item)]
         if prepared[0]["hash"] == memory.content_hash:
-            raise BadInput("content", "is the memory's text already: nothing to update")
+            raise BadInput(field, f"{memory.id} holds this text already: nothing to {verb}")
         self._embed_missing(prepared)
         corrected = self._new_memory(prepared[0], iso(utcnow()))
-        corrected.parents = [memory_id]
+        corrected.parents = [memory.id]
         corrected.signature = self.identity.sign(corrected.claim())
         with self.repo.transaction():
             self._retract(memory)
@@ -278,10 +302,10 @@ class Writer:
             if rule:
                 self.refutations.settle([corrected], rule=rule, now=iso(utcnow()))
             self.tables.outbox.add(events.stored([corrected], []))
-            head = self.repo.commit(f"update {memory_id} -> {corrected.id}: {corrected.summary[:60]}",
+            head = self.repo.commit(f"{verb} {memory.id} -> {corrected.id}: {corrected.summary[:60]}",
                                     author=self.agent_id)
         self.upkeep.after_commit()
-        return {"id": corrected.id, "content": corrected.content, "replaces": memory_id, "commit": head}
+        return StoreResult(corrected, commit=head, supersedes=memory.id)
 
     def _own(self, memory_id: str, verb: str) -> Memory:
         memory = self.tables.memories.require(memory_id)

@@ -63,24 +63,36 @@ def _render_init(r: dict) -> str:
                    "the memory is stored faded: recall leaves it out unless --include-faded.")
 @click.option("--phase", type=float, help="Stance as radians (0 affirms, pi denies).")
 @click.option("--stance", type=str, help="affirm, uncertain or deny.")
+@click.option("--supersedes", metavar="ID",
+              help="One of this agent's own live memories that the new one corrects: retracted in the same commit.")
 @agent_options
 @json_option
 @documented(StoreReport)
-def store(content, category, tags, importance, phase, stance, home, agent_id, as_json):
+def store(content, category, tags, importance, phase, stance, supersedes, home, agent_id, as_json):
     """Store a memory and commit it on the agent's working branch.
 
     Storing identical content again, at a phase less than 45 degrees from the
     one this agent's memory holds, reinforces that memory; at another stance or
-    phase it is a new memory.
+    phase it is a new memory. The result names the agent's own live memories
+    the judge finds the new one contradicts; --supersedes ID retracts one of
+    them in the same commit.
 
     """
     with cli_errors():
         with open_agent(home, agent_id) as agent:
             result = agent.store(content, category=category, tags=list(tags), importance=importance,
-                                 phase=phase, stance=stance)
-    emit(result, as_json=as_json,
-         text=lambda r: f"{'reinforced' if r['deduplicated'] else 'stored'} {r['id']} "
-                        f"(amplitude {r['amplitude']:.2f}, phase {r['phase']:.2f})")
+                                 phase=phase, stance=stance, supersedes=supersedes)
+    emit(result, as_json=as_json, text=_render_stored)
+
+
+def _render_stored(r: dict) -> str:
+    lines = [f"{'reinforced' if r['deduplicated'] else 'stored'} {r['id']} "
+             f"(amplitude {r['amplitude']:.2f}, phase {r['phase']:.2f})"]
+    if r["supersedes"]:
+        lines.append(f"supersedes {r['supersedes']} (retracted)")
+    for memory_id in r["contradicts"] or ():
+        lines.append(f"contradicts {memory_id} (`cmem forget {memory_id}` if the new memory replaces it)")
+    return "\n".join(lines)
 
 
 def _render_hits(result: dict) -> str:

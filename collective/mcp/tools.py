@@ -58,6 +58,7 @@ HOW_MANY = Annotated[int, Field(ge=1, le=10_000, description="how many to return
 MIN_SCORE = Annotated[float, Field(ge=0, le=1)] | None  # as recall's own check (recall/filters.py)
 OFFSET = Annotated[int, Field(ge=0)]
 DETAIL = Annotated[bool, Field(description="every field, not only the compact ones")]
+SUPERSEDES = Annotated[str | None, Field(description="id of your own memory this one corrects: retracted with it")]
 
 
 def _unshared(error: NotShared, done: Any) -> CallToolResult:
@@ -123,14 +124,16 @@ class MemoryTools:
     @returns(StoreReport)
     def store(self, content: str, category: CATEGORY = "knowledge", tags: list[str] | None = None,
               importance: IMPORTANCE = 0.5, phase: float | None = None, stance: STANCE = None,
-              detail: DETAIL = False) -> StoreReport:
+              supersedes: SUPERSEDES = None, detail: DETAIL = False) -> StoreReport:
         """Remember one fact, committed on this agent's branch. The same content again at a
         phase less than 45 degrees from the one held reinforces that memory (deduplicated:
         true); at another stance it is a new memory. A memory's stance in a result is the
-        one given, "explicit" for a phase, or null when read from the wording.
+        one given, "explicit" for a phase, or null when read from the wording. "contradicts"
+        names your own memories it contradicts: pass supersedes to retract the one it
+        corrects in the same commit.
         """
         return self._call(lambda agent: agent.store(content, category=category, tags=tags or [], importance=importance,
-                                                    phase=phase, stance=stance),
+                                                    phase=phase, stance=stance, supersedes=supersedes),
                           publishes=True, shown=_brief(StoreReport, detail))
 
     @returns(RecallReport)

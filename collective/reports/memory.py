@@ -46,8 +46,12 @@ _MEMORY = get_type_hints(MemoryRecord, include_extras=True)
 StoreReport = _briefed("StoreReport", "A stored memory, or the one identical content reinforced.", {
     **_MEMORY,
     "deduplicated": Annotated[bool, "true when it reinforced an existing memory"],
-    "commit": Annotated[str | None, "the commit made"]},
-    brief=("id", "content", "deduplicated", "commit"))
+    "commit": Annotated[str | None, "the commit made"],
+    "supersedes": Annotated[str | None, "the agent's own memory it retracted in the same commit, or null"],
+    "contradicts": Annotated[list | None, "ids of the agent's own live memories the judge finds it contradicts "
+                                          "(forget one the new memory replaces; next time store with supersedes); null from a batch store, "
+                                          "which does not ask"]},
+    brief=("id", "content", "deduplicated", "commit", "supersedes", "contradicts"))
 
 ListedMemory = _briefed("ListedMemory", "A memory in a list.", _MEMORY,
                         brief=("id", "content", "category", "tags", "origin_agent", "created_at"))

@@ -224,7 +224,7 @@ def test_settings_precedence(home, monkeypatch):
 # --- the commands and their JSON ----------------------------------------------------------------
 def test_store_json_and_dolt_log(stored):
     home, first, second = stored
-    assert set(first) == MEMORY_KEYS | {"deduplicated", "commit"}
+    assert set(first) == MEMORY_KEYS | {"deduplicated", "commit", "supersedes", "contradicts"}
     assert first["content"] == "the coolant pump is safe" and first["tags"] == ["pump"]
     assert first["category"] == "knowledge" and second["category"] == "experience"
     assert first["model_version"] == "all-MiniLM-L6-v2-onnx-int8" and first["deduplicated"] is False

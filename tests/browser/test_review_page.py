@@ -294,58 +294,99 @@ def test_search_and_agent_filters_narrow_the_list_and_a_bulk_verdict_signs_each(
     assert dispute["resolution"]["keep"] == "both" and dispute["resolution"]["by"] == "ana"
 
 
+# Everything on the page that reaches past its card (a claim's side, an agent's card) or past
+# the screen, or scrolls sideways inside something: what a person would have to scroll to read.
+# Every <details> is opened first, so the history tables are measured too.
+OVERFLOWING = """() => {
+  document.querySelectorAll("details").forEach(d => { d.open = true; });
+  const screen = document.documentElement.clientWidth, out = [];
+  const named = el => el.tagName.toLowerCase() + (el.id ? "#" + el.id : "") +
+    (el.className && typeof el.className === "string" ? "." + el.className.trim().split(/\\s+/).join(".") : "");
+  for (const el of document.querySelectorAll("main *")) {
+    const r = el.getBoundingClientRect();
+    if (r.width === 0 || el.closest(".sr")) continue;
+    const card = el.parentElement && el.parentElement.closest(".side, .agent-card, .picture, .decide, .differs");
+    const right = card ? card.getBoundingClientRect().right : screen;
+    if (r.right > right + 1 || r.left < -1) out.push(`${named(el)} reaches ${Math.round(r.right)} past ${Math.round(right)}`);
+    if (el.scrollWidth > el.clientWidth + 1 && !["visible", "hidden"].includes(getComputedStyle(el).overflowX))
+      out.push(`${named(el)} scrolls sideways: ${el.scrollWidth} in ${el.clientWidth}`);
+  }
+  return out;
+}"""
+
+
 @pytest.mark.parametrize("width", [1280, 400])
 def test_the_pages_fit_the_screen_and_are_photographed(browser, served, world, width, tmp_path):
-    """No page is wider than the screen, from a phone to a desktop; the screenshots land in
-    $CMEM_DOCS_IMAGES when it names a folder (`make docs-images`: the docs' pictures)."""
+    """No page is wider than the screen, from a phone to a desktop, and nothing on it is wider
+    than its card or scrolls sideways (the lists, each claim's history); the screenshots land
+    in $CMEM_DOCS_IMAGES when it names a folder (`make docs-images`: the docs' pictures)."""
     context = browser.new_context(viewport={"width": width, "height": 900})
     page = context.new_page()
     shots = Path(os.environ.get("CMEM_DOCS_IMAGES") or tmp_path)
     shots.mkdir(parents=True, exist_ok=True)
+
+    def fits(what: str) -> None:
+        assert page.evaluate("document.documentElement.scrollWidth") <= width, what
+        assert page.evaluate(OVERFLOWING) == [], what
+
     try:
         page.goto(served.url + "/")
         page.screenshot(path=str(shots / f"review-overview-{width}.png"), full_page=True)
-        assert page.evaluate("document.documentElement.scrollWidth") <= width
+        fits("/")
         page.locator("tr.dispute a").first.click()
         page.wait_for_selector("#differs")
         page.screenshot(path=str(shots / f"review-dispute-{width}.png"), full_page=True)
-        assert page.evaluate("document.documentElement.scrollWidth") <= width
+        dispute = page.url
+        fits("an open dispute")
+        page.goto(dispute)
         page.fill("#note", "pressure test failed on sol 212")
         page.click("form#verdict button[value=b]")
         page.wait_for_selector("#resolution")
-        assert page.evaluate("document.documentElement.scrollWidth") <= width  # the history holds in its card
-        for path, name in (("/disputes?status=resolved", "resolved"), ("/agents", "agents"), ("/pictures", "pictures")):
+        fits("a resolved dispute")  # the history holds in its card
+        for path, name in (("/disputes?status=resolved", "resolved"), ("/disputes?status=all", None),
+                           ("/promotions", None), (f"/promotions/{world.rover}", None), ("/agents", "agents"),
+                           ("/pictures", "pictures")):
             page.goto(served.url + path)
-            page.screenshot(path=str(shots / f"review-{name}-{width}.png"), full_page=True)
-            assert page.evaluate("document.documentElement.scrollWidth") <= width, path
+            if name:
+                page.screenshot(path=str(shots / f"review-{name}-{width}.png"), full_page=True)
+            fits(path)
     finally:
         context.close()
 
 
-def test_one_page_shows_every_agent_of_the_home_and_decides_for_any_of_them(page, served, world):
-    page.goto(served.url + "/agents")
-    assert page.locator("section.agent-card").count() == 3
-    assert page.locator("#agent-earth-1 .status").inner_text() == "does not honour ana"
-    assert "1 open dispute," in page.locator("#agent-earth-2 h2").inner_text()
-    page.locator("#agent-earth-2 li.dispute a").click()
-    page.wait_for_url(re.compile(r"/agents/earth-2/disputes/"))
-    page.fill("#note", "pressure test failed on sol 212")
-    page.click("form#verdict button[value=both]")
+def test_select_all_counts_and_selects_every_open_dispute_for_the_bulk_verdict(page, served):
+    page.goto(served.url + "/")
+    assert page.locator("#dispute-count").inner_text() == "1 dispute"
+    assert page.locator("#selected-count").inner_text() == "0 selected"
+    page.check("#select-all")
+    assert page.locator("tr.dispute input[name=dispute]").is_checked()
+    assert page.locator("#selected-count").inner_text() == "1 selected"
+    page.uncheck("tr.dispute input[name=dispute]")
+    assert not page.is_checked("#select-all") and page.locator("#selected-count").inner_text() == "0 selected"
+    page.check("#select-all")
+    page.fill("#bulk-note", "not a contradiction: different sensors")
+    page.click("#bulk button[value=both]")
+    page.wait_for_selector("#no-disputes")
+    assert page.locator("#notice").inner_text() == "Recorded: 1 verdicts."
+
+
+def test_the_kept_claim_is_not_struck_through_once_decided(page, served):
+    """Whichever side is kept, its own words are not struck through; the refuted side's are."""
+    claims = open_dispute(page, served)
+    dispute = page.url
+    negated = "a" if claims["a"] == NOT_PUMP else "b"  # the side with the word "not"
+    other = "b" if negated == "a" else "a"
+    struck = """side => [...document.querySelectorAll(`#diff-${side} *, #side-${side} *`)]
+        .filter(el => getComputedStyle(el).textDecorationLine.includes("line-through")).map(el => el.innerText)"""
+    post_verdict(page, negated, "the pressure test failed")
     page.wait_for_selector("#resolution")
-    assert "/agents/earth-2/disputes/" in page.url
-    assert page.locator("#agent").inner_text() == "earth-2"
-    with Agent.open("earth-2", home=world.home) as agent:
-        assert agent.disputes("open") == []
-    assert page.goto(served.url + "/agents/nobody/").status == 404
-    assert "nobody" in page.locator("#problem").inner_text()
-
-
-def test_the_pictures_page_draws_trust_stability_and_the_last_dream(page, served, world):
-    assert page.goto(served.url + "/pictures").status == 200
-    for name in ("trust", "stability", "clusters"):
-        assert page.locator(f"#picture-{name} svg").count() == 1, name
-    trust = page.locator("#picture-trust svg").text_content()
-    assert "earth-1" in trust and "mars-1" in trust  # earth-2 met both
-    assert "no dreams yet" in page.locator("#picture-stability svg").text_content()
-    assert page.goto(served.url + "/agents/mars-1/pictures").status == 200
-    assert page.locator("#agent").inner_text() == "mars-1"
+    assert page.evaluate(struck, negated) == []
+    assert page.locator(f"#diff-{negated} ins").all_inner_texts() == ["not"]  # what the kept claim adds
+    page.fill("#reopen-note", "the gauge was miscalibrated")
+    page.click("form#reopen button")
+    page.wait_for_selector("#reopened")
+    page.goto(dispute)
+    post_verdict(page, other, "the pressure test passed after all")
+    page.wait_for_selector("#resolution")
+    assert page.evaluate(struck, other) == []
+    assert page.evaluate(struck, negated) == ["not"]  # the refuted claim's own word

@@ -4,21 +4,20 @@ Every ```sh, ```bash, ```console and ```python block of a page, in page order. A
 directly after the comment `<!-- not run: REASON -->` is not run (it starts a server, or
 runs the test suite itself); the tests list every such block. For a ```console block
 the commands are the lines after `$ ` (a line ending in a backslash goes on on the next);
-the rest is output. `script()` makes one bash script of a page, so its blocks run in order
-in one shell, as in one terminal: a variable a block sets is there for the next.
+the rest is output. `script()` makes one block a bash script of its own: a reader may paste
+each block into a new terminal, so what the blocks before it left on disk is there, and a
+variable they set is not (`set -u` makes using one a failure).
 """
 
 from __future__ import annotations
 
 import re
-import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
 RUN = {"sh", "bash", "console", "python"}
 FENCE = re.compile(r"^(?P<indent> *)(?P<fence>`{3,}|~{3,})(?P<info>[^`]*)$")
 NOT_RUN = re.compile(r"^\s*<!--\s*not run:\s*(?P<reason>.+?)\s*-->\s*$")
-MARK = "::docs-block::"  # printed before each block: the last one printed names the block that failed
 PYTHON_END = "DOCS_PYTHON_BLOCK_END"
 
 
@@ -69,24 +68,13 @@ def blocks(path: Path, root: Path) -> list[Block]:
     return found
 
 
-def script(page: list[Block], *, instead: dict[str, str] | None = None) -> str:
-    """One bash script running the page's blocks in order, stopping at the first that fails.
-
-    A block not run leaves its place empty, or, where `instead` maps a word of it to a line,
-    that line (the NATS server the test started, named where the page names its own)."""
-    parts = ["set -euo pipefail"]
-    for block in page:
-        parts.append(f"echo {shlex.quote(f'{MARK} {block.where}')}")
-        if block.not_run is not None:
-            parts += [line for word, line in (instead or {}).items() if word in block.text]
-        elif block.lang == "python":
-            parts.append(f"python - <<'{PYTHON_END}'\n{block.text}{PYTHON_END}")
-        else:
-            parts.append(block.commands())
-    return "\n".join(parts) + "\n"
-
-
-def failed_block(output: str) -> str:
-    """The block a run of `script()` stopped in: the last one it announced."""
-    marks = [line[len(MARK):].strip() for line in output.splitlines() if line.startswith(MARK)]
-    return marks[-1] if marks else "(before the first block)"
+def script(block: Block, *, replace: dict[str, str] | None = None) -> str:
+    """The bash script of one block that runs, stopping at its first failing command or at
+    a variable it did not set. `replace` maps a text of the page to the one it stands for
+    here (the NATS server the test started, named where the page names its own)."""
+    text = block.text if block.lang == "python" else block.commands()
+    for word, instead in (replace or {}).items():
+        text = text.replace(word, instead)
+    if block.lang == "python":
+        text = f"python - <<'{PYTHON_END}'\n{text}{PYTHON_END}\n"
+    return "set -euo pipefail\n" + text

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Iterable, Mapping, assert_never
 
 from ..errors import BadInput
@@ -167,6 +167,8 @@ class Standing:
     losers: dict[str, tuple[str, str]]
     winners: dict[str, tuple[str, str]]
     made: frozenset[str]
+    # the memories made by verdicts since withdrawn (reopened or superseded): refuted by name only
+    withdrawn: dict[str, tuple[str, str]] = field(default_factory=dict)
 
 
 def standing(resolved: Iterable[Case]) -> Standing:
@@ -186,6 +188,33 @@ def standing(resolved: Iterable[Case]) -> Standing:
         if decision.get("memory"):
             made.add(decision["memory"])
     return Standing(losers, winners, frozenset(made))
+
+
+def withdrawn(cases: Iterable[Case]) -> dict[str, tuple[str, str]]:
+    """The memories that verdicts made and later verdicts on their cases withdrew: a
+    reopening or a superseding verdict names them (`withdraws`: memory -> when), and each
+    later one carries them on, so the case's standing document always names them. Each is
+    refuted by the dispute, from the time it was withdrawn."""
+    out: dict[str, tuple[str, str]] = {}
+    for case in cases:
+        decision = case.decision() or {}
+        for memory_id, at in sorted((decision.get("withdraws") or {}).items()):
+            found = (decision.get("dispute") or case.id, at)
+            out[memory_id] = min(out.get(memory_id, found), found)
+    return out
+
+
+def withdrawing(cases: Iterable[Case], at: str) -> dict[str, str]:
+    """What a new verdict on these cases withdraws: the memories the verdicts they hold made,
+    from `at`, and those those verdicts withdrew already, from when they did."""
+    out: dict[str, str] = {}
+    for case in cases:
+        decision = case.decision() or {}
+        if decision.get("memory"):
+            out.setdefault(decision["memory"], at)
+        for memory_id, when in (decision.get("withdraws") or {}).items():
+            out[memory_id] = min(out.get(memory_id, when), when)
+    return out
 
 
 NO_STANDING = Standing({}, {}, frozenset())

@@ -19,7 +19,7 @@ from ..model.enums import AWAITING_REVIEWER, CaseStatus, Keep
 from ..model.refs import QUARANTINE_BRANCH
 from ..reports import DecidedDispute, DisputeReport, DisputeSide, Reopening, Verdict
 from ..roster import service as roster
-from .cases import resolution, revision, validate_keep
+from .cases import resolution, revision, validate_keep, withdrawing
 from . import grouping, signing, verdicts
 from .closing import CLOSED, RETRACTED, closed_cases
 from .service import Quarantine
@@ -168,6 +168,7 @@ class Disputes:
         keep = grouping.side_keep(keep, flipped.get(dispute_id, False))  # named by a case: its a and b
         decided = {"dispute": did, "dispute_keep": keep, "text": text, "memory": merged.id if merged else None}
         deciding = [c for c in cases if supersede or not c.resolved]
+        decided.update(_withdrawing(deciding))
         rows = self._signed(deciding, cases, lambda c: grouping.side_keep(keep, flipped[c.id]), note=note, by=by,
                             reviewer=reviewer, decided=decided)
         verb = "supersede the verdict on" if supersede else "resolve"
@@ -192,8 +193,9 @@ class Disputes:
         dispute = self.check_reopening(dispute_id, note)
         roster.require_reviewer(self.tables, reviewer.public_key, by)
         did, cases = self._group(dispute["dispute"])
-        rows = self._signed([c for c in cases if c.resolved], cases, lambda c: Keep.REOPEN, note=note, by=by,
-                            reviewer=reviewer, decided={"dispute": did, "dispute_keep": Keep.REOPEN})
+        reopening = [c for c in cases if c.resolved]
+        rows = self._signed(reopening, cases, lambda c: Keep.REOPEN, note=note, by=by, reviewer=reviewer,
+                            decided={"dispute": did, "dispute_keep": Keep.REOPEN, **_withdrawing(reopening)})
         head = self._record(rows, f"quarantine: reopen dispute {did} ({len(rows)} case(s))")
         return {**self.show(did), "commit": head, "resolved_cases": [], "reopened_cases": [r.id for r in rows]}
 
@@ -202,6 +204,8 @@ class Disputes:
         """The cases with a verdict document each, signed; its revision is the next after any
         verdict the dispute's cases hold, so it stands over every verdict this reviewer saw."""
         now = iso(utcnow())
+        if "withdraws" in decided:  # a memory withdrawn by this verdict: from its time
+            decided = {**decided, "withdraws": {m: at or now for m, at in decided["withdraws"].items()}}
         held = [revision(c.decision()) for c in cases if c.resolution]
         after = max(held) + 1 if held else 0
         rows = []
@@ -227,6 +231,14 @@ class Disputes:
             head = self.repo.commit(message, author=self.agent_id)
         self.quarantine.upkeep.after_commit()
         return head
+
+
+def _withdrawing(cases: list[Case]) -> dict:
+    """{"withdraws": {memory: when}} for a verdict or reopening over the verdicts these cases
+    hold: what they made is withdrawn with them (its time filled in when signed), what they
+    withdrew stays withdrawn. Empty when they made none, so a document reads as before."""
+    found = withdrawing(cases, "")
+    return {"withdraws": {m: at or None for m, at in sorted(found.items())}} if found else {}
 
 
 def _resolution(case: Case, flipped: dict[str, bool]) -> Verdict:

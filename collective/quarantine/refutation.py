@@ -19,6 +19,7 @@ drift a blend gives a vector), then decided on the texts' own embeddings.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Optional, Sequence
 
 import numpy as np
@@ -26,7 +27,8 @@ import numpy as np
 from ..judge.stance import estimate as estimate_stance
 from ..model import STANCES, Memory, blob_to_vector
 from ..model.enums import CaseStatus, Relation
-from .cases import NO_STANDING, Standing, standing
+from ..roster.service import reviewer_keys
+from .cases import NO_STANDING, Standing, standing, withdrawn
 
 if TYPE_CHECKING:
     from ..store.tables import Tables
@@ -102,11 +104,11 @@ class Rule:
                         else np.zeros((0, 0), dtype=np.float32))
 
     def __bool__(self) -> bool:
-        return bool(self.decided.losers)
+        return bool(self.decided.losers or self.decided.withdrawn)
 
     def of(self, memory: Memory) -> Optional[Refutation]:
         """The refutation the rule gives this memory, or None."""
-        named = self.decided.losers.get(memory.id)
+        named = self.decided.losers.get(memory.id) or self.decided.withdrawn.get(memory.id)
         if named is not None:
             return named
         if not self.losers or memory.id in self.decided.made or memory.id in self.decided.winners:
@@ -140,10 +142,13 @@ class Refutations:
     def decided(self) -> Standing:
         """What the verdicts that took effect here and stand on their cases decided."""
         applied = self.tables.applied_verdicts.by_case()
-        if not applied:
-            return NO_STANDING
-        return standing([c for c in self.tables.cases.all(status=CaseStatus.RESOLVED) if c.id in applied
-                         and applied[c.id]["verdict_signature"] in (None, c.verdict_signature)])
+        decided = NO_STANDING if not applied else standing(
+            [c for c in self.tables.cases.all(status=CaseStatus.RESOLVED) if c.id in applied
+             and applied[c.id]["verdict_signature"] in (None, c.verdict_signature)])
+        # a reopening applies no verdict, yet withdraws what the verdict it reopened made
+        authorised = reviewer_keys(self.tables)
+        gone = withdrawn(c for c in self.tables.cases.all() if (c.decision() or {}).get("reviewer_key") in authorised)
+        return replace(decided, withdrawn=gone) if gone else decided
 
     def rule(self, decided: Standing | None = None) -> Rule:
         """The rule with those verdicts and the named losers held here."""
@@ -183,7 +188,8 @@ class Refutations:
         """Settle every held memory near those of `ids` that are named losers (a verdict
         took effect or was withdrawn here, or they arrived), and the memories `also` names."""
         decided, wanted, also = self.decided(), set(ids), set(also)
-        if not also and not wanted & decided.losers.keys():  # a pull that brought no named loser: no rows read
+        # a pull that brought no named loser: no rows read
+        if not also and not wanted & (decided.losers.keys() | decided.withdrawn.keys()):
             return 0
         rule = self.rule(decided)
         losers = [m for m in rule.losers if m.id in wanted]

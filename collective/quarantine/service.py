@@ -103,6 +103,8 @@ class Quarantine:
         authorised, done = roster.reviewer_keys(self.tables), self.tables.applied_verdicts.by_case()
         applied, losers, lifted = [], [], []
         for case in cases:
+            # what a verdict made and this one withdraws is settled by name (refuted now)
+            lifted += list((case.decision() or {}).get("withdraws") or ())
             before = done.get(case.id)
             if before is not None and before["verdict_signature"] not in (None, case.verdict_signature):
                 withdrawn = case.replace(resolution=before["resolution"])

@@ -19,7 +19,7 @@ from .embedders import Embedder
 from .embedding_model import EmbeddingModel
 from .errors import AgentExists
 from .index.keeper import IndexKeeper
-from .reports import (ForgetReport, Judgement, KeyDecision, KeyRotation, PeerReport, Proposal, ProposalReport,
+from .reports import (ChallengeReport, ForgetReport, Judgement, KeyDecision, KeyRotation, PeerReport, Proposal, ProposalReport,
                       PullReport, PushReport, ShowReport, StabilityReport, StatusReport, TrustLedger, UpdateReport)
 from .model import DEFAULT_AMPLITUDE, Memory, events, utcnow, validate_ref
 from .peers import Peers
@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from .judge import Judge
     from .merge import Comparator
     from .promotion import Promotions
+    from .challenges import Challenges
     from .quarantine.disputes import Disputes
     from .quarantine.service import Quarantine
     from .roster.service import Rosters
@@ -89,6 +90,13 @@ class Agent(RecallVerbs, ReviewVerbs, RosterVerbs, DreamVerbs, SyncVerbs, Pictur
         from .quarantine.disputes import Disputes
         return Disputes(self.repo, self.tables, self.peers_view, self.quarantine, agent_id=self.agent_id,
                         reason=lambda a, b, similarity: self.judge.judge(a, b, similarity).reason)
+
+    @cached_property
+    def challenger(self) -> Challenges:
+        from .challenges import Challenges
+        return Challenges(self.repo, self.tables, self.writer, self.upkeep, agent_id=self.agent_id,
+                          identity=lambda: self.identity, trust_scores=self.peers_view.trust_scores,
+                          settings=self.settings)
 
     @cached_property
     def remote_names(self) -> Remotes:
@@ -219,6 +227,15 @@ class Agent(RecallVerbs, ReviewVerbs, RosterVerbs, DreamVerbs, SyncVerbs, Pictur
         """Correct one of this agent's own memories: a new memory, its parent the old one, which
         is retracted; one commit. {"id", "content", "replaces", "commit"}."""
         return self.writer.update(memory_id, content)
+
+    def challenge(self, memory_id: str, why: str, *, remote: str | None = None) -> ChallengeReport:
+        """Say a peer's memory is wrong: `why` is stored as this agent's counter-claim (its
+        parent the challenged memory, which nobody but its origin edits) and the pair is
+        disputed, one commit; the case is shared on collective/quarantine at once, and a
+        person resolves it like any other. NotShared when recorded here but not pushed."""
+        remote_name = self._sharing_remote(remote)  # an unknown remote is bad input, said first
+        result = self.challenger.challenge(memory_id, why)
+        return self.quarantine.share_after("challenge", result, remote_name)
 
     def get(self, memory_id: str, *, as_of: str | None = None) -> Memory:
         return self.tables.memories.require(memory_id, as_of=validate_ref(as_of))

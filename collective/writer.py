@@ -115,10 +115,10 @@ class Writer:
             return self._write(prepared)
 
     def compose(self, content: str, *, parents: Sequence[str], category: str | None = None,
-                importance: float = DEFAULT_AMPLITUDE) -> Memory:
+                importance: float = DEFAULT_AMPLITUDE, tags: Sequence[str] = ()) -> Memory:
         """A new memory of this agent with lineage, signed but not written (a merged verdict
-        stores it in its own commit)."""
-        prepared = [self._prepare(MemoryInput(content, category, (), importance))]
+        or a challenge stores it in its own commit)."""
+        prepared = [self._prepare(MemoryInput(content, category, tuple(tags), importance))]
         self._embed_missing(prepared)
         memory = self._new_memory(prepared[0], iso(utcnow()))
         memory.parents = list(parents)

@@ -19,8 +19,8 @@ from .common import agent_options, cli_errors, open_agent
 def mcp_cmd(operator, reviewer, home, agent_id):
     """Serve the agent's memory as a Model Context Protocol server on stdin/stdout.
 
-    Tools: memory_store, memory_update, memory_forget, memory_recall (k, min_score, filters,
-    as_of), memory_list, memory_show, memory_status, memory_push, memory_pull, memory_disputes,
+    Tools: memory_store, memory_update, memory_forget, memory_challenge, memory_recall (k,
+    min_score, filters, as_of), memory_list, memory_show, memory_status, memory_push, memory_pull, memory_disputes,
     memory_dispute, memory_promote and memory_endorse: what a model needs to remember, recall,
     correct, share and notice disputes. With --operator also the operator's tools; with
     --reviewer also memory_resolve, memory_reopen, memory_decide_promotion and memory_decide_key

@@ -1,12 +1,12 @@
-"""One agent's own memory: init, store, recall, list, show, forget, log, index, status."""
+"""One agent's own memory: init, store, recall, list, show, forget, update, challenge, log, index, status."""
 
 from __future__ import annotations
 
 import click
 
 from ..errors import BadInput
-from ..reports import (CommitRecord, ForgetReport, ListReport, RecallReport, ShowReport, StatusReport, StoreReport,
-                       UpdateReport, documented)
+from ..reports import (ChallengeReport, CommitRecord, ForgetReport, ListReport, RecallReport, ShowReport, StatusReport,
+                       StoreReport, UpdateReport, documented)
 from .common import (agent_options, cli_errors, emit, filter_options, init_agent, json_option, open_agent, plot_option,
                      progress_bars, write_plot)
 
@@ -227,6 +227,29 @@ def update(memory_id, text, home, agent_id, as_json):
 
 
 @click.command()
+@click.argument("memory_id")
+@click.argument("why")
+@click.argument("remote_name", metavar="[REMOTE]", required=False)
+@agent_options
+@json_option
+@documented(ChallengeReport)
+def challenge(memory_id, why, remote_name, home, agent_id, as_json):
+    """Say a peer's memory is wrong. WHY, what this agent holds instead, is stored as its
+    own counter-claim (its parent MEMORY_ID, which only its origin ever edits), the two are
+    disputed and the case is pushed to collective/quarantine at once: a person resolves it
+    (`cmem quarantine resolve`) like any other. Exit 3: recorded locally, not shared (run
+    `cmem push`); 2: bad input, nothing written.
+
+    """
+    with cli_errors():
+        with open_agent(home, agent_id) as agent:
+            result = agent.challenge(memory_id, why, remote=remote_name)
+    emit(result, as_json=as_json,
+         text=lambda r: f"challenged {r['challenges']} ({r['origin_agent']}) with {r['id']}: dispute {r['dispute']} "
+                        f"{r['status']}, for a person to resolve")
+
+
+@click.command()
 @click.option("-n", "n", default=20, show_default=True, type=int, help="How many commits.")
 @agent_options
 @json_option
@@ -299,4 +322,4 @@ def status(home, agent_id, as_json, plot_path):
     write_plot(plot_path, "stability_over_time", runs)
 
 
-COMMANDS = (init, store, recall, list_cmd, show, forget, update, log, index_cmd, status)
+COMMANDS = (init, store, recall, list_cmd, show, forget, update, challenge, log, index_cmd, status)

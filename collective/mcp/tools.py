@@ -21,7 +21,7 @@ from mcp.types import CallToolResult, TextContent
 from pydantic import Field
 
 from ..errors import BadInput, CollectiveError, NotShared, one_line
-from ..reports import (DreamReport, ForgetReport, Judgement, KeyRotation, ListReport,
+from ..reports import (ChallengeReport, DreamReport, ForgetReport, Judgement, KeyRotation, ListReport,
                        LogReport, PeerReport, PeersReport, ProposalReport, PushReport, RecallReport, ShowReport,
                        StabilityReport, StatusReport, StoreReport, SyncWindowReport, TrustLedger, UpdateReport,
                        compact, plain)
@@ -36,8 +36,8 @@ Result = dict[str, Any]
 # What every server offers: what a model needs to remember, recall, correct, share and
 # notice disputes. The operator's verbs come with `cmem mcp --operator`, a person's
 # decisions (person.py) with --reviewer: each tool listed costs its reader tokens.
-MEMORY = ("store", "update", "forget", "recall", "list_memories", "show", "status", "push", "pull", "disputes",
-          "dispute", "promote", "endorse")
+MEMORY = ("store", "update", "forget", "challenge", "recall", "list_memories", "show", "status", "push", "pull",
+          "disputes", "dispute", "promote", "endorse")
 OPERATOR = ("log", "peers", "trust", "stability", "judge", "sync", "dream", "rotate_key")
 PERSON = ("resolve", "reopen", "decide_promotion", "decide_key")
 # Tools that change nothing the agent shares (recall counts accesses in a local,
@@ -58,6 +58,7 @@ HOW_MANY = Annotated[int, Field(ge=1, le=10_000, description="how many to return
 MIN_SCORE = Annotated[float, Field(ge=0, le=1)] | None  # as recall's own check (recall/filters.py)
 OFFSET = Annotated[int, Field(ge=0)]
 DETAIL = Annotated[bool, Field(description="every field, not only the compact ones")]
+WHY = Annotated[str, Field(description="what you hold instead, as a statement: stored as your counter-claim")]
 SUPERSEDES = Annotated[str | None, Field(description="id of your own memory this one corrects: retracted with it")]
 
 
@@ -177,6 +178,13 @@ class MemoryTools:
         """Correct one of this agent's own memories: the content becomes a new memory whose
         parent is the old one, which is retracted."""
         return self._call(lambda agent: agent.update(memory_id, content), publishes=True)
+
+    @returns(ChallengeReport)
+    def challenge(self, memory_id: str, why: WHY) -> ChallengeReport:
+        """Say another agent's memory is wrong: why (what you hold instead, as a statement)
+        is stored as your counter-claim and the two are disputed, for a person to decide.
+        Only its origin edits a memory."""
+        return self._call(lambda agent: agent.challenge(memory_id, why), publishes=True)
 
     @returns(LogReport)
     def log(self, limit: HOW_MANY = 10, offset: OFFSET = 0) -> LogReport:

@@ -12,6 +12,12 @@ def apply(tables: Tables, planned: MergePlan, *, watermark: Mapping) -> None:
     """Write a plan in the caller's transaction (the caller commits). `watermark` is
     the peer's agents row as it stands after this pull."""
     tables.agents.write(watermark)  # first: trust updates below land on it
+    write(tables, planned)
+
+
+def write(tables: Tables, planned: MergePlan) -> None:
+    """Every row a plan decided, in the caller's transaction (a challenge's plan has no peer
+    and no watermark)."""
     tables.memories.write(planned.inserts)
     tables.memories.write(planned.updates.values())
     tables.links.write(planned.links)

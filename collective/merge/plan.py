@@ -99,6 +99,20 @@ def plan(peer: str, head: str, incoming: Sequence[Memory], held: Mapping[str, Me
     return planner.result
 
 
+def plan_challenge(original: Memory, counter: Memory, similarity: float, reason: str, ctx: MergeContext) -> MergePlan:
+    """A challenge: the receiver's counter-claim disputes a memory it holds, on its word, as a
+    destructive meeting in a merge would (both weakened, flagged and linked, a case opened),
+    whatever the judge reads. It moves no trust: an open case is a question for a person.
+    Pure: no I/O."""
+    planner = _Planner(MergePlan(ctx.receiver, ""), ctx)
+    counter = counter.copy()
+    planner.dispute(original, counter, PairVerdict(wave.DESTRUCTIVE, math.pi, similarity, 1.0, reason))
+    planner.result.inserts.append(counter)
+    planner.result.counts[Relation.DESTRUCTIVE] += 1
+    planner.result.updates = dict(planner.touched)
+    return planner.result
+
+
 class _Planner:
     """One plan in the making: the local rows it has changed so far, the receiver's
     running view of trust, and the rows to write."""

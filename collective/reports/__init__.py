@@ -9,13 +9,13 @@ fails when they disagree. `cmem --help` imports this: it imports nothing heavy."
 from .collective import (DreamReport, KeyDecision, KeyRotation, PeerReport, PeersReport, Proposal, ProposalReport,
                          SyncWindowReport, SyncWork, TrustEvent, TrustLedger)
 from .exchange import PEER_STATUSES, BranchTampered, PeerPullReport, PullReport, PushReport, StatusCounts, StatusReport
-from .memory import (CommitRecord, ForgetReport, Judgement, ListedMemory, ListReport, LogReport, MemoryRecord,
+from .memory import (ChallengeReport, CommitRecord, ForgetReport, Judgement, ListedMemory, ListReport, LogReport, MemoryRecord,
                      RecallHitReport, RecallReport, ShowReport, StabilityReport, StoreReport, UpdateReport)
 from .review import DecidedDispute, DisputeReport, DisputeSide, Reopening, Verdict
 from .shapes import compact, documented, mismatches, plain, shape_lines, shape_text, to_json
 
 __all__ = [
-    "BranchTampered", "CommitRecord", "DecidedDispute", "DisputeReport", "DisputeSide", "DreamReport", "ForgetReport", "Judgement",
+    "BranchTampered", "ChallengeReport", "CommitRecord", "DecidedDispute", "DisputeReport", "DisputeSide", "DreamReport", "ForgetReport", "Judgement",
     "KeyDecision", "KeyRotation", "ListReport", "ListedMemory", "LogReport", "MemoryRecord", "PEER_STATUSES", "PeerPullReport",
     "PeerReport", "PeersReport", "Proposal", "ProposalReport", "PullReport", "PushReport", "RecallHitReport",
     "RecallReport", "Reopening", "ShowReport", "StabilityReport", "StatusCounts", "StatusReport", "StoreReport",

@@ -73,6 +73,19 @@ class ShowReport(MemoryRecord):
     dispute: Annotated[dict | None, "dispute, status; null when none"]
 
 
+class ChallengeReport(TypedDict):
+    """A challenge of a peer's memory: a counter-claim of this agent, disputed with it."""
+
+    id: Annotated[str, "the counter-claim: a new memory of this agent, its parent the challenged one"]
+    content: str
+    challenges: Annotated[str, "the memory challenged (its origin's, never edited)"]
+    origin_agent: Annotated[str, "the challenged memory's origin"]
+    dispute: Annotated[str, "the case opened: a person resolves it (cmem quarantine resolve)"]
+    status: Annotated[str, "pending or escalated"]
+    commit: str
+    quarantine: Annotated[dict, "the cases shared: pushed, cases, ... (pushed false without a remote)"]
+
+
 class UpdateReport(TypedDict):
     """A correction: a new memory whose parent is the old, which is retracted."""
 

@@ -24,7 +24,7 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 CMEM = str(Path(sys.executable).parent / "cmem")
-TOOLS = {"memory_store", "memory_update", "memory_recall", "memory_list", "memory_show", "memory_forget", "memory_status",
+TOOLS = {"memory_store", "memory_update", "memory_challenge", "memory_recall", "memory_list", "memory_show", "memory_forget", "memory_status",
          "memory_push", "memory_pull", "memory_disputes", "memory_dispute", "memory_promote", "memory_endorse"}
 OPERATOR = {"memory_log", "memory_sync", "memory_rotate_key", "memory_peers", "memory_trust", "memory_dream",
             "memory_stability", "memory_judge"}

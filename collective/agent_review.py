@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from .quarantine.disputes import Disputes
     from .quarantine.service import Quarantine
     from .reports import DecidedDispute, DisputeReport
+    from .store.tables import Tables
     from .writer import Writer
 
 
@@ -28,6 +29,30 @@ class ReviewVerbs:
     disputes_view: Disputes
     writer: Writer
     exchange: Exchange
+    tables: Tables
+
+    def side_row(self, memory_id: str):
+        """A row a dispute's side stands on, here or (held only there) on the quarantine
+        branch; None where neither holds it."""
+        from .errors import NotFound
+        from .model.refs import QUARANTINE_BRANCH
+
+        for ref in (None, QUARANTINE_BRANCH):
+            try:
+                return self.tables.memories.require(memory_id, as_of=ref)
+            except NotFound:
+                continue
+        return None
+
+    @staticmethod
+    def stance_of(content: str, stance: str | None, phase: float | None) -> float:
+        """The stance a claim takes, as a phase: its writer's explicit one, else what its
+        wording says (the estimator merges use)."""
+        from .judge.stance import estimate
+
+        if stance is not None and phase is not None:
+            return phase
+        return float(estimate(content))
 
     def cases(self, status: str | None = None) -> list[dict]:
         return self.quarantine.list(status)

@@ -114,9 +114,17 @@ def versus(a: Analysis, b: Analysis, clashed) -> str:
                 values_b.append(value)
         else:
             only_values = False
-    if only_values and len(values_b) == 1:
+    if only_values and len(values_b) == 1 and at_a and at_b and _same_but(a.text, at_a, b.text, at_b):
         return f"a says {p.claim(a, at_a)}; b says {values_b[0]}"
     return p.both_say(at_a, at_b)
+
+
+def _same_but(x: str, at_x: tuple[int, int], y: str, at_y: tuple[int, int]) -> bool:
+    """Whether y says x's words with its value in place of x's: only then may b be named by
+    its value alone ("b says Harbor" for another claim read that way was cut mid-sentence)."""
+    def rest(text: str, at: tuple[int, int]) -> list[str]:
+        return [w.casefold() for w in WORD.findall(text[:at[0]] + " " + text[at[1]:])]
+    return rest(x, at_x) == rest(y, at_y)
 
 
 def _subjects(p: Pair) -> tuple[str, str] | None:

@@ -21,14 +21,12 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 
 from ..errors import BadInput, CollectiveError, NotFound, NotShared, one_line
-from ..model.refs import QUARANTINE_BRANCH
 from ..plots import Unavailable
 from . import present
 from .guard import CSRF_COOKIE, CSRF_FIELD, Guard, Refused, TokenGate
 
 if TYPE_CHECKING:
     from ..agent import Agent
-    from ..model import Memory
 
 T = TypeVar("T")
 TEMPLATES = Path(__file__).with_name("templates")
@@ -163,9 +161,9 @@ class ReviewPage:
         def read(agent: Agent) -> dict:
             found = agent.dispute(dispute_id)
             held = [m for side in ("a", "b") for m in _side_rows(found[side])]
-            rows = {m: _held(agent, m) for m in dict.fromkeys(held)}
-            phases = [present.stance_of(found[side]["content"], getattr(rows[found[side]["memory"]], "stance", None),
-                                        getattr(rows[found[side]["memory"]], "phase", None)) for side in ("a", "b")]
+            rows = {m: agent.side_row(m) for m in dict.fromkeys(held)}
+            phases = [agent.stance_of(found[side]["content"], getattr(rows[found[side]["memory"]], "stance", None),
+                                      getattr(rows[found[side]["memory"]], "phase", None)) for side in ("a", "b")]
             return {"agent": agent.agent_id, "d": found, "trust": agent.trust_scores(),
                     "stances": present.stances(*phases),
                     "standing": {side: present.standing(found[side]["origin_agent"], found[side]["content"],
@@ -272,16 +270,6 @@ def _searched(request: Request, found: dict) -> dict:
         disputes = [d for d in disputes if agent in d["agents"]]
     searched = {k: v for k, v in (("q", q), ("agent", agent)) if v}
     return {**found, "disputes": disputes, "agent_names": names, "searched": searched}
-
-
-def _held(agent: Agent, memory_id: str) -> Memory | None:
-    """A row a side stands on, here or (held only there) on the quarantine branch."""
-    for ref in (None, QUARANTINE_BRANCH):
-        try:
-            return agent.get(memory_id, as_of=ref)
-        except NotFound:
-            continue
-    return None
 
 
 def _side_rows(side: dict) -> list[str]:

@@ -7,7 +7,6 @@ import difflib
 import math
 from datetime import datetime, timezone
 
-from ..judge.stance import estimate as estimate_stance
 
 SAME, GONE, NEW = "same", "gone", "new"
 
@@ -77,14 +76,6 @@ def closeness(similarity: float) -> str:
     if similarity >= 0.5:
         return "related"
     return "loosely related"
-
-
-def stance_of(content: str, stance: str | None, phase: float | None) -> float:
-    """The stance a claim takes, as a phase: its writer's explicit one, else what its wording
-    says (the estimator merges use)."""
-    if stance is not None and phase is not None:
-        return phase
-    return float(estimate_stance(content))
 
 
 def stances(phase_a: float, phase_b: float) -> str:

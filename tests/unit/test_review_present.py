@@ -5,7 +5,10 @@ from __future__ import annotations
 import math
 from datetime import datetime, timezone
 
-from collective.review.present import ago, closeness, exact, short, stance_of, stances, standing, word_diff
+from collective.agent_review import ReviewVerbs
+from collective.review.present import ago, closeness, exact, short, stances, standing, word_diff
+
+stance_of = ReviewVerbs.stance_of
 
 NOW = datetime(2026, 12, 2, 12, 0, tzinfo=timezone.utc)
 

@@ -287,8 +287,8 @@ def index_cmd(home, agent_id, as_json):
 def _render_status(s: dict) -> str:
     c = s["counts"]
     idx = s["index"]
-    # stale is no fault (a store does not index; recall, list and pull bring it to the head
-    # first), but a reader seeing the word alone cannot tell that, nor what fixes it
+    # stale is no fault (a forget or a pull moves the head without indexing; recall and list
+    # bring the index to the head first), but the word alone says neither that nor the fix
     index_line = (f"{idx['count']} vectors, current" if idx["built"] and idx["current"] else
                   f"{idx['count']} vectors, stale: behind the head, without its latest changes; the next "
                   "recall brings it up to date (or `cmem index` now)" if idx["built"] else

@@ -48,15 +48,16 @@ def test_status_says_what_a_stale_index_means_and_what_fixes_it(earth, hash_embe
         assert result.exit_code == 0, result.output
         return next(line for line in result.stdout.splitlines() if line.startswith("index"))
 
-    assert index_line() == "index     1 vectors, current"
     with Agent.open("earth-1", home=earth, embedder=hash_embedder) as agent:
-        agent.store("Rover 5 battery was replaced on Tuesday")  # a new head; the index on disk is behind it
-        assert index_line() == ("index     1 vectors, stale: behind the head, without its latest changes; "
-                                "the next recall brings it up to date (or `cmem index` now)")
+        rover = agent.store("Rover 5 battery was replaced on Tuesday").memory.id
+    assert index_line() == "index     2 vectors, current"
+    assert invoke(earth, "forget", rover).exit_code == 0  # a new head, not indexed
+    assert index_line() == ("index     2 vectors, stale: behind the head, without its latest changes; "
+                            "the next recall brings it up to date (or `cmem index` now)")
     assert "index" in cli.commands  # the command it names
     with Agent.open("earth-1", home=earth, embedder=hash_embedder) as agent:
-        agent.recall("rover")
-    assert index_line() == "index     2 vectors, current"
+        agent.recall("pump")
+    assert index_line().endswith(" vectors, current")
 
 
 def test_status_says_what_builds_an_index_not_built_yet(home, hash_embedder):

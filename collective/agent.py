@@ -216,7 +216,7 @@ class Agent(RecallVerbs, ReviewVerbs, RosterVerbs, DreamVerbs, SyncVerbs, Pictur
     def contradictions(self, memory: Memory) -> list[str]:
         """This agent's own live memories near `memory` that its judge finds it contradicts."""
         from .merge.contradictions import contradicted
-        return contradicted(memory, self.keeper.current(save=False, analyse=False), self.tables.memories,
+        return contradicted(memory, self.keeper.glance(), self.tables.memories,
                             self.comparator, owner=self.agent_id, threshold=self.settings.similarity_threshold)
 
     def forget(self, memory_id: str) -> ForgetReport:

@@ -79,7 +79,7 @@ class VectorIndex(IndexFiles):
         files to a later save (the files name their head, so a crash before it only redoes
         the diff)."""
         if self._index is None and not self.load():
-            self.rebuild(repo, head, on_indexed=on_indexed, progress=progress)
+            self.rebuild(repo, head, on_indexed=on_indexed, progress=progress, save=save)
             return "rebuilt"
         if self.head == head:
             return "current"
@@ -87,7 +87,7 @@ class VectorIndex(IndexFiles):
             # only what the index keeps, and whether what it searches by changed, compared by the engine
             changes = list(repo.diff(self.head, head, "memories", columns=_COLUMNS, compare=_SEARCHED_BY))
         except StorageError:
-            self.rebuild(repo, head, on_indexed=on_indexed, progress=progress)
+            self.rebuild(repo, head, on_indexed=on_indexed, progress=progress, save=save)
             return "rebuilt"
         upserts: list[dict] = []
         rescored: list[dict] = []
@@ -109,7 +109,7 @@ class VectorIndex(IndexFiles):
         return "updated"
 
     def rebuild(self, repo: Repository, head: str, *, on_indexed: Callable[[Sequence[dict]], None] | None = None,
-                progress: Progress | None = None) -> None:
+                progress: Progress | None = None, save: bool = True) -> None:
         rows = [r for r in repo.select("memories", columns=_COLUMNS, as_of=head)
                 if indexable(r, self.model_version, self.dim)]
         self._index = self._new()
@@ -123,7 +123,8 @@ class VectorIndex(IndexFiles):
             on_indexed(rows)
         self.head = head
         self._dirty = True
-        self.save()
+        if save:
+            self.save()
 
     def add_in_parts(self, rows: Sequence[dict], progress: Progress | None) -> None:
         """`add`, in parts when someone watches the progress (a 100k rebuild takes a minute)."""

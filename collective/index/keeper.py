@@ -27,11 +27,24 @@ class IndexKeeper:
         self.branch = branch
         self._dim, self._model_version, self._judge = dim, model_version, judge
         self._index: VectorIndex | None = None
+        self._glanced: list[str] = []  # texts taken in unanalysed by `glance`: saved once analysed
 
     def current(self, *, save: bool = True, analyse: bool = True) -> VectorIndex:
         """The index, brought to the branch head first (`save=False`: see VectorIndex.ensure;
         `analyse=False`: see prepare)."""
         self.prepare(save=save, analyse=analyse)
+        return self._index
+
+    def glance(self) -> VectorIndex:
+        """The index at the head for a quick look (a store asking what it may contradict),
+        without loading the judge: what it takes in is not analysed, so it is not saved
+        either, and the next process brings the saved index up with the analyses, as before."""
+        def noted(rows: Sequence[dict]) -> None:
+            self._glanced += [r["content"] for r in rows]
+
+        if self._index is None:
+            self._index = VectorIndex(self.folder, dim=self._dim(), model_version=self._model_version())
+        self._index.ensure(self.repo, self.repo.head(self.branch), on_indexed=noted, save=False)
         return self._index
 
     def prepare(self, progress: Progress | None = None, *, save: bool = True, analyse: bool = True) -> dict:
@@ -53,11 +66,17 @@ class IndexKeeper:
                 progress("analyse", len(rows), len(rows))
 
         how = self._index.ensure(self.repo, self.repo.head(self.branch), on_indexed=analysing if analyse else None,
-                                  progress=progress, save=save)
-        return {"index": how, "count": len(self._index), "analysed": analysed}
+                                  progress=progress, save=False)
+        if analyse and self._glanced:  # what a glance took in, analysed now as if taken in now
+            analysing([{"content": t} for t in self._glanced])
+            self._glanced = []
+        if save and how != "current" or save and analysed:
+            self.save()
+        return {"index": how if how != "current" or not analysed else "updated", "count": len(self._index),
+                "analysed": analysed}
 
     def save(self) -> None:
-        if self._index is not None:
+        if self._index is not None and not self._glanced:
             self._index.save()
 
     def state(self, head: str) -> dict:

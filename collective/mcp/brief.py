@@ -31,7 +31,8 @@ PullBrief = _briefed(PullReport, "PullBrief", ("remote", "dry_run", "peers", "re
 
 def pull_brief(report: Any) -> dict:
     """A pull as counts: each peer's status and what its memories became, with the ids of the
-    disputes it opened ("cases": memory_dispute takes one); "promoted" when main moved."""
+    disputes it opened ("cases": memory_dispute takes one); "promoted" when main moved, and
+    "applied", what it changed here, when it changed anything."""
     full = plain(report)
     brief = compact(full, PullBrief)
     for peer in brief["peers"]:
@@ -39,6 +40,9 @@ def pull_brief(report: Any) -> dict:
                            if (isinstance(v, int) and v) or (k == "cases" and v)}
     if (full.get("promotions") or {}).get("promoted"):
         brief["promotions"] = {"promoted": full["promotions"]["promoted"]}
+    applied = full.get("applied") or {}
+    if any(applied.values()):  # verdicts, reopenings, cases, a roster: what arrived beside memories
+        brief["applied"] = applied
     return brief
 
 

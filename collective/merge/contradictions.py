@@ -8,14 +8,16 @@ it (store with `supersedes`, or leave both).
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from ..core import wave
-from ..index import VectorIndex
 from ..model import Memory
-from ..store.tables import MemoryTable
 from .candidates import find_candidates
-from .comparators import Comparator
+
+if TYPE_CHECKING:
+    from ..index import VectorIndex
+    from ..store.tables import MemoryTable
+    from .comparators import Comparator
 
 
 def contradicted(memory: Memory, index: VectorIndex, memories: MemoryTable, comparator: Callable[[], Comparator], *,

@@ -477,7 +477,7 @@ CONTRACT_BAD_INPUT = [
     (["recall", "x", "-k", "0"], "k"),
     (["show", "not-an-id"], "memory"),
     (["quarantine", "resolve", "0123abcd", "--keep", "x", "--note", "n"], "keep"),
-    (["quarantine", "list", "--status", "closed"], "status"),
+    (["quarantine", "list", "--status", "shut"], "status"),
     (["quarantine", "show", "0123abcd"], "dispute"),
     (["pull", "--from", "unknown-peer"], "peer"),
     (["pull", "nope"], "remote"),

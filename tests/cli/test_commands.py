@@ -22,7 +22,7 @@ TREE = {
     "collective": {"init", "add-agent", "add-reviewer", "remove", "show"}, "judge": None, "mcp": None,
     "events": {"tail", "flush"}, "listen": None, "sync": {"plan", "once", "run", "relay"},
     "dream": {"accept"},  # a group that also runs on its own: `cmem dream [--full] ...`
-    "review": None,
+    "review": None, "challenge": None,
 }
 SPEAKS_A_PROTOCOL = {"mcp"}  # its standard output is MCP's JSON-RPC, not a result to print
 

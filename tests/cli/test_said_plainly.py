@@ -50,6 +50,7 @@ def test_status_says_what_a_stale_index_means_and_what_fixes_it(earth, hash_embe
 
     with Agent.open("earth-1", home=earth, embedder=hash_embedder) as agent:
         rover = agent.store("Rover 5 battery was replaced on Tuesday").memory.id
+        agent.recall("rover")  # a recall brings the index up and saves it (a store only glances)
     assert index_line() == "index     2 vectors, current"
     assert invoke(earth, "forget", rover).exit_code == 0  # a new head, not indexed
     assert index_line() == ("index     2 vectors, stale: behind the head, without its latest changes; "

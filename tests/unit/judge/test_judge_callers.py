@@ -75,7 +75,7 @@ def test_the_merge_asks_a_callback_judge_down_to_its_floor_and_takes_its_verdict
     assert merge.JudgeComparator(RuleJudge()).candidate_floor == CANDIDATE_FLOOR
 
 
-def test_a_constructive_verdict_below_the_similarity_threshold_never_absorbs(monkeypatch):
+def test_no_verdict_below_the_similarity_threshold_interferes(monkeypatch):
     def agree(a: str, b: str, similarity: float):
         return "constructive", 0.99, "a judge sure they agree"
 
@@ -90,8 +90,10 @@ def test_a_constructive_verdict_below_the_similarity_threshold_never_absorbs(mon
     assert comparator.relate(valve, pump, 0.6).relation == wave.CONSTRUCTIVE
     assert merge.JudgeComparator(CallbackJudge(agree), threshold=0.3).relate(valve, pump, 0.37).relation == \
         wave.CONSTRUCTIVE  # the threshold is the caller's setting
-    # contradictions are still recorded down to the judge's own floor
-    assert merge.JudgeComparator(CallbackJudge(disagree, floor=0.3)).relate(valve, pump, 0.37).relation == \
+    # nor does a contradiction (the design's threshold holds for every relation), its reading kept
+    below = merge.JudgeComparator(CallbackJudge(disagree, floor=0.3)).relate(valve, pump, 0.37)
+    assert below.relation == wave.INDEPENDENT and "a judge sure they contradict" in below.reason
+    assert merge.JudgeComparator(CallbackJudge(disagree, floor=0.3)).relate(valve, pump, 0.6).relation == \
         wave.DESTRUCTIVE
 
     ctx = merge.MergeContext(receiver="earth-1", trust={"earth-1": 1.0}, known_cases={}, settings=Settings(),

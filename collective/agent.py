@@ -19,7 +19,7 @@ from .embedders import Embedder
 from .embedding_model import EmbeddingModel
 from .errors import AgentExists
 from .index.keeper import IndexKeeper
-from .reports import (ChallengeReport, ForgetReport, Judgement, KeyDecision, KeyRotation, PeerReport, Proposal, ProposalReport,
+from .reports import (ForgetReport, Judgement, KeyDecision, KeyRotation, PeerReport, Proposal, ProposalReport,
                       PullReport, PushReport, ShowReport, StabilityReport, StatusReport, TrustLedger, UpdateReport)
 from .model import DEFAULT_AMPLITUDE, Memory, events, utcnow, validate_ref
 from .peers import Peers
@@ -29,6 +29,7 @@ from .agent_recall import RecallVerbs
 from .agent_dream import DreamVerbs
 from .agent_pictures import PictureVerbs
 from .agent_review import ReviewVerbs
+from .agent_corrections import CorrectionVerbs
 from .agent_roster import RosterVerbs
 from .agent_sync import SyncVerbs
 from .runtime.progress import Progress
@@ -43,7 +44,6 @@ if TYPE_CHECKING:
     from .judge import Judge
     from .merge import Comparator
     from .promotion import Promotions
-    from .challenges import Challenges
     from .quarantine.disputes import Disputes
     from .quarantine.service import Quarantine
     from .roster.service import Rosters
@@ -51,7 +51,7 @@ if TYPE_CHECKING:
 __all__ = ["Agent", "MemoryInput", "Recalled", "RecallHit", "StoreResult"]
 
 
-class Agent(RecallVerbs, ReviewVerbs, RosterVerbs, DreamVerbs, SyncVerbs, PictureVerbs):
+class Agent(RecallVerbs, ReviewVerbs, CorrectionVerbs, RosterVerbs, DreamVerbs, SyncVerbs, PictureVerbs):
     """One agent's memory database, branch, key and index."""
 
     def __init__(self, opened: provision.Opened, *, embedder: Embedder | None = None, judge: Judge | None = None):
@@ -90,13 +90,6 @@ class Agent(RecallVerbs, ReviewVerbs, RosterVerbs, DreamVerbs, SyncVerbs, Pictur
         from .quarantine.disputes import Disputes
         return Disputes(self.repo, self.tables, self.peers_view, self.quarantine, agent_id=self.agent_id,
                         reason=lambda a, b, similarity: self.judge.judge(a, b, similarity).reason)
-
-    @cached_property
-    def challenger(self) -> Challenges:
-        from .challenges import Challenges
-        return Challenges(self.repo, self.tables, self.writer, self.upkeep, agent_id=self.agent_id,
-                          identity=lambda: self.identity, trust_scores=self.peers_view.trust_scores,
-                          settings=self.settings)
 
     @cached_property
     def remote_names(self) -> Remotes:
@@ -213,12 +206,6 @@ class Agent(RecallVerbs, ReviewVerbs, RosterVerbs, DreamVerbs, SyncVerbs, Pictur
         or a mapping of its fields."""
         return self.writer.store_many(MemoryInput.batch(items))
 
-    def contradictions(self, memory: Memory) -> list[str]:
-        """This agent's own live memories near `memory` that its judge finds it contradicts."""
-        from .merge.contradictions import contradicted
-        return contradicted(memory, self.keeper.glance(), self.tables.memories,
-                            self.comparator, owner=self.agent_id, threshold=self.settings.similarity_threshold)
-
     def forget(self, memory_id: str) -> ForgetReport:
         """Retract one of this agent's own memories (a signed, committed change; never a delete)."""
         return self.writer.forget(memory_id)
@@ -227,15 +214,6 @@ class Agent(RecallVerbs, ReviewVerbs, RosterVerbs, DreamVerbs, SyncVerbs, Pictur
         """Correct one of this agent's own memories: a new memory, its parent the old one, which
         is retracted; one commit. {"id", "content", "replaces", "commit"}."""
         return self.writer.update(memory_id, content)
-
-    def challenge(self, memory_id: str, why: str, *, remote: str | None = None) -> ChallengeReport:
-        """Say a peer's memory is wrong: `why` is stored as this agent's counter-claim (its
-        parent the challenged memory, which nobody but its origin edits) and the pair is
-        disputed, one commit; the case is shared on collective/quarantine at once, and a
-        person resolves it like any other. NotShared when recorded here but not pushed."""
-        remote_name = self._sharing_remote(remote)  # an unknown remote is bad input, said first
-        result = self.challenger.challenge(memory_id, why)
-        return self.quarantine.share_after("challenge", result, remote_name)
 
     def get(self, memory_id: str, *, as_of: str | None = None) -> Memory:
         return self.tables.memories.require(memory_id, as_of=validate_ref(as_of))

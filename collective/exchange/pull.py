@@ -37,6 +37,7 @@ from ..store.tables import Tables
 from ..upkeep import Upkeep
 from ..merge.judging import plan_pull
 from . import roster_keys
+from .arrivals import Arrivals, sort_out
 
 if TYPE_CHECKING:
     from ..store.port import Repository
@@ -69,34 +70,15 @@ class PeerReport:
                 "seconds": {k: round(v, 4) for k, v in self.seconds.items()}}
 
 
-@dataclass
-class Arrivals:
-    """What a peer's branch brought, sorted by whether it may be merged."""
-
-    incoming: list[Memory]           # the peer's own memories whose signatures verify
-    refused: dict[str, int]          # why others were not taken
-    relayed: int                     # copies of third parties' memories, taken from their origins instead
-
-
 class PeerPull:
     """Pulls of one agent from one remote, peer by peer."""
 
     def __init__(self, repo: Repository, tables: Tables, *, keeper: IndexKeeper, model: EmbeddingModel, peers: Peers,
                  upkeep: Upkeep, comparator: merge.Comparator, refutations: Refutations, identity: Identity,
                  agent_id: str, settings: Settings, remote: str, progress: Progress | None = None):
-        self.repo = repo
-        self.refutations = refutations
-        self.tables = tables
-        self.keeper = keeper
-        self.model = model
-        self.peers = peers
-        self.upkeep = upkeep
-        self.comparator = comparator
-        self.identity = identity
-        self.agent_id = agent_id
-        self.settings = settings
-        self.remote = remote
-        self.progress = progress
+        self.repo, self.tables, self.keeper, self.model, self.peers = repo, tables, keeper, model, peers
+        self.upkeep, self.comparator, self.refutations, self.identity = upkeep, comparator, refutations, identity
+        self.agent_id, self.settings, self.remote, self.progress = agent_id, settings, remote, progress
         self._cases: dict[str, Case] | None = None
 
     def run(self, peer: str, head: str, *, dry_run: bool) -> PeerReport:
@@ -277,7 +259,7 @@ class PeerPull:
             missing = kept_analyses.recall(self.repo, judge, local_texts)
             valid, report.seconds["verify"] = verifying.result()
         valid = self._recheck(memories, signers, valid, rotations)
-        arrivals = _sort_out(peer, memories, signers, valid)
+        arrivals = sort_out(peer, memories, signers, valid)
         report.refused = arrivals.refused
         rule = self.refutations.rule()
         ctx = merge.MergeContext(receiver=self.agent_id, trust=self.peers.trust_scores(),
@@ -379,27 +361,6 @@ class PeerPull:
                 report.commit = committing.result()
         self._held_cases().update(planned.cases)
         self.upkeep.after_commit()
-
-
-def _sort_out(peer: str, memories: Sequence[Memory], signers: Sequence[str | None],
-              valid: Sequence[bool]) -> Arrivals:
-    valid_of = iter(valid)  # one result per memory that had a key to check against
-    arrivals = Arrivals([], {"forged_origin": 0, "bad_signature": 0}, 0)
-    for memory, key in zip(memories, signers):
-        ok = bool(key) and next(valid_of)
-        if memory.origin_agent != peer:
-            # We take a relayed copy from its origin; one that claims an origin
-            # without that origin's signature is forged.
-            if ok:
-                arrivals.relayed += 1
-            else:
-                arrivals.refused["forged_origin"] += 1
-        elif not ok:
-            arrivals.refused["bad_signature"] += 1
-        else:
-            arrivals.incoming.append(memory)
-    arrivals.refused = {k: v for k, v in arrivals.refused.items() if v}
-    return arrivals
 
 
 def _watermark_row(peer: str, head: str, theirs: dict, pinned: dict | None, now: str) -> dict:

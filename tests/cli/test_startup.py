@@ -9,10 +9,9 @@ import sys
 import textwrap
 
 # Loaded only by what uses them (the pull, a verdict, a promotion, a review, the judge). A store
-# asks the index for its own memories it may contradict (merge.contradictions, merge.candidates),
-# and loads the judge only when one lies near.
-NOT_FOR_A_STORE = ("collective.exchange", "collective.merge.plan", "collective.merge.comparators",
-                   "collective.merge.apply", "collective.merge.judging", "collective.promotion", "collective.quarantine.service",
+# asks the index for its own memories it may contradict (collective.contradictions), and loads
+# the merge's comparator and the judge only when one lies near.
+NOT_FOR_A_STORE = ("collective.exchange", "collective.merge", "collective.promotion", "collective.quarantine.service",
                    "collective.quarantine.disputes", "collective.judge.rules", "collective.judge.readers",
                    "collective.dream", "collective.sync", "collective.review", "collective.mcp")
 

@@ -55,7 +55,7 @@ BAD = [
     (["quarantine", "resolve", "0123abcd", "--keep", "a", "--note", "n"], 2, "dispute"),
     (["quarantine", "resolve", "0123abcd", "--keep", "sideways", "--note", "n"], 2, "keep"),
     (["quarantine", "resolve", "0123abcd", "--keep", "merged", "--note", "n"], 2, "text"),
-    (["quarantine", "list", "--status", "closed"], 2, "status"),
+    (["quarantine", "list", "--status", "shut"], 2, "status"),
 ]
 
 

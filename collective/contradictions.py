@@ -10,14 +10,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Callable
 
-from ..core import wave
-from ..model import Memory
-from .candidates import find_candidates
+import numpy as np
 
-if TYPE_CHECKING:
-    from ..index import VectorIndex
-    from ..store.tables import MemoryTable
-    from .comparators import Comparator
+from .core import wave
+from .model import Memory
+
+if TYPE_CHECKING:  # the merge's package loads the judge: a store that meets no pair never does
+    from .index import VectorIndex
+    from .merge.comparators import Comparator
+    from .store.tables import MemoryTable
+
+NEAREST = 8  # as many as a pull asks about for one memory (merge.candidates)
 
 
 def contradicted(memory: Memory, index: VectorIndex, memories: MemoryTable, comparator: Callable[[], Comparator], *,
@@ -25,8 +28,12 @@ def contradicted(memory: Memory, index: VectorIndex, memories: MemoryTable, comp
     """The ids of `owner`'s live memories near `memory` that the comparator judges
     destructive, most similar first. The comparator is made only when a pair is to be
     judged: a store that meets none never loads the judge."""
-    found = find_candidates(index, memories, [memory], threshold).get(memory.id, [])
-    near = [(c, s) for c, s in found if c.id != memory.id and _live_own(c, owner)]
+    if not len(index):
+        return []
+    hits = index.search_many(memory.vector[None, :], NEAREST)[0]
+    rows = memories.by_id(sorted(mid for mid, s in hits if s >= threshold and mid != memory.id))
+    near = [(c, float(np.dot(c.vector, memory.vector))) for c in rows.values() if _live_own(c, owner)]
+    near = [(c, s) for c, s in near if s >= threshold]  # the exact cosine, as a pull takes it
     if not near:
         return []
     judge = comparator()

@@ -151,9 +151,11 @@ class _Planner:
         self.follow_verdicts(remote)
         # a standing claim is never absorbed into a refuted one (recall would hide it with it)
         # nor into one this pull retracted
+        # nor into the memory an open case pairs it with (a challenge's counter-claim: a person
+        # decides that pair, whatever the judge reads)
         constructive = [(c, v) for c, v in verdicts
                         if v.relation == wave.CONSTRUCTIVE and (remote.refuted_by or not c.refuted_by)
-                        and not self.touched.get(c.id, c).retracted]
+                        and not self.touched.get(c.id, c).retracted and not self.case_open_on(c.id, remote.id)]
         for candidate, v in verdicts:
             self.result.pairs.append(PlannedPair(remote.id, candidate.id, v.relation, v.similarity, v.dphi, v.reason))
             if v.relation == wave.DESTRUCTIVE and (remote.refuted_by or candidate.refuted_by):
@@ -195,6 +197,11 @@ class _Planner:
     def _named_by_open_cases(self) -> frozenset[str]:
         """The memories an open case held here names (read once a plan: every case held)."""
         return frozenset(m for case in self.ctx.known_cases.values() if not case.resolved for m in case.pair)
+
+    def case_open_on(self, a: str, b: str) -> bool:
+        """Whether an open case held here pairs these two memories."""
+        known = self.ctx.known_cases.get(case_id(a, b))
+        return known is not None and not known.resolved
 
     def open_case_on(self, memory_id: str) -> bool:
         """Whether an open case held here, or planned in this pull, names the memory."""

@@ -155,6 +155,21 @@ def test_antiphase_disputes_both_and_opens_one_case(amp_local, amp_remote, simil
     assert kinds == sorted([(local.id, remote.id), (remote.id, local.id)])
 
 
+@given(st.sampled_from(["pending", "escalated"]))
+def test_a_pair_an_open_case_names_is_never_absorbed(status):
+    """A challenge's counter-claim meets the memory it challenges at its origin's next pull:
+    a person decides that pair, so an agreement the judge reads there absorbs nothing."""
+    local, remote = memory("earth-1", phase=0.0), memory("mars-1", phase=0.0)
+    cid = quarantine.case_id(local.id, remote.id)
+    known = Case.from_row({"id": cid, "memory_id_a": min(local.id, remote.id), "memory_id_b": max(local.id, remote.id),
+                           "agent_a": "x", "agent_b": "y", "similarity": 0.9, "phase_diff": math.pi,
+                           "dispute_count": 1, "status": status, "resolution": None, "created_at": iso(NOW),
+                           "resolved_at": None})
+    assert plan_one(local, remote, 0.9, scores={"mars-1": 0.5}).inserts[0].absorbed_into == local.id  # no case
+    result = plan_one(local, remote, 0.9, scores={"mars-1": 0.5}, cases={cid: known})
+    assert result.inserts[0].absorbed_into is None and local.id not in result.updates
+
+
 @given(st.integers(0, 5), st.sampled_from(["pending", "escalated"]))
 def test_a_pending_case_counts_one_more_dispute_and_escalates_at_the_threshold(count, status):
     local, remote = memory("earth-1", phase=0.0), memory("mars-1", phase=math.pi)

@@ -89,6 +89,16 @@ def sharing():
 
 
 @pytest.fixture
+def file_trio(home, tmp_path, engine, sharing, hash_embedder):
+    """earth-1, earth-2 and mars-1 sharing a file commons of the engine's kind."""
+    folder = tmp_path / "commons"
+    folder.mkdir()
+    url = f"file://{folder / 'commons.db'}" if engine == "doltlite" else f"file://{folder}"
+    with sharing(home, url, hash_embedder) as trio:
+        yield trio
+
+
+@pytest.fixture
 def trio(home: Path, commons_url, real_embedder):
     """earth-1, earth-2 and mars-1, with the real embedder, sharing one commons as `origin`."""
     with three_agents(home, commons_url, real_embedder) as agents:

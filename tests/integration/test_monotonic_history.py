@@ -21,13 +21,8 @@ pytestmark = pytest.mark.usefixtures("engine")
 
 
 @pytest.fixture
-def agents(home, tmp_path, engine, sharing, hash_embedder):
-    """earth-1, earth-2 and mars-1 sharing a file commons of the engine's kind."""
-    folder = tmp_path / "commons"
-    folder.mkdir()
-    url = f"file://{folder / 'commons.db'}" if engine == "doltlite" else f"file://{folder}"
-    with sharing(home, url, hash_embedder) as trio:
-        yield trio
+def agents(file_trio):
+    return file_trio
 
 
 def roll_back(agent: Agent, commit: str) -> None:

@@ -36,7 +36,7 @@ from ..runtime.progress import Progress
 from ..store.tables import Tables
 from ..upkeep import Upkeep
 from ..merge.judging import plan_pull
-from . import roster_keys
+from . import rewritten, roster_keys
 from .arrivals import Arrivals, sort_out
 
 if TYPE_CHECKING:
@@ -55,7 +55,7 @@ class PeerReport:
     seconds: dict[str, float] = field(default_factory=dict)
     key: dict[str, str] = field(default_factory=dict)  # first_sighting, rotated, roster, refused, let_go: a fingerprint
     let_go: int = 0  # its memories held here that a key the roster does not name signed, let go
-    history: dict[str, str] = field(default_factory=dict)  # taken and offered, when the branch was rewritten
+    history: dict[str, str] = field(default_factory=dict)  # taken and offered (and put_back_from), when rewritten
 
     @classmethod
     def rewritten(cls, refusal: HistoryRewritten) -> PeerReport:
@@ -98,8 +98,13 @@ class PeerPull:
             report.status = PeerStatus.UNCHANGED
             return report
         if watermark and not self.repo.is_ancestor(watermark, head):
-            # a rolled-back branch would offer older versions of what was taken: history never goes back
-            raise HistoryRewritten(peer, watermark, head)
+            # a rolled-back branch would offer older versions of what was taken: history never
+            # goes back; a branch put back after a forgery only drops what was refused
+            since = rewritten.forgeries_gone(self.repo, self.tables, watermark, head)
+            if since is None:
+                raise HistoryRewritten(peer, watermark, head)
+            report.history = {"taken": watermark, "offered": head, "put_back_from": since}
+            watermark = since
         clock = time.perf_counter()
         self._report(f"{peer}: read", 0, 1)
         rows = self._changed_rows(watermark, head)

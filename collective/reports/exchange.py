@@ -24,7 +24,8 @@ class PeerPullReport(TypedDict):
     refused: Annotated[dict, "reason -> count"]
     pairs: Annotated[list, PAIRS]
     key: Annotated[dict | None, "first_sighting, rotated, roster, refused, let_go: a key's fingerprint each"]
-    history: Annotated[dict | None, "taken and offered, when refused as rewritten"]
+    history: Annotated[dict | None, "taken and offered, when refused as rewritten; with put_back_from (the commit "
+                                    "read from) when the branch was only put back after a forgery"]
     let_go: Annotated[int, "its memories held here that a key the roster does not name signed (a squatter's "
                            "under its name), let go"]
     seconds: dict

@@ -17,6 +17,7 @@ TANK = "The spare oxygen tank in module C weighs 40 kg"
 FORGED = "The spare oxygen tank in module C weighs 400 kg"
 STORM = "The dust storm will reach the landing site on Friday"
 ASK = "How much does the spare oxygen tank weigh?"
+ASK_LATER = "The rover's left wheel motor was replaced on sol 212"
 
 pytestmark = pytest.mark.usefixtures("engine")
 
@@ -26,21 +27,21 @@ def agents(file_trio):
     return file_trio
 
 
-def append_forgery(tmp_path, url: str, embedder, memory_id: str, *, key: bool = False) -> str:
+def append_forgery(tmp_path, url: str, embedder, memory_id: str, *, key: bool = False, roster: bool = True) -> str:
     """A member writes onto earth-2/working on the commons: a roster of its own (its own
-    'ana' owns it and reviews) and earth-2's memory saying 400 kg; with `key`, its own key
-    as earth-2's too. Returns the new head."""
+    'ana' owns it and reviews; not with `roster` False) and earth-2's memory saying 400 kg;
+    with `key`, its own key as earth-2's too. Returns the new head."""
     rogue_home = tmp_path / "rogue"
     reviewer_keys.init(Home.at(rogue_home), "ana")
     with Agent.init("mallory-1", home=rogue_home, embedder=embedder) as rogue:
         rogue.init_roster("habitat", owners=["ana"])
         rogue.roster_add_reviewer("ana")
-        roster = rogue.tables.roster.rows()
+        versions = rogue.tables.roster.rows() if roster else []
         rogue.add_remote("origin", url)
         rogue.repo.fetch("origin")
         rogue.repo.create_branch_at("earth-2/working", "origin/earth-2/working")
         with rogue.repo.on_branch("earth-2/working"), rogue.repo.transaction():
-            rogue.tables.roster.write(roster)
+            rogue.tables.roster.write(versions)
             rogue.tables.memories.set(memory_id, content=FORGED, summary=FORGED)
             if key:
                 rogue.tables.agents.set_key("earth-2", rogue.identity.public_key)
@@ -128,3 +129,24 @@ def test_a_branch_the_commons_rolled_back_is_pushed_forward_unreported(agents):
     m1.repo.push("origin", "earth-2/working", force=True)
     assert commons_head(e2, "earth-2/working") == before
     assert e2.push()["tampered"] is None and commons_head(e2, "earth-2/working") == e2.repo.head()
+
+
+def test_a_peer_that_pulled_in_the_tamper_window_takes_the_branch_put_back(agents, tmp_path, hash_embedder):
+    """A peer that pulled earth-2 while the forgery stood took what earth-2 signed and none
+    of the rest, and earth-2's branch put back is no rewritten history to it: what earth-2
+    learns next arrives."""
+    e2, m1 = agents["earth-2"], agents["mars-1"]
+    tank = e2.store(TANK).memory
+    e2.push()
+    assert m1.pull(peers=["earth-2"])["refused"] == {}
+    e2.store(STORM)
+    e2.push()
+    forged_on = e2.repo.head()
+    append_forgery(tmp_path, e2.remotes()["origin"], hash_embedder, tank.id, roster=False)
+    assert m1.pull(peers=["earth-2"])["refused"] == {"earth-2": {"bad_signature": 1}}
+    e2.store(ASK_LATER)
+    assert e2.push()["tampered"] is not None
+    after = m1.pull(peers=["earth-2"])
+    assert after["refused"] == {}, after["peers"]
+    assert after["peers"][0]["history"]["put_back_from"] == forged_on
+    assert {r["content"] for r in m1.repo.select("memories", {"origin_agent": "earth-2"})} == {TANK, STORM, ASK_LATER}

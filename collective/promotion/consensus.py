@@ -70,7 +70,11 @@ def follow(repo: Repository, tables: Tables, remote: str, *, key_of: Callable[[s
         return False, {}
     theirs_hold, ours_hold = holds_consensus(repo, ref), holds_consensus(repo, MAIN_BRANCH)
     if not theirs_hold and not ours_hold:
-        return False, {}
+        # no consensus yet; a main holding memories without a promotion is a forgery
+        try:
+            return False, unverified(tables, ref, key_of=key_of, authority=authority)
+        except StorageError:  # a commons' first, empty main
+            return False, {}
     if ours_hold and not (theirs_hold and repo.is_ancestor(ours, theirs)):
         if theirs_hold and not repo.is_ancestor(theirs, ours):
             return False, {MAIN_FORKED: [theirs]}
@@ -175,15 +179,23 @@ def promoting_commits(repo: Repository, ref: str = MAIN_BRANCH) -> dict[str, str
 
 
 def land(repo: Repository, tables: Tables, remote: str, *, memory_row: dict, promotion: Promotion,
-         endorsements: Sequence[Endorsement], reason: str, author: str) -> dict:
+         endorsements: Sequence[Endorsement], reason: str, author: str,
+         follow: Callable[[], tuple[bool, dict[str, list[str]]]]) -> dict:
     """Promote one memory: one commit on main naming `reason`, pushed only if the commons'
     main is still where we built it (the caller fetched). A lost race fetches again; if
     the other agent promoted the same memory, that promotion stands and ours is dropped.
+    A commons' main that moved past ours is built on only once `follow` took it: every
+    commit on the way checked.
 
-    Returns {"memory", "commit", "landed"}: landed is False when another agent's stood."""
+    Returns {"memory", "commit", "landed"}: landed is False when another agent's stood,
+    or (with "main_refused", follow's reasons) when the commons' main was not followed."""
     memory_id = memory_row["id"]
     for _ in range(LAND_ATTEMPTS):
         expect = commons_main(repo, remote)
+        if expect and expect != repo.head(MAIN_BRANCH):
+            _, refused = follow()
+            if refused:  # it moved to a main we do not follow since the caller's check: nothing lands on it
+                return {"memory": memory_id, "commit": None, "landed": False, "main_refused": refused}
         ref = tracking(remote, MAIN_BRANCH)
         if expect and holds_consensus(repo, ref) and on_main(tables, memory_id, ref):
             repo.create_branch_at(MAIN_BRANCH, ref)  # the other agent's promotion of it stands

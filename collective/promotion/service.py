@@ -175,13 +175,19 @@ class Promotions:
                 return {"consensus_moved": False, "taken": 0, "refused": {}, "main_refused": {}, "promoted": [],
                         "pushed": False}
             self.repo.fetch(remote)
-        followed, unverified = consensus.follow(self.repo, self.tables, remote, key_of=self.peers.signer_keys(remote),
-                                                authority=self._authority() if roster.held(self.tables) else None)
+        followed, unverified = self.follow_main(remote)
         taken = self.take_from(remote)
         landed = self.settle(remote) if not unverified else []  # nothing lands on a main not followed
+        for refused in (r["main_refused"] for r in landed if "main_refused" in r):
+            unverified = refused  # the commons' main moved to one not followed while landing
         shared = self.share(remote)
         return {"consensus_moved": followed, "taken": taken["taken"], "refused": taken["refused"],
-                "main_refused": unverified, "promoted": landed, **shared}
+                "main_refused": unverified, "promoted": [r for r in landed if "main_refused" not in r], **shared}
+
+    def follow_main(self, remote: str) -> tuple[bool, dict[str, list[str]]]:
+        """The commons' main taken when every commit on the way checks (consensus.follow)."""
+        return consensus.follow(self.repo, self.tables, remote, key_of=self.peers.signer_keys(remote),
+                                authority=self._authority() if roster.held(self.tables) else None)
 
     def _authority(self) -> consensus.Authority:
         following = roster.held(self.tables)
@@ -235,7 +241,10 @@ class Promotions:
                 continue  # only the memory its origin signed reaches main
             endorsements = [e for e in self.tables.endorsements.of(row.memory_id) if e.agent_id in standing.endorsers]
             landed.append(consensus.land(self.repo, self.tables, remote, memory_row=memory, promotion=row,
-                                         endorsements=endorsements, reason=standing.reason, author=self.agent_id))
+                                         endorsements=endorsements, reason=standing.reason, author=self.agent_id,
+                                         follow=lambda: self.follow_main(remote)))
+            if "main_refused" in landed[-1]:
+                break  # the commons' main is not ours to build on: the rest wait for it to be put back
             on_main.add(row.memory_id)
         return landed
 

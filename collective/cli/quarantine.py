@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from ..reports import DecidedDispute, DisputeReport, documented
+from ..reports.review import closed_because
 from .common import agent_options, cli_errors, emit, json_option, open_agent
 
 @click.group("quarantine")
@@ -60,7 +61,7 @@ def _render_dispute(d: dict) -> str:
         r = d["reopened"]
         lines.append(f"reopened by {r['by']} at {r['at']}: {r['note']}")
     if d.get("closed"):
-        lines.append(f"closed: its origin retracted {', '.join(d['closed']['memories'])}")
+        lines.append(f"closed: {closed_because(d['closed'])}")
     return "\n".join(lines)
 
 

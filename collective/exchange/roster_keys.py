@@ -1,71 +1,23 @@
-"""Which keys speak for an agent on a holder that follows a roster, and letting go of what
-another key said under the agent's name.
+"""Letting go of what another key said under an agent's name, on a holder that follows a
+roster (which keys are the agent's: roster/keys.py).
 
-The roster alone names agents and keys: every key a version held here named for the
-agent, and the keys rotations lead to from those (each step signed by the key before
-it), are the agent's. A rotation from any other key (a member's, to the real key) counts
-for nothing, and a newcomer never learns a key from one. What a holder took under the
-agent's name before the roster named it, signed by none of these keys, was a squatter's:
-it is deleted, not retracted (a retraction is the origin's signed word, and a changed
-row would travel to peers as a forged copy of the real agent's), and the copies of
-other agents' memories absorbed into it are recalled again.
+What a holder took under the agent's name before the roster named it, signed by none of
+the agent's keys, was a squatter's: it is deleted, not retracted (a retraction is the
+origin's signed word, and a changed row would travel to peers as a forged copy of the
+real agent's), and the copies of other agents' memories absorbed into it are recalled
+again. A dispute a side of which was let go closes (quarantine/closing.py).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable, Sequence
+from typing import Sequence
 
-from ..identity import rotation_claim, verify
 from ..model import Memory, iso, utcnow
-from ..roster.record import Roster
+from ..roster.keys import keys_of, named_keys, reached, rotations_to, signed_by_any
 from ..store.tables import Tables
 
-
-def named_keys(tables: Tables, agent_id: str) -> set[str]:
-    """Every key a roster version held here named for the agent (the latest one's among them)."""
-    keys = set()
-    for row in tables.roster.rows():
-        try:
-            key = Roster.from_row(row).agent_key(agent_id)
-        except (ValueError, KeyError, TypeError):  # only verified versions are held; a bad row names nothing
-            continue
-        if key is not None:
-            keys.add(key)
-    return keys
-
-
-def keys_of(tables: Tables, agent_id: str, listed: str) -> set[str]:
-    """The agent's keys by the roster: those its versions named (`listed`, the latest's,
-    among them) and those rotations held here lead to from them."""
-    return reached(named_keys(tables, agent_id) | {listed}, tables.key_rotations.of(agent_id))
-
-
-def reached(anchors: Iterable[str], rotations: Sequence[dict]) -> set[str]:
-    """The anchors and every key a chain of rotations leads to from them, each step signed
-    by the key before it."""
-    keys = set(anchors)
-    frontier = list(keys)
-    while frontier:
-        old = frontier.pop()
-        for step in rotations:
-            if step["old_key"] == old and step["new_key"] not in keys and _signed(step):
-                keys.add(step["new_key"])
-                frontier.append(step["new_key"])
-    return keys
-
-
-def rotations_to(anchors: set[str], target: str, rotations: Sequence[dict]) -> list[dict]:
-    """The rotations on a chain from one of the anchors (keys the roster named, or that
-    rotations from them reached) to `target`, the key the roster names now."""
-    reach = reached(anchors, rotations)
-    return [r for r in rotations
-            if r["old_key"] in reach and _signed(r) and target in reached([r["new_key"]], rotations)]
-
-
-def _signed(step: dict) -> bool:
-    claim = rotation_claim(step["agent_id"], step["old_key"], step["new_key"], step["rotated_at"])
-    return verify(step["old_key"], claim, step["signature"])
+__all__ = ["Superseded", "keys_of", "let_go", "rotations_to", "stray_memories", "superseded"]
 
 
 @dataclass
@@ -93,7 +45,7 @@ def superseded(tables: Tables, agent_id: str, listed: str, pinned: dict | None) 
 def stray_memories(tables: Tables, found: Superseded) -> list[str]:
     """The agent's memories held here that none of its keys signed."""
     rows = tables.memories.rows_where({"origin_agent": found.agent_id})
-    return [row["id"] for row in rows if not _signed_by_any(Memory.from_row(row), found.keys)]
+    return [row["id"] for row in rows if not signed_by_any(Memory.from_row(row), found.keys)]
 
 
 def let_go(tables: Tables, found: Superseded, stray: Sequence[str]) -> None:
@@ -111,8 +63,3 @@ def let_go(tables: Tables, found: Superseded, stray: Sequence[str]) -> None:
     if found.pinned_key is not None:
         tables.agents.remove(found.agent_id)
     tables.key_rotations.remove(found.agent_id, found.stray_rotations)
-
-
-def _signed_by_any(memory: Memory, keys: set[str]) -> bool:
-    claim = memory.claim()
-    return any(verify(key, claim, memory.signature) for key in keys)

@@ -42,6 +42,7 @@ class Keep(StrEnum):
 
 # shown beside a verdict or decision signed by no reviewer this agent honours: it has not taken effect here
 AWAITING_REVIEWER = "awaiting an authorised reviewer"
+CLOSED = "closed"  # a dispute with nothing left to decide: no CaseStatus, derived (quarantine/closing.py)
 
 
 class KeyDecision(StrEnum):

@@ -21,7 +21,7 @@ from ..reports import DecidedDispute, DisputeReport, DisputeSide, Reopening, Ver
 from ..roster import service as roster
 from .cases import resolution, revision, validate_keep, withdrawing
 from . import grouping, signing, verdicts
-from .closing import CLOSED, RETRACTED, closed_cases
+from .closing import CLOSED, closed_because, closed_cases
 from .service import Quarantine
 
 if TYPE_CHECKING:
@@ -101,7 +101,7 @@ class Disputes:
         reason = self.reason(a["content"], b["content"], root.similarity) \
             if self.reason and a["content"] and b["content"] else ""
         status = grouping.status(cases, closed)
-        retracted = sorted({m for c in cases for m in closed.get(c.id, ())})
+        gone = {m: why for c in cases for m, why in closed.get(c.id, {}).items()}
         applied_here = sorted(c.id for c in cases if c.id in applied)
         return {"dispute": did, "status": status, "cases": [c.id for c in cases],
                 "case_count": len(cases), "agents": agents, "opened_at": min(c.created_at for c in cases),
@@ -110,7 +110,8 @@ class Disputes:
                 "resolution": _resolution(resolved, flipped) if resolved else None,
                 "reopened": _reopened(ordered),
                 "applied": applied_here,
-                "closed": {"reason": RETRACTED, "memories": retracted} if status == CLOSED else None,
+                "closed": {"reason": ", ".join(sorted(set(gone.values()))), "memories": sorted(gone)}
+                if status == CLOSED else None,
                 "awaiting": AWAITING_REVIEWER if status == CaseStatus.RESOLVED and not applied_here else None}
 
     def _memory(self, memory_id: str) -> Memory | None:
@@ -145,8 +146,8 @@ class Disputes:
             raise BadInput("text", "only a merged verdict takes a corrected statement")
         dispute = self.show(dispute_id)
         if dispute["status"] == CLOSED:
-            raise BadInput("dispute", f"{dispute['dispute']} is closed: its origin retracted "
-                                      f"{', '.join(dispute['closed']['memories'])}")
+            raise BadInput("dispute", f"{dispute['dispute']} is closed ({dispute['closed']['reason']}): "
+                                      f"{closed_because(dispute['closed'])}")
         if dispute["status"] == CaseStatus.RESOLVED and not supersede:
             raise BadInput("dispute", f"{dispute['dispute']} is already resolved (a reviewer may supersede "
                                       "its verdict: --supersede, or reopen it)")

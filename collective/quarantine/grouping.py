@@ -15,8 +15,7 @@ from __future__ import annotations
 from typing import Container, Iterable, Mapping, Sequence
 
 from ..model.case import Case
-from ..model.enums import CaseStatus, Keep
-from .closing import CLOSED
+from ..model.enums import CLOSED, CaseStatus, Keep
 
 
 def link_of(case: Case) -> str:
@@ -127,7 +126,7 @@ def orient(cases: Sequence[Case], copies: Mapping[str, set[str]]) -> tuple[dict[
 
 
 def status(cases: Sequence[Case], closed: Container[str] = ()) -> str:
-    """closed when every case is (closing.py: a side retracted); else, of the others,
+    """closed when every case is (closing.py: a side retracted or let go); else, of the others,
     resolved when every one is; escalated when any open one is; else pending."""
     states = {c.status for c in cases if c.id not in closed}
     if not states:

@@ -6,6 +6,10 @@ from typing import Annotated
 
 from typing_extensions import TypedDict
 
+# why a dispute is closed (quarantine/closing.py)
+RETRACTED = "retracted"  # a side's origin retracted it
+LET_GO = "let_go"        # a side was signed by no key the roster names for its origin, and let go
+
 
 class DisputeSide(TypedDict):
     """One side of a dispute: its memory (as held here) and the copies that stand with it."""
@@ -42,7 +46,8 @@ class DisputeReport(TypedDict):
     """A disagreement between two claims, whatever number of cases it gathered."""
 
     dispute: str
-    status: Annotated[str, "pending, escalated, resolved, or closed (a side's origin retracted it: nothing to decide)"]
+    status: Annotated[str, "pending, escalated, resolved, or closed (a side's origin retracted it, or it was let go: "
+                           "nothing to decide)"]
     cases: list
     case_count: int
     agents: list
@@ -56,7 +61,8 @@ class DisputeReport(TypedDict):
     reopened: Annotated[Reopening | None, "null unless a reopening stands"]
     applied: Annotated[list, "its cases whose verdict took effect here"]
     awaiting: Annotated[str | None, "set while the verdict's reviewer is not honoured here"]
-    closed: Annotated[dict | None, "reason (retracted) and memories (the retracted sides); null unless closed"]
+    closed: Annotated[dict | None, "reason (retracted, or let_go: signed by no key the roster names for its "
+                                   "origin) and memories (those sides); null unless closed"]
 
 
 class DecidedDispute(DisputeReport):
@@ -68,3 +74,13 @@ class DecidedDispute(DisputeReport):
     quarantine: Annotated[dict, "the cases shared: pushed, cases, ..."]
 
 
+
+
+def closed_because(closed: dict) -> str:
+    """Why a dispute is closed, in words: `closed` is its report's {"reason", "memories"}."""
+    memories = ", ".join(closed["memories"])
+    if closed["reason"] == RETRACTED:
+        return f"its origin retracted {memories}"
+    if closed["reason"] == LET_GO:
+        return f"{memories}: signed by no key the roster names for its origin, and let go"
+    return f"a side retracted or let go ({memories})"

@@ -146,6 +146,34 @@ def test_a_squatters_memories_are_let_go_when_the_roster_names_another_key(agent
     assert e1.pull()["refused"] == {}
 
 
+def test_a_dispute_over_a_squatters_memory_closes_when_it_is_let_go(agents, home, url, tmp_path, hash_embedder,
+                                                                    cmem):
+    """earth-1 challenged what the squatter said as newbie-1 (taken on first sight). When
+    the roster names newbie-1's real key, the squatter's memory is let go and the dispute
+    closes with that reason: no person is asked about it; it stays in history."""
+    e1 = agents["earth-1"]
+    with newbie(tmp_path / "squatter", url, hash_embedder, HATCH) as squatter:
+        squatter.push()
+    e1.pull()
+    (hatch,) = [r["id"] for r in e1.repo.select("memories", {"origin_agent": "newbie-1"})]
+    challenged = e1.challenge(hatch, "The hatch to module D must stay shut during a dust storm")
+    assert len(e1.disputes("open")) == 1
+    make_roster(agents, home)
+    with newbie(tmp_path / "real", url, hash_embedder, REAL) as real:
+        e1.roster_add_agent("newbie-1", key=real.identity.public_key)
+        assert report_of(e1.pull(), "newbie-1")["let_go"] == 1
+    assert e1.disputes("open") == []
+    (closed,) = e1.disputes("closed")
+    assert closed["closed"] == {"reason": "let_go", "memories": [hatch]}
+    assert closed["dispute"] == challenged["dispute"]
+    assert e1.status()["counts"]["open_cases"] == 0
+    e1.close()
+    shown = cmem("quarantine", "show", closed["dispute"], "--agent", "earth-1")
+    assert shown.exit_code == 0 and f"closed: {hatch}: signed by no key the roster names" in shown.stdout
+    refused = cmem("quarantine", "resolve", closed["dispute"], "--keep", "a", "--note", "checked", "--agent", "earth-1")
+    assert refused.exit_code == 2 and "is closed (let_go)" in refused.output
+
+
 def forged_memory(agent: Agent, origin: str, content: str, signer) -> Memory:
     vector = agent.embedder.embed([content])[0]
     now = iso(utcnow())

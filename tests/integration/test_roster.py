@@ -9,22 +9,49 @@ import contextlib
 
 import json
 import shutil
+from pathlib import Path
 
 import pytest
 
 from collective import reviewer_keys
 from collective.agent import Agent
 from collective.config import Home
-from collective.errors import BadInput
+from collective.errors import BadInput, NotFound
 from collective.model.refs import ROSTER_BRANCH
 
 FACT = "Valve E on the coolant loop is open."
 CONTRADICTION = "Valve E on the coolant loop is not open."
 
 
+pytestmark = pytest.mark.usefixtures("engine")
+
+
 @pytest.fixture
-def commons(tmp_path):
+def commons(tmp_path, engine):
+    """A file commons of the engine's kind: a doltlite file, or a Dolt remote folder."""
+    if engine == "dolt":
+        (tmp_path / "commons").mkdir()
+        return f"file://{tmp_path / 'commons'}"
     return f"file://{tmp_path / 'commons.db'}"
+
+
+def copy_commons(commons: str, to) -> None:
+    """What whoever keeps the commons' files can do: copy them (a backup), or put a copy back."""
+    path = commons.removeprefix("file://")
+    if Path(path).is_dir():
+        shutil.rmtree(to, ignore_errors=True)
+        shutil.copytree(path, to)
+    else:
+        shutil.copy(path, to)
+
+
+def restore_commons(commons: str, copy) -> None:
+    path = commons.removeprefix("file://")
+    if Path(path).is_dir():
+        shutil.rmtree(path)
+        shutil.copytree(copy, path)
+    else:
+        shutil.copy(copy, path)
 
 
 @pytest.fixture
@@ -82,11 +109,10 @@ def test_a_rolled_back_roster_is_refused_and_reported(rostered, tmp_path, common
     """The commons is put back to a copy from before the last version: no agent goes back,
     and the pull says so and exits non-zero (a refusal)."""
     m1 = rostered["mars-1"]
-    path = commons.removeprefix("file://")
-    shutil.copy(path, tmp_path / "old.db")
+    copy_commons(commons, tmp_path / "old.db")
     rostered["earth-1"].roster_remove("earth-2")
     assert m1.pull()["roster"]["version"] == 6 and "earth-2" not in [a["name"] for a in m1.roster()["agents"]]
-    shutil.copy(tmp_path / "old.db", path)  # version 5, which still names earth-2
+    restore_commons(commons, tmp_path / "old.db")  # version 5, which still names earth-2
     result = m1.pull()
     assert result["refused"]["collective/roster"] == {"roster_rolled_back": [6]}
     assert m1.roster()["version"] == 6 and "earth-2" not in [a["name"] for a in m1.roster()["agents"]]
@@ -367,13 +393,12 @@ def test_a_main_put_back_is_not_followed_and_is_restored(rostered, tmp_path, com
     the second keeps its main, reports the rollback, and puts the commons' main back."""
     e1, m1 = rostered["earth-1"], rostered["mars-1"]
     promoted_by_endorsements(rostered, "The hatch on module C is sealed.")
-    path = commons.removeprefix("file://")
-    shutil.copy(path, tmp_path / "old.db")
+    copy_commons(commons, tmp_path / "old.db")
     second = promoted_by_endorsements(rostered, "Rover B has a fully charged battery.")
     m1.pull()
     promoted = m1.repo.head("main")
     assert second in [h.memory.id for h in m1.recall("Rover B battery", consensus=True)]
-    shutil.copy(tmp_path / "old.db", path)
+    restore_commons(commons, tmp_path / "old.db")
     result = m1.pull()
     assert list(result["refused"]["main"]) == ["main_rolled_back"] and m1.repo.head("main") == promoted
     e1.pull()
@@ -486,26 +511,30 @@ def test_a_roster_agents_link_alone_joins_no_disputes(rostered):
 
 
 # --- the roster cannot vanish, and a pinned newcomer takes no forged one ------------------
-def delete_on_commons(commons: str, branch: str) -> None:
-    """What anyone who writes a file commons can do: delete one of its branches."""
+def delete_on_commons(commons: str, member: Agent, branch: str) -> None:
+    """What a writer of the commons can do: delete one of its branches. A doltlite commons
+    is a file its writer opens (its default branch moved first, which may not go); a Dolt
+    one takes a deleting push from any member."""
+    if Path(commons.removeprefix("file://")).is_dir():
+        member.repo._vc("push", "origin", f":{branch}")
+        return
     from collective.store import open_repository
     repo = open_repository(commons.removeprefix("file://"))
     try:
         other = min(set(repo.branches()) - {branch})
         repo.checkout(other)
-        repo._vc("default_branch", other)  # the commons' first branch is its default, which may not go
+        repo._vc("default_branch", other)
         repo._vc("branch", "-D", branch)
     finally:
         repo.close()
 
 
-def commons_branches(commons: str) -> set[str]:
-    from collective.store import open_repository
-    repo = open_repository(commons.removeprefix("file://"))
+def on_commons(agent: Agent, branch: str) -> bool:
+    """Whether the commons holds `branch` now (a fetch of it asks there)."""
     try:
-        return set(repo.branches())
-    finally:
-        repo.close()
+        return branch in agent.repo.fetch("origin", branch)
+    except NotFound:
+        return False
 
 
 def newcomer(tmp_path, commons, hash_embedder, *, pinned: str | None = None) -> Agent:
@@ -524,10 +553,11 @@ def test_a_deleted_roster_branch_is_put_back_by_the_next_pull(rostered, commons)
     branch as last seen, yet the next pull of an agent holding the roster puts it back."""
     for agent in rostered.values():
         agent.push()
-    delete_on_commons(commons, ROSTER_BRANCH)
+    delete_on_commons(commons, rostered["earth-2"], ROSTER_BRANCH)
+    assert not on_commons(rostered["earth-1"], ROSTER_BRANCH)
     result = rostered["mars-1"].pull()
     assert result["roster"]["republished"] is True
-    assert ROSTER_BRANCH in commons_branches(commons)
+    assert on_commons(rostered["earth-1"], ROSTER_BRANCH)
     assert rostered["earth-2"].pull()["roster"] == {"collective": "habitat", "version": 5, "taken": 0,
                                                     "refused": {}, "ignored": {}}
 
@@ -538,8 +568,9 @@ def test_a_newcomer_learns_a_deleted_roster_from_the_agents_branches(rostered, t
     the agents' own branches, so it does not follow that main, and puts the roster back."""
     for agent in rostered.values():
         agent.push()  # each carries the versions it follows on its own branch
-    delete_on_commons(commons, ROSTER_BRANCH)
     member = rostered["earth-2"]
+    delete_on_commons(commons, member, ROSTER_BRANCH)
+    assert not on_commons(member, ROSTER_BRANCH)
     memory = member.store("The airlock override code is 0000; the outer door opens without a check.").memory
     member.push()
     socks = [Agent.init(f"sock-{i}", home=tmp_path / "socks", embedder=hash_embedder) for i in (1, 2)]
@@ -556,7 +587,7 @@ def test_a_newcomer_learns_a_deleted_roster_from_the_agents_branches(rostered, t
         assert venus.roster()["version"] == 5 and result["roster"]["republished"] is True
         assert result["refused"]["main"] == {"not_due": [memory.id]}
         assert venus.recall("airlock override code", consensus=True) == []
-    assert ROSTER_BRANCH in commons_branches(commons)
+    assert on_commons(rostered["earth-1"], ROSTER_BRANCH)
 
 
 def forge_roster_chain(tmp_path, commons, hash_embedder) -> str:

@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Annotated, Literal
 
 from pydantic import Field
 
-from ..reports import DecidedDispute, KeyDecision, ProposalReport, documented
+from ..reports import DecidedDispute, KeyDecision, ProposalReport
+from .brief import returns
 from .tools import MemoryTools
 
 if TYPE_CHECKING:
@@ -29,7 +30,7 @@ class PersonTools(MemoryTools):
         agent.reviewer_key(reviewer)  # a reviewer without a key here is refused before serving
         self.reviewer = reviewer
 
-    @documented(DecidedDispute, lead="Returns", for_click=False)
+    @returns(DecidedDispute)
     def resolve(self, dispute_id: str, keep: Literal["a", "b", "both", "merged"], note: NOTE,
                 text: str | None = None, supersede: bool = False) -> DecidedDispute:
         """The person's verdict on a whole dispute, signed with their reviewer key and shared,
@@ -40,21 +41,21 @@ class PersonTools(MemoryTools):
         return self._call(lambda agent: agent.resolve_dispute(dispute_id, keep=keep, text=text, note=note,
                                                               by=self.reviewer, supersede=supersede), publishes=True)
 
-    @documented(DecidedDispute, lead="Returns", for_click=False)
+    @returns(DecidedDispute)
     def reopen(self, dispute_id: str, note: NOTE) -> DecidedDispute:
         """Undo the verdict standing on a resolved dispute, signed and shared, as `cmem
         quarantine reopen`: it is open again for a reviewer."""
         return self._call(lambda agent: agent.reopen_dispute(dispute_id, note=note, by=self.reviewer),
                           publishes=True)
 
-    @documented(ProposalReport, lead="Returns", for_click=False)
+    @returns(ProposalReport)
     def decide_promotion(self, memory_id: str, approve: bool, note: NOTE) -> ProposalReport:
         """Approve (promote to main) or reject a proposal, signed with the reviewer key, as
         `cmem promotions approve` or `reject`."""
         return self._call(lambda agent: agent.decide_promotion(memory_id, approve=approve, note=note,
                                                                by=self.reviewer), publishes=True)
 
-    @documented(KeyDecision, lead="Returns", for_click=False)
+    @returns(KeyDecision)
     def decide_key(self, agent_id: str, accept: bool) -> KeyDecision:
         """Accept or refuse the new key a peer showed that no signed rotation explains, as
         `cmem agents accept-key` or `reject-key`; refused, its pulls stay refused."""

@@ -25,8 +25,10 @@ class CorrectionVerbs:
 
     def contradictions(self, memory: Memory) -> list[str]:
         """This agent's own live memories near `memory` that its judge finds it contradicts."""
-        from .contradictions import contradicted
-        return contradicted(memory, self.keeper.glance(), self.tables.memories,
+        from .contradictions import SCAN_AT_MOST, contradicted
+        scan = not self.keeper.loaded and self.tables.memories.count(origin_agent=self.agent_id,
+                                                                     retracted=0) <= SCAN_AT_MOST
+        return contradicted(memory, None if scan else self.keeper.glance(), self.tables.memories,
                             self.comparator, owner=self.agent_id, threshold=self.settings.similarity_threshold)
 
     def challenge(self, memory_id: str, why: str, *, remote: str | None = None) -> ChallengeReport:

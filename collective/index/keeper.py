@@ -35,6 +35,11 @@ class IndexKeeper:
         self.prepare(save=save, analyse=analyse)
         return self._index
 
+    @property
+    def loaded(self) -> bool:
+        """Whether this process holds the index already (a glance at it then costs a diff)."""
+        return self._index is not None
+
     def glance(self) -> VectorIndex:
         """The index at the head for a quick look (a store asking what it may contradict),
         without loading the judge: what it takes in is not analysed, so it is not saved

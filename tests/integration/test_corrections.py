@@ -19,9 +19,15 @@ TOMATOES = "The greenhouse tomatoes are ripe."
 ASK = "What is Project Falcon's budget?"
 
 
-def test_a_correction_names_the_memory_it_contradicts(trio):
+@pytest.mark.parametrize("index_loaded", [False, True], ids=["scanned", "indexed"])
+def test_a_correction_names_the_memory_it_contradicts(trio, index_loaded):
+    """Found alike by a scan of the agent's own memories (a process with no index loaded,
+    as `cmem store`) and by the index a long-lived process holds."""
     e1 = trio["earth-1"]
     old = e1.store(BUDGET).memory
+    if index_loaded:
+        e1.recall(ASK)
+    assert e1.keeper.loaded is index_loaded
     unrelated = e1.store(TOMATOES)
     assert unrelated.contradicts == []
     correction = e1.store(CORRECTION)

@@ -239,11 +239,12 @@ class VectorIndex(IndexFiles):
 
     def neighbours(self) -> tuple[np.ndarray, np.ndarray]:
         """By label: the memory its origin stored just before it and just after it, among those
-        indexed now (-1 for none; core.context), kept per version."""
+        indexed now and not refuted (-1 for none; core.context: a refuted claim lends its
+        relevance to nothing), kept per version."""
         if self._neighbours_kept[0] != self.version:
-            live = self.live_labels()
+            standing = np.flatnonzero(self.standing)
             self._neighbours_kept = (self.version, context.neighbours(
-                live, self._scores["origin"][live], self._scores["created"][live], self.label_count))
+                standing, self._scores["origin"][standing], self._scores["created"][standing], self.label_count))
         return self._neighbours_kept[1]
 
     def similarities(self, vector: np.ndarray, labels: np.ndarray) -> np.ndarray:

@@ -47,12 +47,13 @@ FIRST_DEPTH = 4 * EF_SEARCH
 
 
 def _borrowed(rows: Sequence[dict], relevance: np.ndarray) -> np.ndarray:
-    """What each of `rows` (in the order they were stored) borrows from its neighbours, given
-    every row's own relevance."""
+    """What each of `rows` (in the order they were stored) borrows from its neighbours among
+    those not refuted (a refuted claim lends nothing), given every row's own relevance."""
     codes: dict[str, int] = {}
     origins = np.array([codes.setdefault(r["origin_agent"], len(codes)) for r in rows])
     created = np.array([parse_time(r["created_at"]).timestamp() for r in rows])
-    return context.lent(relevance, *context.neighbours(np.arange(len(rows)), origins, created, len(rows)))
+    standing = np.flatnonzero([not r.get("refuted_by") for r in rows])
+    return context.lent(relevance, *context.neighbours(standing, origins[standing], created[standing], len(rows)))
 
 
 def _by_label(index: VectorIndex, counts: Mapping[str, int]) -> np.ndarray:

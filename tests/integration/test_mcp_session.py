@@ -306,8 +306,5 @@ def test_a_verdict_on_the_budget_leaves_the_release_dates_in_dispute(day):
         assert set(ids(seen["release_hits"])[:2]) == release, agent_id
 
 
-@pytest.mark.xfail(strict=True, reason="recall lends a refuted memory's relevance to the memory stored beside it: "
-                   "on mars-1, \"Northwind Logistics wants a demo...\" (relevance 0.33) borrows 0.66 from the refuted "
-                   "budget stored just before it and outranks the verdict's winner for the budget question")
 def test_the_verdicts_winner_answers_the_budget_question_on_the_teammate_too(day):
     assert ids(day.after["mars-1"]["budget_hits"])[:1] == [day.challenged["id"]]

@@ -3,7 +3,9 @@
 Server-rendered HTML forms over the Agent facade, nothing else: each request opens
 the agent, makes its calls and closes it (so what other processes wrote shows at
 once), in a worker thread. A decision is a POST (CSRF-checked) answered by a
-redirect to the page showing its result.
+redirect to the page showing its result, which says when it reaches the other
+agents (decisions.py); a person's own dispute between two memories starts on the
+memories page (memories.py). No line the page shows names a command or a flag.
 """
 
 from __future__ import annotations
@@ -23,7 +25,9 @@ from starlette.routing import Mount, Route
 from ..errors import BadInput, CollectiveError, NotFound, NotShared, one_line
 from ..plots import Unavailable
 from . import present
+from .decisions import VerdictViews, base_path, reach
 from .guard import CSRF_COOKIE, CSRF_FIELD, Guard, Refused, TokenGate
+from .memories import MemoryViews
 
 if TYPE_CHECKING:
     from ..agent import Agent
@@ -35,7 +39,7 @@ PROMOTION_STATUSES = ("pending", "promoted", "rejected", "all")
 HISTORY_LIMIT = 20
 
 
-class ReviewPage:
+class ReviewPage(VerdictViews, MemoryViews):
     """The page's views. `open_agent(name)` gives a context manager over an agent of the
     home (None: the one the page serves), `agent_names()` names them all; `reviewer` names
     the reviewer key every decision is signed with. Under /agents/NAME/ every page is
@@ -66,18 +70,20 @@ class ReviewPage:
 
     def render(self, request: Request, name: str, status: int = 200, **context: Any) -> HTMLResponse:
         key, new = self.guard.browser_key(request)
+        context["error"] = present.plain(context["error"]) if context.get("error") else None
         html = self.templates.get_template(name).render({
-            "agent": None, "error": None, "entered": {}, "status_filter": None, "searched": {}, "agent_names": [],
-            **context, "reviewer": self.reviewer,
-            "csrf_field": CSRF_FIELD, "csrf": self.guard.csrf_token(key), "base": _base(request),
-            "notice": request.query_params.get("done"), "unshared": request.query_params.get("unshared")})
+            "agent": None, "entered": {}, "status_filter": None, "searched": {}, "agent_names": [],
+            "reach": None, "opened": set(), **context, "reviewer": self.reviewer,
+            "csrf_field": CSRF_FIELD, "csrf": self.guard.csrf_token(key), "base": base_path(request),
+            "notice": request.query_params.get("done"), "unshared": request.query_params.get("unshared"),
+            "standing_count": request.query_params.get("standing")})
         response = HTMLResponse(html, status_code=status)
         if new:
             response.set_cookie(CSRF_COOKIE, key, httponly=True, samesite="strict")
         return response
 
     def problem(self, request: Request, status: int, message: str) -> HTMLResponse:
-        return self.render(request, "problem.html", status=status, message=message)
+        return self.render(request, "problem.html", status=status, message=present.plain(message))
 
     async def listing(self, request: Request, heading: str, statuses: tuple[str, ...],
                       read: Callable[[Agent, str | None], list[dict]], key: str) -> Response:
@@ -87,7 +93,8 @@ class ReviewPage:
         if status not in statuses:
             return self.problem(request, 400, f"status: must be one of {', '.join(statuses)}")
         def run(agent: Agent) -> dict:
-            return {"agent": agent.agent_id, key: read(agent, None if status == "all" else status)}
+            found = read(agent, None if status == "all" else status)
+            return {"agent": agent.agent_id, key: found, "opened": _opened(agent, found if key == "disputes" else [])}
         found = await self.agent_call(request, run)
         return self.render(request, "listing.html", status_filter=status, heading=heading, statuses=statuses,
                            path=request.url.path, table=f"_{key}_table.html", **_searched(request, found))
@@ -111,8 +118,11 @@ class ReviewPage:
     # --- pages -------------------------------------------------------------------------
     async def overview(self, request: Request) -> Response:
         def read(agent: Agent) -> dict:
-            return {"agent": agent.agent_id, "disputes": agent.disputes("open"),
-                    "promotions": agent.promotions("pending")}
+            disputes = agent.disputes("open")
+            return {"agent": agent.agent_id, "disputes": disputes, "promotions": agent.promotions("pending"),
+                    "opened": _opened(agent, disputes),
+                    "reach": reach(agent, [], shared=not request.query_params.get("unshared"))
+                    if request.query_params.get("done") else None}
         return self.render(request, "overview.html", **_searched(request, await self.agent_call(request, read)))
 
     async def every_agent(self, request: Request) -> Response:
@@ -156,8 +166,11 @@ class ReviewPage:
                                   "promotions")
 
     async def dispute(self, request: Request, *, error: str | None = None, status: int = 200,
-                      entered: dict | None = None) -> Response:
+                      entered: dict | None = None, conflict: dict | None = None) -> Response:
+        """One dispute; `conflict`: the person's verdict was not recorded, a verdict they had not
+        seen stands (shown first, with Supersede and Reopen)."""
         dispute_id = request.path_params["dispute_id"]
+        told = request.query_params.get("done") is not None
         def read(agent: Agent) -> dict:
             found = agent.dispute(dispute_id)
             held = [m for side in ("a", "b") for m in _side_rows(found[side])]
@@ -171,49 +184,13 @@ class ReviewPage:
                                                         {m: r.content for m, r in rows.items() if r is not None})
                                  for side in ("a", "b")},
                     "diff": present.word_diff(found["a"]["content"], found["b"]["content"]),
-                    "histories": {m: agent.history(m, HISTORY_LIMIT) for m in dict.fromkeys(held)}}
+                    "histories": {m: agent.history(m, HISTORY_LIMIT) for m in dict.fromkeys(held)},
+                    "opened": _opened(agent, [found]),
+                    "reach": reach(agent, found["agents"], shared=not request.query_params.get("unshared"))
+                    if told else None}
+        found = await self.agent_call(request, read)
         return self.render(request, "dispute.html", status=status, error=error, entered=entered or {},
-                           **await self.agent_call(request, read))
-
-    async def resolve(self, request: Request) -> Response:
-        dispute_id = request.path_params["dispute_id"]
-        form = await self.guard.checked_form(request)
-        keep, note = str(form.get("keep", "")), str(form.get("note", ""))
-        text = str(form.get("text", "")).strip() or None
-        return await self.act(request, lambda agent: agent.resolve_dispute(
-            dispute_id, keep=keep, text=text if keep == "merged" else None, note=note, by=self.reviewer),
-            done="verdict", again=self.dispute, entered={"note": note, "text": text})
-
-    async def reopen(self, request: Request) -> Response:
-        dispute_id = request.path_params["dispute_id"]
-        form = await self.guard.checked_form(request)
-        note = str(form.get("note", ""))
-        return await self.act(request, lambda agent: agent.reopen_dispute(dispute_id, note=note, by=self.reviewer),
-                              done="reopening", again=self.dispute, entered={"reopen_note": note},
-                              page=f"{_base(request)}/disputes/{dispute_id}")
-
-    async def resolve_many(self, request: Request) -> Response:
-        """One verdict, "both stand", on each dispute selected: the bulk action for false
-        positives. Each is signed and recorded on its own; the first bad one stops the rest."""
-        form = await self.guard.checked_form(request)
-        chosen, note = [str(v) for v in form.getlist("dispute")], str(form.get("note", ""))
-        if not chosen:
-            return self.problem(request, 400, "dispute: select at least one")
-        def run(agent: Agent) -> bool:
-            shared = True
-            for dispute_id in chosen:
-                try:
-                    agent.resolve_dispute(dispute_id, keep="both", note=note, by=self.reviewer)
-                except NotShared:
-                    shared = False
-            return shared
-        try:
-            shared = await self.agent_call(request, run)
-        except BadInput as e:
-            if isinstance(e, NotFound):
-                raise
-            return self.problem(request, 400, one_line(e))
-        return RedirectResponse(f"{_base(request)}/?done={len(chosen)}+verdicts" + ("" if shared else "&unshared=1"), status_code=303)
+                           conflict=conflict, mark=present.verdict_mark(found["d"]["resolution"]), **found)
 
     async def promotion(self, request: Request, *, error: str | None = None, status: int = 200,
                         entered: dict | None = None) -> Response:
@@ -236,10 +213,13 @@ class ReviewPage:
             done=decision, again=self.promotion, entered={"note": note})
 
 
-def _base(request: Request) -> str:
-    """Where the pages of the agent a request is about start: "" for the one served."""
-    name = request.path_params.get("agent_id")
-    return f"/agents/{name}" if name is not None else ""
+def _opened(agent: Agent, disputes: list[dict]) -> set[str]:
+    """The disputes among these that a reviewer opened (a reopening that `opens` them stands)
+    rather than reopened after a verdict."""
+    if not any(d.get("reopened") for d in disputes):
+        return set()
+    opens = {c["id"] for c in agent.cases() if (c.get("resolution") or {}).get("opens")}
+    return {d["dispute"] for d in disputes if d.get("reopened") and opens & set(d["cases"])}
 
 
 def _inline(svg: bytes) -> Markup:
@@ -303,6 +283,8 @@ def build_app(open_agent: Callable[[str | None], ContextManager[Agent]], *, revi
         Route("/disputes/{dispute_id}", page.dispute),
         Route("/disputes/{dispute_id}", page.resolve, methods=["POST"]),
         Route("/disputes/{dispute_id}/reopen", page.reopen, methods=["POST"]),
+        Route("/memories", page.memories),
+        Route("/memories/dispute", page.open_dispute, methods=["POST"]),
         Route("/pictures", page.pictures),
         Route("/promotions", page.promotion_list),
         Route("/promotions/{memory_id}", page.promotion),

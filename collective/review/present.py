@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import difflib
 import math
+import re
 from datetime import datetime, timezone
 
 
@@ -102,3 +103,45 @@ def standing(origin: str, content: str, copies: list[dict], texts: dict[str, str
         found.setdefault(who, {"agent": who, "said_it": False, "rows": []})["rows"].append(
             {"memory": copy["memory"], "text": text if text and " ".join(text.split()).lower() != said else None})
     return list(found.values())
+
+
+def listed(names: list[str]) -> str:
+    """Names as a sentence says them: "a", "a and b", "a, b and c"."""
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+def reach(here: str, others: list[str], *, shared: bool) -> str:
+    """When a decision recorded on `here` reaches every other agent, as the page does it: it
+    records the decision here and shares it on the commons at once; it pulls for no other
+    agent, so each takes it at its own next pull (from then on, where the commons could not
+    be reached)."""
+    if others:
+        they = f"{listed(others)} take{'s' if len(others) == 1 else ''} it at {'its' if len(others) == 1 else 'their'}"
+    else:
+        they = "every other agent takes it at its"
+    if shared:
+        return f"{here} holds it now, and the commons has it already; {they} next pull (this page pulls for no agent)."
+    return (f"{here} holds it, but the commons could not be reached: it goes out with {here}'s next push or pull, "
+            f"and {they} next pull after that.")
+
+
+def verdict_mark(verdict: dict | None) -> str:
+    """Which verdict a person saw standing (its reviewer and time): a form that acts on it
+    carries this, so a verdict that came meanwhile is shown before anything is done."""
+    return f"{verdict.get('by')}|{verdict.get('at')}" if verdict else ""
+
+
+_CLI_ASIDE = re.compile(r"\s*\([^()]*(?:`cmem |\bcmem |(?<![\w-])--[a-z])[^()]*\)")
+_CLI_WORD = re.compile(r"`cmem |\bcmem |(?<![\w-])--[a-z]")
+
+
+def plain(message: str) -> str:
+    """An error line in the page's words: the asides and clauses that tell a command line
+    what to run (a flag, a `cmem` command) are left out; the page offers its own way."""
+    text = _CLI_ASIDE.sub("", message)
+    found = _CLI_WORD.search(text)
+    if found:
+        cut = max(text.rfind(sep, 0, found.start()) for sep in (":", ";", ","))
+        if cut > 0:
+            text = text[:cut]
+    return text.rstrip(" :;,")

@@ -86,3 +86,19 @@ def served(world):
     finally:
         code, err = server.stop()
         assert (code, err.strip().splitlines()[-1:]) == (0, ["stopped"]), err
+
+
+@pytest.fixture
+def sam(world, real_embedder) -> dict:
+    """A second reviewer, sam, whom earth-2 honours beside ana; earth-1 pulls (so it holds the
+    dispute too) and honours both. Returns each reviewer's public key."""
+    keys = {"sam": reviewer_keys.init(Home.at(world.home), "sam")["public_key"]}
+    with Agent.open("earth-2", home=world.home, embedder=real_embedder) as e2:
+        keys["ana"] = {r["name"]: r["public_key"] for r in e2.reviewers()}["ana"]
+        e2.add_reviewer("sam", keys["sam"])
+    with Agent.open("earth-1", home=world.home, embedder=real_embedder) as e1:
+        e1.pull()
+        for name, key in keys.items():
+            e1.add_reviewer(name, key)
+        assert len(e1.disputes("open")) == 1
+    return keys

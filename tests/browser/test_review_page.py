@@ -223,8 +223,8 @@ def test_a_second_verdict_from_a_stale_tab_is_refused_and_changes_nothing(page, 
     page.click("form#verdict button[value=both]")
     page.wait_for_selector("#resolution")
     head = earth2_head(world)
-    assert post_verdict(stale, "a", "second") == 400
-    assert "already resolved" in stale.locator("#error").inner_text()
+    assert post_verdict(stale, "a", "second") == 409
+    assert "A verdict already stands on this dispute: ana's, keep both" in stale.locator("#standing").inner_text()
     assert "keep both" in stale.locator("#resolution").inner_text()  # the page shows the verdict that stands
     assert earth2_head(world) == head
 
@@ -288,7 +288,7 @@ def test_search_and_agent_filters_narrow_the_list_and_a_bulk_verdict_signs_each(
         page.click("#bulk button[value=both]")
     assert posted.value.status == 303
     page.wait_for_selector("#no-disputes")
-    assert page.locator("#notice").inner_text() == "Recorded: 1 verdicts."
+    assert page.locator("#notice").inner_text() == "Recorded: 1 verdict."
     with Agent.open("earth-2", home=world.home) as agent:
         (dispute,) = agent.disputes("resolved")
     assert dispute["resolution"]["keep"] == "both" and dispute["resolution"]["by"] == "ana"
@@ -338,14 +338,22 @@ def test_the_pages_fit_the_screen_and_are_photographed(browser, served, world, w
         page.screenshot(path=str(shots / f"review-dispute-{width}.png"), full_page=True)
         dispute = page.url
         fits("an open dispute")
+        stale = context.new_page()  # a tab opened before the verdict below
+        stale.goto(dispute)
         page.goto(dispute)
         page.fill("#note", "pressure test failed on sol 212")
         page.click("form#verdict button[value=b]")
         page.wait_for_selector("#resolution")
         fits("a resolved dispute")  # the history holds in its card
+        stale.fill("#note", "the gauge reads normal")
+        stale.click("form#verdict button[value=a]")
+        stale.wait_for_selector("#standing")
+        page, stale = stale, page
+        page.screenshot(path=str(shots / f"review-standing-{width}.png"), full_page=True)
+        fits("a verdict that stands over a stale tab's")
         for path, name in (("/disputes?status=resolved", "resolved"), ("/disputes?status=all", None),
                            ("/promotions", None), (f"/promotions/{world.rover}", None), ("/agents", "agents"),
-                           ("/pictures", "pictures")):
+                           ("/pictures", "pictures"), ("/memories", "memories"), ("/memories?q=coolant+pump", None)):
             page.goto(served.url + path)
             if name:
                 page.screenshot(path=str(shots / f"review-{name}-{width}.png"), full_page=True)
@@ -367,7 +375,7 @@ def test_select_all_counts_and_selects_every_open_dispute_for_the_bulk_verdict(p
     page.fill("#bulk-note", "not a contradiction: different sensors")
     page.click("#bulk button[value=both]")
     page.wait_for_selector("#no-disputes")
-    assert page.locator("#notice").inner_text() == "Recorded: 1 verdicts."
+    assert page.locator("#notice").inner_text() == "Recorded: 1 verdict."
 
 
 def test_the_kept_claim_is_not_struck_through_once_decided(page, served):

@@ -59,7 +59,7 @@ def _render_dispute(d: dict) -> str:
                      + (f" ({d['awaiting']})" if d["awaiting"] else ""))
     if d["reopened"]:
         r = d["reopened"]
-        lines.append(f"reopened by {r['by']} at {r['at']}: {r['note']}")
+        lines.append(f"{'opened' if r.get('opens') else 'reopened'} by {r['by']} at {r['at']}: {r['note']}")
     if d.get("closed"):
         lines.append(f"closed: {closed_because(d['closed'])}")
     return "\n".join(lines)

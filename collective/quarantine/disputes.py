@@ -254,4 +254,5 @@ def _reopened(cases: list[Case]) -> Reopening | None:
     reopening = next((c.decision() for c in cases if c.resolution and c.decision()["keep"] == Keep.REOPEN), None)
     if reopening is None:
         return None
-    return {"by": reopening.get("by"), "at": reopening.get("at"), "note": reopening.get("note", "")}
+    return {"by": reopening.get("by"), "at": reopening.get("at"), "note": reopening.get("note", ""),
+            "opens": bool(reopening.get("opens"))}

@@ -192,8 +192,9 @@ class Quarantine:
             self.repo.commit(f"quarantine: take {len(changed)} case(s) from {remote}", author=self.agent_id)
         self.upkeep.after_commit()
         # a reopening withdraws a verdict and applies none: it is news wherever the case held another resolution
+        # (one a reviewer opened, `opens`, is news as opened: it withdrew nothing)
         reopened = [c for c in changed if c.resolution and c.decision()["keep"] == Keep.REOPEN
-                    and (c.id not in ours or ours[c.id].resolution != c.resolution)]
+                    and not _opens(c) and (c.id not in ours or ours[c.id].resolution != c.resolution)]
         report.update(verdicts=_disputes([c for c in changed if c.id in applied and c not in reopened]),
                       reopened=_disputes(reopened))
         return report
@@ -335,3 +336,8 @@ def _spared(case: Case) -> list[str]:
     simulator found one)."""
     spared = standing([case])
     return [*spared.winners, *spared.made]
+
+
+def _opens(case: Case) -> bool:
+    """Whether the case's standing reopening is the one a reviewer opened it with."""
+    return bool(case.decision().get("opens"))

@@ -40,6 +40,7 @@ class Reopening(TypedDict):
     by: str
     at: str
     note: str
+    opens: Annotated[bool, "the reviewer opened the dispute with it (two claims no merge paired), withdrawing nothing"]
 
 
 class DisputeReport(TypedDict):

@@ -94,7 +94,7 @@ class ReviewPage(VerdictViews, MemoryViews):
             return self.problem(request, 400, f"status: must be one of {', '.join(statuses)}")
         def run(agent: Agent) -> dict:
             found = read(agent, None if status == "all" else status)
-            return {"agent": agent.agent_id, key: found, "opened": _opened(agent, found if key == "disputes" else [])}
+            return {"agent": agent.agent_id, key: found, "opened": _opened(found if key == "disputes" else [])}
         found = await self.agent_call(request, run)
         return self.render(request, "listing.html", status_filter=status, heading=heading, statuses=statuses,
                            path=request.url.path, table=f"_{key}_table.html", **_searched(request, found))
@@ -120,7 +120,7 @@ class ReviewPage(VerdictViews, MemoryViews):
         def read(agent: Agent) -> dict:
             disputes = agent.disputes("open")
             return {"agent": agent.agent_id, "disputes": disputes, "promotions": agent.promotions("pending"),
-                    "opened": _opened(agent, disputes),
+                    "opened": _opened(disputes),
                     "reach": reach(agent, [], shared=not request.query_params.get("unshared"))
                     if request.query_params.get("done") else None}
         return self.render(request, "overview.html", **_searched(request, await self.agent_call(request, read)))
@@ -185,7 +185,7 @@ class ReviewPage(VerdictViews, MemoryViews):
                                  for side in ("a", "b")},
                     "diff": present.word_diff(found["a"]["content"], found["b"]["content"]),
                     "histories": {m: agent.history(m, HISTORY_LIMIT) for m in dict.fromkeys(held)},
-                    "opened": _opened(agent, [found]),
+                    "opened": _opened([found]),
                     "reach": reach(agent, found["agents"], shared=not request.query_params.get("unshared"))
                     if told else None}
         found = await self.agent_call(request, read)
@@ -213,13 +213,10 @@ class ReviewPage(VerdictViews, MemoryViews):
             done=decision, again=self.promotion, entered={"note": note})
 
 
-def _opened(agent: Agent, disputes: list[dict]) -> set[str]:
-    """The disputes among these that a reviewer opened (a reopening that `opens` them stands)
+def _opened(disputes: list[dict]) -> set[str]:
+    """The disputes among these that a reviewer opened (its standing reopening `opens` it)
     rather than reopened after a verdict."""
-    if not any(d.get("reopened") for d in disputes):
-        return set()
-    opens = {c["id"] for c in agent.cases() if (c.get("resolution") or {}).get("opens")}
-    return {d["dispute"] for d in disputes if d.get("reopened") and opens & set(d["cases"])}
+    return {d["dispute"] for d in disputes if (d.get("reopened") or {}).get("opens")}
 
 
 def _inline(svg: bytes) -> Markup:

@@ -77,9 +77,12 @@ def test_a_reviewer_opens_a_dispute_between_two_memories_and_it_joins_the_queue(
         assert all(e2.get(m).disputed for m in greenhouse.values())
     # an ordinary open dispute elsewhere too: mars-1 takes it at its next pull
     with Agent.open("mars-1", home=world.home, embedder=real_embedder) as m1:
-        m1.pull()
+        pulled = m1.pull()
         there = [d for d in m1.disputes("open") if d["dispute"] == found["dispute"]]
-        assert [(d["status"], d["reopened"]["by"]) for d in there] == [("escalated", "ana")]
+        assert [(d["status"], d["reopened"]["by"], d["reopened"]["opens"]) for d in there] == [
+            ("escalated", "ana", True)]
+        # news as a dispute opened, not as a verdict withdrawn
+        assert pulled["cases_taken"]["reopened"] == [] and found["dispute"] in pulled["cases_taken"]["opened"]
 
 
 def test_a_dispute_a_reviewer_opened_takes_a_verdict_like_any_other(page, served, world, greenhouse):

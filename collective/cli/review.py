@@ -38,9 +38,11 @@ def review(host, port, token, allow_hosts, by, seconds, home, agent_id, as_json)
     by side (who said each, this agent's trust in them, the agents standing with each,
     lineage and each row's Dolt history); the lists search and filter, and obvious false
     positives take one signed "both stand" verdict each, in bulk. The actions are those of
-    `cmem quarantine resolve` and `cmem promotions approve|reject`, each with a note, signed
-    with the reviewer key. /agents shows every agent of the home, and /agents/NAME/ the same
-    pages for that agent. Prints the address once it listens.
+    `cmem quarantine resolve` (a verdict another reviewer already made is shown first, to
+    supersede or reopen) and `cmem promotions approve|reject`, each with a note, signed
+    with the reviewer key. /memories lists or searches the memories held, and opens a
+    dispute between two that no merge paired. /agents shows every agent of the home, and
+    /agents/NAME/ the same pages for that agent. Prints the address once it listens.
 
     \b
     JSON: {"url", "open" (the address with the token), "agent", "reviewer", "token_required", "hosts"}

@@ -138,20 +138,24 @@ class MemoryTools:
                           publishes=True, shown=_brief(StoreReport, detail))
 
     @returns(RecallReport)
-    def recall(self, query: str, k: HOW_MANY = 5, min_score: MIN_SCORE = None, tags: list[str] | None = None,
-               categories: list[CATEGORY_NAME] | None = None, origins: list[str] | None = None,
-               since: str | None = None, until: str | None = None, as_of: str | None = None,
-               include_faded: bool = False, include_refuted: bool = False, consensus: bool = False,
-               detail: DETAIL = False) -> RecallReport:
+    def recall(self, query: str, k: HOW_MANY = 5, offset: OFFSET = 0, min_score: MIN_SCORE = None,
+               tags: list[str] | None = None, categories: list[CATEGORY_NAME] | None = None,
+               origins: list[str] | None = None, since: str | None = None, until: str | None = None,
+               as_of: str | None = None, include_faded: bool = False, include_refuted: bool = False,
+               consensus: bool = False, detail: DETAIL = False) -> RecallReport:
         """Recall the k memories that best answer the query, best first, by its words and
-        its meaning; never commits. score: relevance (0 to 1) times strength. When no hit
-        reaches min_score, "closest" names the nearest left out. Filters: tags (all),
-        categories, origins (any), since and until (both inclusive).
+        its meaning (offset: after the first that many, the next page); never commits.
+        score: relevance (0 to 1) times strength. When no hit reaches min_score, "closest"
+        names the nearest left out. Filters: tags (all), categories, origins (any), since
+        and until (both inclusive).
         """
-        return self._call(lambda agent: agent.recall(
-            query, k=k, min_score=min_score, tags=tags, categories=categories, origins=origins, since=since,
-            until=until, as_of=as_of, include_faded=include_faded, include_refuted=include_refuted,
-            consensus=consensus), shown=_brief(RecallReport, detail))
+        def paged(agent: Agent):
+            found = agent.recall(query, k=k + offset, min_score=min_score, tags=tags, categories=categories,
+                                 origins=origins, since=since, until=until, as_of=as_of, include_faded=include_faded,
+                                 include_refuted=include_refuted, consensus=consensus)
+            del found[:offset]
+            return found
+        return self._call(paged, shown=_brief(RecallReport, detail))
 
     @returns(ListReport)
     def list_memories(self, limit: HOW_MANY = 10, offset: OFFSET = 0, tags: list[str] | None = None,

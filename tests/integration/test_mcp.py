@@ -89,7 +89,7 @@ def test_lists_every_tool_with_a_schema_and_a_documented_result(agents):
         assert undescribed == []
         recall = tools["memory_recall"]
         assert recall.input_schema["required"] == ["query"]
-        assert set(recall.input_schema["properties"]) == {"query", "k", "as_of", "include_faded", "include_refuted",
+        assert set(recall.input_schema["properties"]) == {"query", "k", "offset", "as_of", "include_faded", "include_refuted",
                                                           "consensus", "min_score", "tags", "categories", "origins",
                                                           "since", "until", "detail"}
         assert recall.annotations.read_only_hint and not tools["memory_store"].annotations.read_only_hint
@@ -120,6 +120,9 @@ def test_a_keyword_and_a_question_in_other_words_find_their_memories_and_filters
             nothing = await call(session, "memory_recall", query="what is the capital of France?")
             assert nothing["hits"] == [] and nothing["closest"] is not None
             assert nothing["closest"]["relevance"] < nothing["min_score"]
+            best, *after = [h["id"] for h in (await call(session, "memory_recall", query="pump", k=3))["hits"]]
+            paged = await call(session, "memory_recall", query="pump", k=2, offset=1)
+            assert [h["id"] for h in paged["hits"]] == after[:2] and best == pump["id"]
             narrowed = await call(session, "memory_recall", query="pump", tags=["hardware"], categories=["knowledge"])
             assert [h["id"] for h in narrowed["hits"]] == [pump["id"]]
             assert (await call(session, "memory_recall", query="pump", categories=["social"]))["hits"] == []

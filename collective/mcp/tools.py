@@ -256,7 +256,13 @@ class MemoryTools:
     @returns(PeerReport, key="peers")
     def peers(self, limit: HOW_MANY = 10, offset: OFFSET = 0) -> PeersReport:
         """The agents this one has met: their trust here, last sync and key."""
-        return self._call(lambda agent: page(agent.peers(), "peers", limit, offset))
+        def listed(agent: Agent) -> PeersReport:
+            found = agent.peers()
+            for peer in found:  # its warning names the command that decides: here, the tool
+                if peer.get("key_warning"):
+                    peer["key_warning"] = in_tool_words(peer["key_warning"], self.offered)
+            return page(found, "peers", limit, offset)
+        return self._call(listed)
 
     @returns(TrustLedger)
     def trust(self, agent_id: str) -> TrustLedger:

@@ -113,3 +113,30 @@ def test_a_refusal_names_the_argument_not_the_cli_option(agents):
                 assert result.is_error and result.content[0].text == line, (tool, result.content[0].text)
     person_cli(agents)
     run(scenario)
+
+
+def test_a_peers_key_warning_names_the_tool_that_decides_it(agents):
+    """A key changed without a signed rotation: memory_peers says so in a tool's words (the
+    reviewer's memory_decide_key), never a command."""
+    from collective.agent import Agent
+    from tests.integration.test_keys import replace_key_without_rotation
+
+    with Agent.open("earth-1", home=agents) as e1:
+        e1.store(PUMP_SAFE)
+        e1.push()
+    async def first():
+        async with served(agents, "mars-1") as mars:
+            await call(mars, "memory_pull")
+    run(first)
+    with Agent.open("earth-1", home=agents) as e1:
+        replace_key_without_rotation(e1)
+        e1.store(PUMP_UNSAFE)
+        e1.push()
+
+    async def scenario():
+        async with served(agents, "mars-1", operator=True) as mars:
+            await call(mars, "memory_pull")
+            (peer,) = (await call(mars, "memory_peers"))["peers"]
+            warning = peer["key_warning"]
+            assert "memory_decide_key" in warning and "cmem" not in warning, warning
+    run(scenario)

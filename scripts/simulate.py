@@ -13,7 +13,8 @@ already in its cache (never downloaded here).
     .venv/bin/python scripts/simulate.py --agents 5 --steps 200 --seed 1 [--minutes 10] [--texts mixed] [--json]
 
 The JSON: texts (the source) and corpora (the real ones drawn from), steps (commands run),
-rounds, commands by kind, typed_errors (and typed_error_lines: each one's first message),
+rounds, commands by kind (the rogue member's acts too, each also as KIND:idle when it found
+nothing to act on), typed_errors (and typed_error_lines: each one's first message),
 faults_injected, texts_stored (by kind: real, or a template's), violations by invariant (each
 distinct one once per history), signatures (each violation kind with its first evidence),
 known (the known faults met), failures ([{seed, error, steps}]), seeds run, seconds,

@@ -3,7 +3,9 @@
 Each check takes open agents (name -> Agent) and what the simulator knows, and returns a
 list of Violations, each naming the invariant and its evidence; an empty list means it
 holds. The cheap ones (no crash, bounds, monotonic history, no distinct fact hidden) run
-after every step; the others after a full sync round (see machine.py).
+after every step; the others after a full sync round (see machine.py). What a member's
+forgeries must never achieve (verified joins, an agent's own branch, a verdict's reach) is
+checked in member_checks.py.
 """
 
 from __future__ import annotations
@@ -332,29 +334,4 @@ def verdicts_travel(agents: Mapping, refuted: Mapping[str, str]) -> list[Violati
             if not rows[memory_id]["refuted_by"] or _recalled(agent, text, [memory_id], found):
                 found.append(Violation(VERDICTS_TRAVEL, f"{name}: {memory_id} ({text!r}) not refuted after a round",
                                        VERDICTS_TRAVEL))
-    return found
-
-
-def verified_joins(agents: Mapping, forged: set[str] = frozenset()) -> list[Violation]:
-    """On every agent that follows a roster, each case's verdict (or reopening) is by a
-    roster reviewer: one a member outside the roster signed closed nothing there; and no
-    main holds a memory a member forged onto the commons' main."""
-    from collective.quarantine.signing import verdict_key
-    from collective.roster import service as roster
-
-    found = []
-    for name, agent in agents.items():
-        following = roster.held(agent.tables)
-        if following is None:
-            continue
-        reviewers = following.reviewer_keys()
-        for case in agent.tables.cases.all():
-            if case.resolution and verdict_key(case) not in reviewers:
-                found.append(Violation(VERIFIED_JOINS, f"{name}: case {case.id} decided by a key the roster of "
-                                                       f"{following.collective} names as no reviewer",
-                                       f"{VERIFIED_JOINS}:unauthorised verdict"))
-        taken = sorted(forged & {r["id"] for r in agent.tables.memories.rows(as_of="main", columns=("id",))})
-        if taken:
-            found.append(Violation(VERIFIED_JOINS, f"{name}: main holds forged memories {taken}",
-                                   f"{VERIFIED_JOINS}:forged main"))
     return found

@@ -122,8 +122,6 @@ class CollectiveMachine(RogueMember, RuleBasedStateMachine):
         self.round_spoilt = False
         self.last_round = self.steps = 0
         self.rostered = False
-        self.rogue: Agent | None = None          # a member outside the roster, made when it first acts
-        self.forged: set[str] = set()            # ids the rogue put on the commons' main
 
     @classmethod
     def configure(cls, *, agents: tuple[int, int], embedder: Callable, is_known=None, tally: Tally | None = None,
@@ -160,9 +158,10 @@ class CollectiveMachine(RogueMember, RuleBasedStateMachine):
             for name in self.names:
                 owner.roster_add_agent(name)
             owner.roster_add_reviewer(REVIEWER)
+            self.rogue_on_roster(owner)
 
     def teardown(self):
-        for agent in [*self.agents.values(), *([self.rogue] if self.rogue else [])]:
+        for agent in [*self.agents.values(), *self.rogue_agents()]:
             try:
                 agent.close()
             except Exception:  # noqa: BLE001 (a close after a fault must not hide the fault)
@@ -295,6 +294,7 @@ class CollectiveMachine(RogueMember, RuleBasedStateMachine):
         self.sync_all([self.names[i] for i in order if i < len(self.names)], singly)
         if self.round_spoilt:
             return  # a command failed: what the round promises cannot be asked of it
+        self.branches_put_back()
         agents = self.agents
         expected = {i: self.texts[i] for i in self.pushed - self.retracted}
         self.record(inv.nothing_lost(agents, expected, self.claim_of))
@@ -485,8 +485,8 @@ class CollectiveMachine(RogueMember, RuleBasedStateMachine):
             return
         self.record(inv.bounds(self.agents, amplitude_cap=self.settings.amplitude_cap))
         self.record(inv.monotonic(self.agents, self.seen_versions))
-        self.record(inv.verified_joins(self.agents, self.forged))
-        self.record(inv.honest_trust(self.agents, self.names))  # the rogue is no peer of the roster
+        self.record(self.member_invariants())  # rogue.py: what a member's forgeries must not achieve
+        self.record(inv.honest_trust(self.agents, self.names))  # trust in the rogue may fall as it will
         self.record(inv.no_distinct_hidden(self.agents, self.claim_of, threshold=self.settings.similarity_threshold,
                                            embed=self.embed))
         new = self.violations[self.raised:]

@@ -100,14 +100,16 @@ class PeerPull:
         if watermark and not self.repo.is_ancestor(watermark, head):
             # a rolled-back branch would offer older versions of what was taken: history never
             # goes back; a branch put back after a forgery only drops what was refused
-            since = rewritten.forgeries_gone(self.repo, self.tables, watermark, head)
-            if since is None:
+            put_back = rewritten.forgeries_gone(self.repo, self.tables, watermark, head)
+            if put_back is None:
                 raise HistoryRewritten(peer, watermark, head)
-            report.history = {"taken": watermark, "offered": head, "put_back_from": since}
-            watermark = since
+            report.history = {"taken": watermark, "offered": head, "put_back_from": put_back[0]}
+            watermark, again = put_back
+        else:
+            again = []
         clock = time.perf_counter()
         self._report(f"{peer}: read", 0, 1)
-        rows = self._changed_rows(watermark, head)
+        rows = self._changed_rows(watermark, head, again)
         self._report(f"{peer}: read", 1, 1)
         report.seconds["diff"] = time.perf_counter() - clock
         if watermark and not rows and not rotations:
@@ -237,14 +239,17 @@ class PeerPull:
             return None
         return lambda stage, done, total: self.progress(f"{peer}: {stage}", done, total)
 
-    def _changed_rows(self, watermark: str | None, head: str) -> list[dict]:
+    def _changed_rows(self, watermark: str | None, head: str, again: Sequence[str] = ()) -> list[dict]:
         """The peer branch's memory rows changed since the watermark, an ancestor of `head`
-        (all rows the first time)."""
-        if watermark:
-            # the rows after only: a memory's vector is 1.5 KB, and nothing reads the rows before
-            return [c.new for c in self.repo.diff(watermark, head, "memories", columns=Memory.columns())
-                    if c.new is not None]
-        return self.tables.memories.rows(as_of=head)
+        (all rows the first time), and those of `again` as `head` holds them."""
+        if not watermark:
+            return self.tables.memories.rows(as_of=head)
+        # the rows after only: a memory's vector is 1.5 KB, and nothing reads the rows before
+        rows = [c.new for c in self.repo.diff(watermark, head, "memories", columns=Memory.columns())
+                if c.new is not None]
+        read = {r["id"] for r in rows}
+        return rows + self.tables.memories.rows_by_id([i for i in dict.fromkeys(again) if i not in read],
+                                                      as_of=head)
 
     def _classify(self, peer: str, head: str, peer_key: str, rows: list[dict], report: PeerReport,
                   rotations: list[dict]) -> tuple[merge.MergePlan, set[str], set[str]]:

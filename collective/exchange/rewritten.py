@@ -22,9 +22,11 @@ if TYPE_CHECKING:
     from ..store.tables import Tables
 
 
-def forgeries_gone(repo: Repository, tables: Tables, taken: str, head: str) -> str | None:
-    """The commit to read `head` from when the commits between it and `taken` that `head`
-    lost held only rows no origin signed (or rows `head` still holds as signed); None
+def forgeries_gone(repo: Repository, tables: Tables, taken: str, head: str) -> tuple[str, list[str]] | None:
+    """Where to read `head` from when the commits between it and `taken` that `head` lost
+    held only rows no origin signed (or rows `head` still holds as signed): the commit the
+    two meet at, and the memories those commits touched, to read again as `head` holds
+    them (a forged edit of a memory refused at its first sight hid the real one). None
     when they held a signed row that `head` no longer offers: history rewritten."""
     base = repo.merge_base(taken, head)
     if base is None:
@@ -35,7 +37,9 @@ def forgeries_gone(repo: Repository, tables: Tables, taken: str, head: str) -> s
     columns = Memory.columns()
     kept = {c.new["id"]: Memory.from_row(c.new) for c in repo.diff(base, head, "memories", columns=columns)
             if c.new is not None}
+    touched = []
     for change in repo.diff(base, taken, "memories", columns=columns):
+        touched.append((change.new or change.old)["id"])
         if change.new is None:
             continue  # a removal that went: the row is there again
         gone = Memory.from_row(change.new)
@@ -44,4 +48,4 @@ def forgeries_gone(repo: Repository, tables: Tables, taken: str, head: str) -> s
             continue
         if any(verify(key, gone.claim(), gone.signature) for key in keys.get(gone.origin_agent, ())):
             return None
-    return base
+    return base, touched

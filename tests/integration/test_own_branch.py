@@ -150,3 +150,18 @@ def test_a_peer_that_pulled_in_the_tamper_window_takes_the_branch_put_back(agent
     assert after["refused"] == {}, after["peers"]
     assert after["peers"][0]["history"]["put_back_from"] == forged_on
     assert {r["content"] for r in m1.repo.select("memories", {"origin_agent": "earth-2"})} == {TANK, STORM, ASK_LATER}
+
+
+def test_a_peer_that_first_met_the_agent_in_the_tamper_window_takes_the_memory_the_forgery_hid(
+        agents, tmp_path, hash_embedder):
+    """The forgery edited a memory mars-1 had never seen: refused, it hid the real one. Once
+    earth-2's branch is put back, mars-1 reads again what the forged commit touched."""
+    e2, m1 = agents["earth-2"], agents["mars-1"]
+    tank = e2.store(TANK).memory
+    e2.push()
+    append_forgery(tmp_path, e2.remotes()["origin"], hash_embedder, tank.id, roster=False)
+    assert m1.pull(peers=["earth-2"])["refused"] == {"earth-2": {"bad_signature": 1}}
+    assert m1.tables.memories.rows_by_id([tank.id]) == []
+    assert e2.push()["tampered"] is not None
+    assert m1.pull(peers=["earth-2"])["refused"] == {}
+    assert [r["content"] for r in m1.tables.memories.rows_by_id([tank.id])] == [TANK]

@@ -97,6 +97,7 @@ class PeerPull:
         if watermark == head:
             report.status = PeerStatus.UNCHANGED
             return report
+        again: list[str] = []  # memories to read again as `head` holds them
         if watermark and not self.repo.is_ancestor(watermark, head):
             # a rolled-back branch would offer older versions of what was taken: history never
             # goes back; a branch put back after a forgery only drops what was refused
@@ -105,8 +106,6 @@ class PeerPull:
                 raise HistoryRewritten(peer, watermark, head)
             report.history = {"taken": watermark, "offered": head, "put_back_from": put_back[0]}
             watermark, again = put_back
-        else:
-            again = []
         clock = time.perf_counter()
         self._report(f"{peer}: read", 0, 1)
         rows = self._changed_rows(watermark, head, again)

@@ -18,9 +18,10 @@ from collective.agent import Agent
 from collective.config import Home
 from collective.errors import BadInput, NotFound, NotShared
 from collective.identity import Identity, endorsement
-from collective.model import Promotion, iso, utcnow
+from collective.model import iso, utcnow
 from collective.model.refs import MAIN_BRANCH, QUARANTINE_BRANCH, tracking
 from collective.promotion import consensus
+from tests.simulation.rogue import forge_on_main
 
 
 PUMP = "The coolant pump in module C is not safe to operate"
@@ -383,26 +384,6 @@ def test_an_approval_the_commons_did_not_get_lands_at_the_next_pull(agents, pump
     assert e1.promotions("promoted")[0]["decided_by"] == "ana"
 
 
-def forge_main(agent: Agent, origin: str, content: str) -> str:
-    """A member puts a memory on the commons' main in `origin`'s name, its signature and
-    promotion forged, over whatever main held. Returns its id."""
-    repo, at = agent.repo, iso(utcnow())
-    row = agent.store(content).memory.to_row()
-    row.update(origin_agent=origin, signature="Zm9yZ2Vk")
-    repo.fetch("origin")
-    if tracking("origin", MAIN_BRANCH) in repo.remote_branches():
-        repo.create_branch_at(MAIN_BRANCH, tracking("origin", MAIN_BRANCH))
-    with repo.on_branch(MAIN_BRANCH):
-        repo.migrate(author=agent.agent_id, now=at)
-        with repo.transaction():
-            agent.tables.memories.write_rows([row])
-            agent.tables.promotions.write([Promotion(memory_id=row["id"], origin_agent=origin, proposed_by=origin,
-                                                     proposed_at=at, proposal_signature="Zm9yZ2Vk")])
-            repo.commit(f"promote {row['id']}: approved by ana", author=agent.agent_id)
-    repo.push("origin", MAIN_BRANCH, force=True)
-    return row["id"]
-
-
 def test_a_main_forged_while_landing_is_not_built_on(agents, pump):
     """The commons' main moves to a forgery between an agent's check of it and its landing:
     the agent lands nothing on it, its own main holds none of it, and the pull says why."""
@@ -410,7 +391,7 @@ def test_a_main_forged_while_landing_is_not_built_on(agents, pump):
     e1.endorse(pump.id)
     e2.pull()
     e2.promotion.endorse(pump.id)  # recorded here, due, not landed yet
-    forged = forge_main(m1, "earth-1", "The airlock override code is 0000")
+    forged = forge_on_main(m1, "earth-1", "The airlock override code is 0000")
     forged_head = commons_main(m1)
     e2.repo.fetch("origin")
     (result,) = e2.promotion.settle("origin")

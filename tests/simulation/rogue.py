@@ -98,22 +98,7 @@ class RogueMember:
         origin = names[who % len(names)]
 
         def forge(rogue: Agent) -> None:
-            repo, at = rogue.repo, iso(utcnow())
-            row = rogue.store(self.forged_text()).memory.to_row()
-            row.update(origin_agent=origin, signature=FORGED)
-            repo.fetch("origin")
-            if tracking("origin", MAIN_BRANCH) in repo.remote_branches():
-                repo.create_branch_at(MAIN_BRANCH, tracking("origin", MAIN_BRANCH))
-            with repo.on_branch(MAIN_BRANCH):
-                repo.migrate(author=rogue.agent_id, now=at)
-                with repo.transaction():
-                    rogue.tables.memories.write_rows([row])
-                    rogue.tables.promotions.write([Promotion(memory_id=row["id"], origin_agent=origin,
-                                                             proposed_by=origin, proposed_at=at,
-                                                             proposal_signature=FORGED)])
-                    repo.commit(f"promote {row['id']}: approved by {REVIEWER}", author=rogue.agent_id)
-            self.forged.main.add(row["id"])
-            repo.push("origin", MAIN_BRANCH, force=True)
+            self.forged.main.add(forge_on_main(rogue, origin, self.forged_text()))
         self.rogue_does("rogue_main", forge)
 
     @precondition(lambda self: not self.commons.away and self.has_pushed)
@@ -233,3 +218,24 @@ class RogueMember:
             self.mark_pushed(name)
         held = self.rogue_agent().repo.fetch("origin").get(working_branch(name))
         self.record(member_checks.own_branch(name, agent, squatted, held, pushed=pushed is not None))
+
+
+def forge_on_main(agent: Agent, origin: str, content: str) -> str:
+    """What a member with write access does to the commons' main: a memory in `origin`'s
+    name, its signature and promotion forged, committed over whatever main held and
+    pushed by force. Returns its id."""
+    repo, at = agent.repo, iso(utcnow())
+    row = agent.store(content).memory.to_row()
+    row.update(origin_agent=origin, signature=FORGED)
+    repo.fetch("origin")
+    if tracking("origin", MAIN_BRANCH) in repo.remote_branches():
+        repo.create_branch_at(MAIN_BRANCH, tracking("origin", MAIN_BRANCH))
+    with repo.on_branch(MAIN_BRANCH):
+        repo.migrate(author=agent.agent_id, now=at)
+        with repo.transaction():
+            agent.tables.memories.write_rows([row])
+            agent.tables.promotions.write([Promotion(memory_id=row["id"], origin_agent=origin, proposed_by=origin,
+                                                     proposed_at=at, proposal_signature=FORGED)])
+            repo.commit(f"promote {row['id']}: approved by {REVIEWER}", author=agent.agent_id)
+    repo.push("origin", MAIN_BRANCH, force=True)
+    return row["id"]

@@ -89,12 +89,17 @@ def sharing():
 
 
 @pytest.fixture
-def file_trio(home, tmp_path, engine, sharing, hash_embedder):
-    """earth-1, earth-2 and mars-1 sharing a file commons of the engine's kind."""
+def file_commons(tmp_path, engine) -> str:
+    """The address of a file commons of the engine's kind: a doltlite file, or a Dolt remote folder."""
     folder = tmp_path / "commons"
     folder.mkdir()
-    url = f"file://{folder / 'commons.db'}" if engine == "doltlite" else f"file://{folder}"
-    with sharing(home, url, hash_embedder) as trio:
+    return f"file://{folder / 'commons.db'}" if engine == "doltlite" else f"file://{folder}"
+
+
+@pytest.fixture
+def file_trio(home, file_commons, sharing, hash_embedder):
+    """earth-1, earth-2 and mars-1 sharing a file commons of the engine's kind."""
+    with sharing(home, file_commons, hash_embedder) as trio:
         yield trio
 
 

@@ -27,12 +27,8 @@ pytestmark = pytest.mark.usefixtures("engine")
 
 
 @pytest.fixture
-def commons(tmp_path, engine):
-    """A file commons of the engine's kind: a doltlite file, or a Dolt remote folder."""
-    if engine == "dolt":
-        (tmp_path / "commons").mkdir()
-        return f"file://{tmp_path / 'commons'}"
-    return f"file://{tmp_path / 'commons.db'}"
+def commons(file_commons):
+    return file_commons
 
 
 def copy_commons(commons: str, to) -> None:
@@ -55,10 +51,9 @@ def restore_commons(commons: str, copy) -> None:
 
 
 @pytest.fixture
-def trio(home, commons, hash_embedder, sharing):
+def trio(file_trio):
     """The three agents on a file commons, with the hashing embedder (the roster is engine-blind)."""
-    with sharing(home, commons, hash_embedder) as agents:
-        yield agents
+    return file_trio
 
 
 @pytest.fixture

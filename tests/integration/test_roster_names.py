@@ -16,7 +16,9 @@ from collective import reviewer_keys
 from collective.agent import Agent
 from collective.config import Home
 from collective.identity import fingerprint, rotation_claim
-from collective.model import Memory, content_hash, iso, utcnow, uuid7
+from collective.model import iso, utcnow
+
+from tests.integration.test_pull_verification import forged_row, peer_report
 
 RECYCLER = "The water recycler in module A is serviced on Mondays"
 HATCH = "The hatch to module D may be left open during a dust storm"
@@ -27,17 +29,13 @@ pytestmark = pytest.mark.usefixtures("engine")
 
 
 @pytest.fixture
-def url(tmp_path, engine):
-    folder = tmp_path / "commons"
-    folder.mkdir()
-    return f"file://{folder / 'commons.db'}" if engine == "doltlite" else f"file://{folder}"
+def url(file_commons):
+    return file_commons
 
 
 @pytest.fixture
-def agents(home, url, sharing, hash_embedder):
-    """earth-1, earth-2 and mars-1 sharing a file commons of the engine's kind."""
-    with sharing(home, url, hash_embedder) as trio:
-        yield trio
+def agents(file_trio):
+    return file_trio
 
 
 def make_roster(agents: dict[str, Agent], home) -> None:
@@ -61,11 +59,6 @@ def newbie(folder, url: str, embedder, *texts: str):
         yield agent
 
 
-def report_of(result: dict, peer: str) -> dict:
-    (report,) = [p for p in result["peers"] if p["peer"] == peer]
-    return report
-
-
 def held_of(agent: Agent, origin: str) -> set[str]:
     return {r["content"] for r in agent.repo.select("memories", {"origin_agent": origin})}
 
@@ -81,7 +74,7 @@ def test_an_agent_the_roster_does_not_name_is_held_until_it_names_its_key(agents
         squatter.push()
         squatted = squatter.identity.public_key
     pulled = m1.pull()
-    report = report_of(pulled, "newbie-1")
+    report = peer_report(pulled, "newbie-1")
     assert report["status"] == "refused" and report["refused"] == {"not_on_roster": 1}
     assert report["key"] == {"refused": fingerprint(squatted)}
     assert pulled["refused"]["newbie-1"] == {"not_on_roster": 1}
@@ -102,7 +95,7 @@ def test_an_agent_the_roster_does_not_name_is_held_until_it_names_its_key(agents
         pushed = real.push()  # the squatter's branch is no agent's: replaced
         assert pushed["tampered"]["reason"] == "branch_tampered"
     taken = m1.pull()
-    assert report_of(taken, "newbie-1")["status"] == "merged" and taken["refused"] == {}
+    assert peer_report(taken, "newbie-1")["status"] == "merged" and taken["refused"] == {}
     assert held_of(m1, "newbie-1") == {REAL}
     assert all(p["held"] is None for p in m1.peers())
 
@@ -124,13 +117,13 @@ def test_a_squatters_memories_are_let_go_when_the_roster_names_another_key(agent
     assert copy["absorbed_into"] == mine.id
 
     make_roster(agents, home)
-    assert report_of(e1.pull(), "newbie-1")["refused"] == {"not_on_roster": 1}
+    assert peer_report(e1.pull(), "newbie-1")["refused"] == {"not_on_roster": 1}
     assert held_of(e1, "newbie-1") == {RECYCLER, HATCH}  # held, not let go: no key is named yet
 
     with newbie(tmp_path / "real", url, hash_embedder, REAL) as real:
         e1.roster_add_agent("newbie-1", key=real.identity.public_key)
         pulled = e1.pull()  # the squatter's branch is still there
-        report = report_of(pulled, "newbie-1")
+        report = peer_report(pulled, "newbie-1")
         assert report["status"] == "refused" and report["refused"] == {"key_not_on_roster": 1}
         assert report["let_go"] == 2 and report["key"]["let_go"] == fingerprint(squatted)
         assert held_of(e1, "newbie-1") == set() and not e1.peers_view.known("newbie-1")
@@ -141,7 +134,7 @@ def test_a_squatters_memories_are_let_go_when_the_roster_names_another_key(agent
         real.pull()
         assert real.push()["tampered"]["reason"] == "branch_tampered"
     taken = e1.pull()
-    assert report_of(taken, "newbie-1")["status"] == "merged" and taken["refused"] == {}
+    assert peer_report(taken, "newbie-1")["status"] == "merged" and taken["refused"] == {}
     assert held_of(e1, "newbie-1") == {REAL}
     assert e1.pull()["refused"] == {}
 
@@ -161,7 +154,7 @@ def test_a_dispute_over_a_squatters_memory_closes_when_it_is_let_go(agents, home
     make_roster(agents, home)
     with newbie(tmp_path / "real", url, hash_embedder, REAL) as real:
         e1.roster_add_agent("newbie-1", key=real.identity.public_key)
-        assert report_of(e1.pull(), "newbie-1")["let_go"] == 1
+        assert peer_report(e1.pull(), "newbie-1")["let_go"] == 1
     assert e1.disputes("open") == []
     (closed,) = e1.disputes("closed")
     assert closed["closed"] == {"reason": "let_go", "memories": [hatch]}
@@ -172,17 +165,6 @@ def test_a_dispute_over_a_squatters_memory_closes_when_it_is_let_go(agents, home
     assert shown.exit_code == 0 and f"closed: {hatch}: signed by no key the roster names" in shown.stdout
     refused = cmem("quarantine", "resolve", closed["dispute"], "--keep", "a", "--note", "checked", "--agent", "earth-1")
     assert refused.exit_code == 2 and "is closed (let_go)" in refused.output
-
-
-def forged_memory(agent: Agent, origin: str, content: str, signer) -> Memory:
-    vector = agent.embedder.embed([content])[0]
-    now = iso(utcnow())
-    memory = Memory(id=uuid7(), content=content, summary=content, vector=vector, dim=len(vector),
-                    model_version=agent.embedder.model_version, content_hash=content_hash(content),
-                    amplitude=0.9, phase=0.0, category="knowledge", origin_agent=origin,
-                    created_at=now, updated_at=now)
-    memory.signature = signer.sign(memory.claim())
-    return memory
 
 
 def test_a_newcomer_takes_an_agents_key_from_the_roster_not_from_a_forged_rotation(agents, home, url,
@@ -204,16 +186,16 @@ def test_a_newcomer_takes_an_agents_key_from_the_roster_not_from_a_forged_rotati
                                         "rotated_at": at,
                                         "signature": member.sign(rotation_claim("earth-2", member.public_key,
                                                                                 real, at))}])
-        m1.repo.insert("memories", [forged_memory(m1, "earth-2", AIRLOCK, member).to_row()])
+        m1.repo.insert("memories", [forged_row(m1, "earth-2", AIRLOCK, signer=member).to_row()])
         m1.repo.commit("earth-2 learns", author="earth-2")
     m1.repo.push("origin", "earth-2/working")
 
     known = agents["earth-1"].pull()
-    assert report_of(known, "earth-2")["refused"] == {"bad_signature": 1}
+    assert peer_report(known, "earth-2")["refused"] == {"bad_signature": 1}
     with Agent.init("venus-1", home=home, embedder=hash_embedder) as newcomer:
         newcomer.add_remote("origin", url)
         first = newcomer.pull()
-        report = report_of(first, "earth-2")
+        report = peer_report(first, "earth-2")
         assert report["refused"] == {"bad_signature": 1}
         assert report["key"] == {"roster": fingerprint(real)}
         assert held_of(newcomer, "earth-2") == {RECYCLER}

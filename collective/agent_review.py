@@ -139,69 +139,21 @@ class ReviewVerbs:
 
     def open_dispute(self, memory_a: str, memory_b: str, *, why: str, by: str | None = None,
                      remote: str | None = None) -> DecidedDispute:
-        """A person disputes two claims held here that no merge paired, as a challenge disputes
-        a pair (merge.plan_challenge: both weakened, flagged and linked, a case with the usual
-        id, opened and signed by this agent), then shared. The person's word travels with it:
-        a reopening signed with their reviewer key (`opens`, the note `why`), so every holder
-        lists the dispute as escalated, opened by them; their verdict, when it comes, stands
-        over it. Bad input writes nothing. NotShared when recorded here but not pushed."""
-        from .merge import MergeContext
-        from .merge.apply import write
-        from .merge.plan import plan_challenge
-        from .model import iso, utcnow, validate_note
-        from .quarantine.cases import case_id, resolution
-        from .quarantine.signing import sign_cases, verdict_document
+        """A person disputes two claims held here that no merge paired, signed with their
+        reviewer key (Challenges.open_for), then shared: every holder lists an escalated
+        dispute opened by them. Bad input writes nothing. NotShared when recorded here but
+        not pushed."""
+        from .model import validate_note
         from .roster.service import require_reviewer
 
-        a, b = self._disputable(memory_a, memory_b)
+        a, b = self.challenger.disputable(memory_a, memory_b)
         validate_note(why, "why")
         reviewer, name = self.reviewer_key(by)
         require_reviewer(self.tables, reviewer.public_key, name)
         remote_name = self._sharing_remote(remote)
-        now, cid = utcnow(), case_id(a.id, b.id)
-        similarity = float(a.vector @ b.vector) if (a.dim, a.model_version) == (b.dim, b.model_version) else 0.0
-        planned = plan_challenge(a, b, similarity, f"{name} disputes these claims: {why}",
-                                 MergeContext(receiver=self.agent_id, trust=self.peers_view.trust_scores(),
-                                              known_cases=self.tables.cases.by_id(), settings=self.settings, now=now))
-        (b_row,) = planned.inserts  # held here already: the plan's copy of it (weakened, flagged) is an update
-        b_row.updated_at, planned.inserts, planned.updates[b.id] = iso(now), [], b_row
-        (case,) = sign_cases([planned.cases[cid]], self.identity, self.agent_id)
-        document = verdict_document(case, keep=Keep.REOPEN, note=why, by=name, reviewer_key=reviewer.public_key,
-                                    agent=self.agent_id, at=iso(now),
-                                    dispute={"dispute": cid, "dispute_keep": Keep.REOPEN, "opens": True})
-        planned.cases[cid] = resolution(case, document=document, signature=reviewer.sign(document.encode("utf-8")),
-                                        at=iso(now))
-        with self.repo.transaction():
-            write(self.tables, planned)
-            head = self.repo.commit(f"quarantine: {name} opens dispute {cid} between {a.id} and {b.id}: {why[:60]}",
-                                    author=self.agent_id)
-        self.upkeep.after_commit()
+        cid, head = self.challenger.open_for(a, b, why=why, reviewer=reviewer, name=name)
         return self.quarantine.share_after("dispute", {**self.dispute(cid), "commit": head, "resolved_cases": [],
                                                        "reopened_cases": [cid]}, remote_name)
-
-    def _disputable(self, *memory_ids: str) -> list:
-        """The two memories a person may dispute: two held here, live, of two agents, not
-        paired by a case yet; else BadInput."""
-        from .quarantine.cases import case_id
-
-        if len(memory_ids) != 2 or not all(isinstance(m, str) for m in memory_ids) or len(set(memory_ids)) != 2:
-            raise BadInput("memory", "pick two different memories")
-        found = self.tables.memories.by_id(list(memory_ids))
-        for memory_id in memory_ids:
-            memory = found.get(memory_id)
-            if memory is None:
-                raise BadInput("memory", f"no memory {memory_id!r} here (pull first?)")
-            if memory.retracted or memory.refuted_by:
-                raise BadInput("memory", f"{memory_id} is {'retracted' if memory.retracted else 'refuted'}: "
-                                         "nothing to dispute")
-            if memory.absorbed_into:
-                raise BadInput("memory", f"{memory_id} is a copy held within {memory.absorbed_into}: dispute that one")
-        a, b = (found[m] for m in memory_ids)
-        if a.origin_agent == b.origin_agent:
-            raise BadInput("memory", f"both claims are {a.origin_agent}'s: a dispute is between two agents' claims")
-        if self.tables.cases.get(case_id(a.id, b.id)) is not None:
-            raise BadInput("memory", f"these two claims are in dispute {case_id(a.id, b.id)} already")
-        return [a, b]
 
     def reviewer_key(self, by: str | None = None) -> tuple[Identity, str]:
         """The reviewer key that signs a person's decisions (`by`, else the default one) and its

@@ -125,16 +125,11 @@ class ReviewVerbs:
         verdicts, reopenings and cases, checked; no peer's memories): a person about to decide
         sees first a verdict another reviewer gave meanwhile. None when there is no remote to
         ask; RemoteUnreachable (or another CollectiveError) when it cannot be read."""
-        from .errors import NoCommonsYet, NotFound
         from .model.refs import QUARANTINE_BRANCH
 
         remote_name = self._sharing_remote(remote)
-        if remote_name is None:
-            return None
-        try:
-            self.repo.fetch(remote_name, QUARANTINE_BRANCH)
-        except (NotFound, NoCommonsYet):  # nobody shared a case there yet
-            return None
+        if remote_name is None or not self.repo.remote_head(remote_name, QUARANTINE_BRANCH):
+            return None  # no remote, or nobody shared a case there yet
         return self.quarantine.take_from(remote_name)
 
     def open_dispute(self, memory_a: str, memory_b: str, *, why: str, by: str | None = None,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..errors import BranchContested, CollectiveError, NonFastForward, NotFound, StorageError
+from ..errors import BranchContested, CollectiveError, NonFastForward, StorageError
 from ..identity import fingerprint, rotation_reaches
 from ..model.refs import tracking
 from ..reports import BranchTampered
@@ -43,7 +43,7 @@ def push_branch(repo: Repository, tables: Tables, remote: str, branch: str, *, a
             return None
         except NonFastForward:
             pass
-        theirs = _commons_head(repo, remote, branch)
+        theirs = repo.remote_head(remote, branch)
         ours = repo.head(branch)
         if not theirs or repo.is_ancestor(theirs, ours):
             continue  # it moved between our push and the fetch (another process of ours): try again
@@ -55,13 +55,6 @@ def push_branch(repo: Repository, tables: Tables, remote: str, branch: str, *, a
             continue
         return {"reason": TAMPERED, "branch": branch, "found": theirs, "restored": ours}
     raise BranchContested(branch, remote, PUSH_ATTEMPTS)
-
-
-def _commons_head(repo: Repository, remote: str, branch: str) -> str:
-    try:
-        return repo.fetch(remote, branch).get(branch, "")
-    except NotFound:
-        return ""
 
 
 def _grew_from_ours(repo: Repository, tables: Tables, theirs: str, ours: str, agent_id: str) -> bool:

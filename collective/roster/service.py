@@ -129,16 +129,9 @@ class Rosters:
         """The commons' versions (None: it has no roster branch) and the versions of rows there
         that are no roster. A fetch keeps a branch the commons lost, so it is asked again."""
         ref = tracking(remote, ROSTER_BRANCH)
-        if ref not in self.repo.remote_branches() or self._commons_head(remote) is None:
+        if ref not in self.repo.remote_branches() or not self.repo.remote_head(remote, ROSTER_BRANCH):
             return None, []
         return self._offered(ref)
-
-    def _commons_head(self, remote: str) -> str | None:
-        """The commons' head of the roster branch, fetched now; None when it has none."""
-        try:
-            return self.repo.fetch(remote, ROSTER_BRANCH).get(ROSTER_BRANCH)
-        except (NotFound, NoCommonsYet):
-            return None
 
     def _peers(self, remote: str) -> dict[str, list[Roster]]:
         """The versions each other agent's own branch carries, as last fetched from `remote`."""
@@ -230,7 +223,7 @@ class Rosters:
 
     def _share_once(self, remote: str) -> bool:
         ref = tracking(remote, ROSTER_BRANCH)
-        head = self._commons_head(remote)
+        head = self.repo.remote_head(remote, ROSTER_BRANCH) or None
         chain = self._chain()
         theirs = self._offered(ref)[0] if head is not None else None
         pinned = self.pinned is not None and sources.fingerprint(chain[0]) == self.pinned

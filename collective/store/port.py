@@ -207,6 +207,10 @@ class Repository(Protocol):
         NotACommons: it is not a commons database, or a commons of the other engine.
         """
 
+    def remote_head(self, remote: str, branch: str) -> str:
+        """The remote's head of `branch`, fetched now; "" when the branch (or the commons) is
+        not there."""
+
     def push(self, remote: str, branch: str, *, expect: str | None = None, force: bool = False) -> None:
         """Publish local `branch` as the remote's `branch`.
 

@@ -110,7 +110,7 @@ class DoltRemotes:
         missing = self._commons_at(remote, self._remote_url(remote))
         ours = self.resolve(branch)
         if expect is not None:
-            theirs = "" if missing is not None else self._remote_head(remote, branch)
+            theirs = "" if missing is not None else self.remote_head(remote, branch)
             if theirs != expect:
                 raise NonFastForward(branch, ours, theirs)
         if missing is not None:  # this push makes the commons
@@ -119,12 +119,12 @@ class DoltRemotes:
             self._remote_vc("push", remote, branch, *(["--force"] if force else []), branch=branch)
         except NonFastForward as refused:
             try:
-                theirs = self._remote_head(remote, branch)
+                theirs = self.remote_head(remote, branch)
             except (StorageError, RemoteUnreachable):  # the refusal matters more than its details
                 theirs = None
             raise NonFastForward(branch, ours, theirs, detail=refused.detail) from refused
 
-    def _remote_head(self, remote: str, branch: str) -> str:
+    def remote_head(self, remote: str, branch: str) -> str:
         """The remote's head of `branch`, fetched now; "" when the branch is not there."""
         try:
             return self.fetch(remote, branch).get(branch, "")

@@ -510,6 +510,7 @@ def test_push_and_fetch_through_a_commons(pair):
     assert b.fetch("origin", "shared")["shared"] == moved
     with pytest.raises(NotFound):
         b.fetch("origin", "no-such-branch")
+    assert b.remote_head("origin", "shared") == moved and b.remote_head("origin", "no-such-branch") == ""
 
 
 def test_fetch_and_push_of_an_unknown_remote(repo):
@@ -602,6 +603,7 @@ def test_fetch_from_a_file_remote_with_no_commons_yet(stores, repo):
         repo.fetch("origin")
     assert str(e.value) == f"remote 'origin' is unreachable: no commons at {path} yet"
     assert isinstance(e.value, RemoteUnreachable) and e.value.remote == "origin"
+    assert repo.remote_head("origin", "main") == ""  # no commons: no branch there
     repo.push("origin", "main")  # the first push makes it
     assert repo.fetch("origin")["main"] == repo.head()
 
